@@ -1,0 +1,41 @@
+#ifndef HERALD_CMICROHTTPD_SHIM_H
+#define HERALD_CMICROHTTPD_SHIM_H
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <microhttpd.h>
+
+/* MHD_start_daemon and MHD_get_*_info are variadic: Swift cannot call them. */
+
+/// Starts an epoll daemon with a thread pool, bound to `addr`, with the limits Herald sets.
+static inline struct MHD_Daemon *herald_mhd_start(
+    unsigned int flags, const struct sockaddr *addr, MHD_AccessHandlerCallback handler, void *handler_cls,
+    MHD_RequestCompletedCallback completed, void *completed_cls, unsigned int thread_pool_size,
+    unsigned int connection_timeout, size_t connection_memory_limit, unsigned int connection_limit)
+{
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
+        MHD_OPTION_SOCK_ADDR, addr,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
+        MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+        MHD_OPTION_END);
+}
+
+/// The port the daemon is bound to (useful after binding port 0).
+static inline uint16_t herald_mhd_bound_port(struct MHD_Daemon *d) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+/// The peer address of a connection, or NULL.
+static inline const struct sockaddr *herald_mhd_client_addr(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}
+#endif

@@ -1,0 +1,13 @@
+#ifndef HERALD_CSQLITE_SHIM_H
+#define HERALD_CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+/// SQLITE_TRANSIENT is a casting macro Swift cannot import: bind copies of the bytes.
+static inline int herald_sqlite3_bind_text(sqlite3_stmt *stmt, int index, const char *text, int length) {
+    return sqlite3_bind_text(stmt, index, text, length, SQLITE_TRANSIENT);
+}
+
+static inline int herald_sqlite3_bind_blob(sqlite3_stmt *stmt, int index, const void *bytes, int length) {
+    return sqlite3_bind_blob(stmt, index, bytes, length, SQLITE_TRANSIENT);
+}
+#endif

@@ -1,0 +1,2 @@
+/// Placeholder until the HeraldAPNs target has its first type.
+enum HeraldAPNsPlaceholder {}

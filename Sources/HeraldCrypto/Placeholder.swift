@@ -1,0 +1,2 @@
+/// Placeholder until the HeraldCrypto target has its first type.
+enum HeraldCryptoPlaceholder {}

@@ -1,0 +1,2 @@
+/// Placeholder until the HeraldDelivery target has its first type.
+enum HeraldDeliveryPlaceholder {}

@@ -1,0 +1,2 @@
+/// Placeholder until the HeraldFCM target has its first type.
+enum HeraldFCMPlaceholder {}

@@ -1,0 +1,2 @@
+/// Placeholder until the HeraldHTTP target has its first type.
+enum HeraldHTTPPlaceholder {}

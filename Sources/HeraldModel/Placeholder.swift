@@ -1,0 +1,2 @@
+/// Placeholder until the HeraldModel target has its first type.
+enum HeraldModelPlaceholder {}

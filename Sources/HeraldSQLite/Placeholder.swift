@@ -1,0 +1,2 @@
+/// Placeholder until the HeraldSQLite target has its first type.
+enum HeraldSQLitePlaceholder {}

@@ -1,0 +1,2 @@
+/// Placeholder until the HeraldServer target has its first type.
+enum HeraldServerPlaceholder {}

@@ -1,0 +1,2 @@
+/// Placeholder until the HeraldStore target has its first type.
+enum HeraldStorePlaceholder {}

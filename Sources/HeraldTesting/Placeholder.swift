@@ -1,0 +1,2 @@
+/// Placeholder until the HeraldTesting target has its first type.
+enum HeraldTestingPlaceholder {}
