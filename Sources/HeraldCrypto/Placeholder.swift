@@ -1,2 +1,0 @@
-/// Placeholder until the HeraldCrypto target has its first type.
-enum HeraldCryptoPlaceholder {}

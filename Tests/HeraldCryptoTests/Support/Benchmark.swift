@@ -1,0 +1,42 @@
+import Foundation
+
+/// Throughput measurements, run only when `HERALD_CRYPTO_BENCH` is set (use a release build:
+/// `swift test -c release --filter HeraldCryptoTests`), since timings in a shared debug build prove nothing.
+enum Benchmark {
+    /// Whether benchmark tests should run.
+    static let isEnabled = ProcessInfo.processInfo.environment["HERALD_CRYPTO_BENCH"] != nil
+
+    /// Runs `body` `iterations` times, prints and returns operations per second.
+    @discardableResult
+    static func measure(_ name: String, iterations: Int, _ body: () throws -> Void) rethrows -> Double {
+        let clock = ContinuousClock()
+        let elapsed = try clock.measure {
+            for _ in 0..<iterations { try body() }
+        }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let rate = Double(iterations) / seconds
+        let milliseconds = String(format: "%.4f", seconds * 1000 / Double(iterations))
+        print("benchmark \(name): \(Int(rate)) ops/s, \(milliseconds) ms/op")
+        return rate
+    }
+
+    /// How much the resident set grows over `iterations` calls of `body`, after a warm-up of a tenth as many; prints
+    /// it. A leak of even one small OpenSSL object per call shows up as megabytes.
+    @discardableResult
+    static func residentGrowth(_ name: String, iterations: Int, _ body: () throws -> Void) rethrows -> Int {
+        for _ in 0..<max(1, iterations / 10) { try body() }
+        let before = residentBytes()
+        for _ in 0..<iterations { try body() }
+        let growth = residentBytes() - before
+        print("memory \(name): RSS growth over \(iterations) calls \(growth / 1024) KiB")
+        return growth
+    }
+
+    /// Resident set size of this process in bytes (Linux; 0 elsewhere).
+    static func residentBytes() -> Int {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = statm.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}

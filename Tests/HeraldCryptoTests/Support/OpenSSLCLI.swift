@@ -1,0 +1,38 @@
+import Foundation
+
+/// Runs the `openssl` command-line tool, as an independent implementation to check HeraldCrypto against.
+enum OpenSSLCLI {
+    /// The tool's path, if installed.
+    static let path: String? = ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Whether tests that need the tool can run.
+    static var isAvailable: Bool { path != nil }
+
+    /// Runs `openssl arguments…` with `input` on stdin; returns the exit status and stdout.
+    static func run(_ arguments: [String], input: [UInt8] = []) throws -> (status: Int32, output: [UInt8]) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path ?? "/usr/bin/openssl")
+        process.arguments = arguments
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try stdin.fileHandleForWriting.write(contentsOf: Data(input))
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, Array(output))
+    }
+
+    /// A fresh temporary directory, removed after `body`.
+    static func withTemporaryDirectory<R>(_ body: (URL) throws -> R) throws -> R {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("herald-crypto-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try body(directory)
+    }
+}
