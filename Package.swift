@@ -21,9 +21,11 @@ let package = Package(
 
         // Value types shared by server and SDK: Foundation only, no I/O.
         .target(name: "HeraldModel"),
+        // Logging and metrics, for every layer below the server.
+        .target(name: "HeraldObservability"),
         .target(name: "HeraldCrypto", dependencies: ["COpenSSL"]),
-        .target(name: "HeraldHTTP", dependencies: ["HeraldModel", "CMicroHTTPD", "CCurl"]),
-        .target(name: "HeraldStore", dependencies: ["HeraldModel"]),
+        .target(name: "HeraldHTTP", dependencies: ["HeraldModel", "HeraldObservability", "CMicroHTTPD", "CCurl"]),
+        .target(name: "HeraldStore", dependencies: ["HeraldModel", "HeraldObservability"]),
         .target(name: "HeraldSQLite", dependencies: ["HeraldStore", "CSQLite"]),
         .target(name: "HeraldDelivery", dependencies: ["HeraldModel", "HeraldStore", "HeraldHTTP"]),
         .target(name: "HeraldAPNs", dependencies: ["HeraldDelivery", "HeraldCrypto"]),
@@ -35,10 +37,11 @@ let package = Package(
                 "HeraldDelivery", "HeraldAPNs", "HeraldFCM",
             ]
         ),
-        .executableTarget(name: "herald", dependencies: ["HeraldServer"]),
+        .executableTarget(name: "herald", dependencies: ["HeraldServer", "HeraldHTTP", "HeraldObservability"]),
         .target(name: "HeraldTesting", dependencies: ["HeraldServer"]),
 
         .testTarget(name: "HeraldModelTests", dependencies: ["HeraldModel"]),
+        .testTarget(name: "HeraldObservabilityTests", dependencies: ["HeraldObservability"]),
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
         .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldTesting"]),
         .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldTesting"]),

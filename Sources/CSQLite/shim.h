@@ -10,4 +10,7 @@ static inline int herald_sqlite3_bind_text(sqlite3_stmt *stmt, int index, const 
 static inline int herald_sqlite3_bind_blob(sqlite3_stmt *stmt, int index, const void *bytes, int length) {
     return sqlite3_bind_blob(stmt, index, bytes, length, SQLITE_TRANSIENT);
 }
+/// Extended result codes are expression macros Swift does not import.
+static const int herald_sqlite_constraint_unique = SQLITE_CONSTRAINT_UNIQUE;
+static const int herald_sqlite_constraint_primarykey = SQLITE_CONSTRAINT_PRIMARYKEY;
 #endif

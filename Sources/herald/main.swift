@@ -1,1 +1,3 @@
-print("herald")
+import HeraldServer
+
+Command.main(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -1,2 +1,0 @@
-/// Placeholder until the HeraldHTTP target has its first type.
-enum HeraldHTTPPlaceholder {}

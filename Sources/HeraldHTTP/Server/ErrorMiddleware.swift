@@ -1,0 +1,29 @@
+import HeraldObservability
+
+/// An error that knows which HTTP answer it deserves (a store's "not found", say).
+public protocol HTTPErrorConvertible: Error {
+    /// The answer to send for this error.
+    var httpError: HTTPError { get }
+}
+
+/// Turns thrown errors into JSON answers: `HTTPError` and `HTTPErrorConvertible` as they say,
+/// anything else a 500 whose body names only the request id (the details go to the log).
+public struct ErrorMiddleware: HTTPMiddleware {
+    private let logger: Logger
+
+    /// Logs unexpected errors to `logger`.
+    public init(logger: Logger) { self.logger = logger }
+
+    public func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
+        do {
+            return try next(request)
+        } catch let error as HTTPError {
+            return error.response
+        } catch let error as any HTTPErrorConvertible {
+            return error.httpError.response
+        } catch {
+            logger.error("unhandled error", ["request.id": request.id, "http.route": request.route ?? "", "error": "\(error)"])
+            return HTTPError(.internalServerError, field: "base", "internal error (request id \(request.id))").response
+        }
+    }
+}

@@ -1,0 +1,286 @@
+import CMicroHTTPD
+import Foundation
+import HeraldObservability
+import Synchronization
+
+/// An HTTP/1.1 server on libmicrohttpd: epoll, a pool of threads, keep-alive, and the limits Herald promises
+/// (bodies over `maxBodySize` → 413, more than `maxHeaderCount` headers → 431, idle or slow clients dropped
+/// after `connectionTimeout`).
+///
+/// ```swift
+/// let server = HTTPServer(configuration: .init(port: 0), responder: app, logger: logger)
+/// try server.start()
+/// print("listening on http://127.0.0.1:\(server.port)")
+/// ```
+/// Handlers run synchronously on the pool's threads.
+public final class HTTPServer: @unchecked Sendable {
+    /// Where to listen and the limits to enforce.
+    public struct Configuration: Sendable {
+        /// Address to bind (numeric IPv4/IPv6 or a resolvable name).
+        public var host: String = "127.0.0.1"
+        /// Port to bind; 0 picks a free one (see `HTTPServer.port`).
+        public var port: Int = 8080
+        /// Threads serving connections, each with its own epoll set.
+        public var threadCount: Int = max(4, ProcessInfo.processInfo.activeProcessorCount * 2)
+        /// A connection idle (or trickling) longer than this is closed.
+        public var connectionTimeout: Duration = .seconds(30)
+        /// Largest accepted request body.
+        public var maxBodySize: Int = 1 << 20
+        /// Most header fields accepted in one request.
+        public var maxHeaderCount: Int = 100
+        /// Per-connection memory for headers and buffers (libmicrohttpd's own answer beyond it).
+        public var connectionMemoryLimit: Int = 64 * 1024
+        /// Most connections at once.
+        public var connectionLimit: Int = 10_000
+
+        /// The defaults, with any value overridden.
+        public init(host: String = "127.0.0.1", port: Int = 8080) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    /// Why the server could not start.
+    public struct StartError: Error, CustomStringConvertible {
+        /// What failed.
+        public let description: String
+    }
+
+    private let configuration: Configuration
+    private let responder: any HTTPResponder
+    private let logger: Logger
+    private var daemon: OpaquePointer?
+    private let inFlight = Atomic<Int>(0)
+    private let requestCounter = Atomic<UInt64>(0)
+    private let requestIDPrefix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+    /// The port bound (useful when configured with 0). Valid after `start()`.
+    public private(set) var port: Int = 0
+
+    /// A server that answers with `responder`.
+    public init(configuration: Configuration, responder: any HTTPResponder, logger: Logger) {
+        self.configuration = configuration
+        self.responder = responder
+        self.logger = logger
+    }
+
+    deinit {
+        if let daemon { MHD_stop_daemon(daemon) }
+    }
+
+    /// Binds and starts serving. Throws if the address cannot be bound.
+    public func start() throws {
+        precondition(daemon == nil, "server already started")
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE
+        var result: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(configuration.host, String(configuration.port), &hints, &result)
+        guard status == 0, let info = result else {
+            throw StartError(description: "cannot resolve host \(configuration.host): \(String(cString: gai_strerror(status)))")
+        }
+        defer { freeaddrinfo(result) }
+        var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue)
+        flags |= UInt32(MHD_USE_ITC.rawValue)
+        if info.pointee.ai_family == AF_INET6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let timeoutSeconds = max(1, Int(configuration.connectionTimeout.components.seconds))
+        daemon = herald_mhd_start(
+            flags, info.pointee.ai_addr, HTTPServer.accessHandler, context, HTTPServer.completedHandler, context,
+            HTTPServer.uriLogger, context, UInt32(configuration.threadCount), UInt32(timeoutSeconds),
+            configuration.connectionMemoryLimit, UInt32(configuration.connectionLimit))
+        guard let daemon else {
+            throw StartError(description: "cannot listen on \(configuration.host):\(configuration.port) (address in use?)")
+        }
+        port = Int(herald_mhd_bound_port(daemon))
+    }
+
+    /// Stops accepting connections, lets in-flight requests finish (up to `gracePeriod`), then closes everything.
+    public func shutdown(gracePeriod: Duration = .seconds(10)) {
+        guard let daemon else { return }
+        let listener = MHD_quiesce_daemon(daemon)
+        let deadline = ContinuousClock.now + gracePeriod
+        while inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        MHD_stop_daemon(daemon)
+        if listener >= 0 { close(listener) }
+        self.daemon = nil
+    }
+
+    /// Requests received and not yet completed.
+    public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
+
+    // MARK: - Request lifecycle
+
+    private final class RequestState {
+        let target: String
+        var headersChecked = false
+        var body: [UInt8] = []
+        var bodyTooLarge = false
+
+        init(target: String) { self.target = target }
+    }
+
+    private static let uriLogger: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
+        -> UnsafeMutableRawPointer? = { context, uri, _ in
+            let server = Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
+            server.inFlight.add(1, ordering: .relaxed)
+            let state = RequestState(target: uri.map { String(cString: $0) } ?? "/")
+            return Unmanaged.passRetained(state).toOpaque()
+        }
+
+    private static let completedHandler: MHD_RequestCompletedCallback = { context, _, stateSlot, _ in
+        guard let stateSlot, let pointer = stateSlot.pointee else { return }
+        Unmanaged<RequestState>.fromOpaque(pointer).release()
+        stateSlot.pointee = nil
+        Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().inFlight.subtract(1, ordering: .releasing)
+    }
+
+    private static let accessHandler: MHD_AccessHandlerCallback = {
+        context, connection, _, method, _, uploadData, uploadSize, stateSlot in
+        let server = Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
+        guard let connection, let stateSlot, let uploadSize else { return .NO }
+        if stateSlot.pointee == nil {  // no URI callback happened: cannot, but never crash on it
+            server.inFlight.add(1, ordering: .relaxed)
+            stateSlot.pointee = Unmanaged.passRetained(RequestState(target: "/")).toOpaque()
+        }
+        let state = Unmanaged<RequestState>.fromOpaque(stateSlot.pointee!).takeUnretainedValue()
+        return server.handle(connection, method: method, upload: uploadData, size: uploadSize, state: state)
+    }
+
+    private func handle(
+        _ connection: OpaquePointer, method: UnsafePointer<CChar>?, upload: UnsafePointer<CChar>?,
+        size: UnsafeMutablePointer<Int>, state: RequestState
+    ) -> MHD_Result {
+        if !state.headersChecked {
+            state.headersChecked = true
+            let headerCount = Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil))
+            if headerCount > configuration.maxHeaderCount {
+                return queue(
+                    HTTPError(.requestHeaderFieldsTooLarge, field: "base",
+                        "too many header fields: \(headerCount), at most \(configuration.maxHeaderCount)").response,
+                    on: connection, requestID: nextRequestID(nil))
+            }
+            if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+                let declared = Int(String(cString: length)), declared > configuration.maxBodySize
+            {
+                return queue(bodyTooLarge().response, on: connection, requestID: nextRequestID(nil))
+            }
+            // Answering on this first call would make libmicrohttpd close the connection: wait for the next.
+            return .YES
+        }
+        if size.pointee > 0 {
+            if !state.bodyTooLarge, let upload {
+                if state.body.count + size.pointee > configuration.maxBodySize {
+                    state.bodyTooLarge = true
+                    state.body = []
+                } else {
+                    upload.withMemoryRebound(to: UInt8.self, capacity: size.pointee) { bytes in
+                        state.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size.pointee))
+                    }
+                }
+            }
+            size.pointee = 0
+            return .YES
+        }
+        if state.bodyTooLarge {
+            return queue(bodyTooLarge().response, on: connection, requestID: nextRequestID(nil))
+        }
+        var headers = HeaderCollector()
+        withUnsafeMutablePointer(to: &headers) { pointer in
+            _ = MHD_get_connection_values(connection, .HEADER_KIND, HTTPServer.headerIterator, pointer)
+        }
+        let requestID = nextRequestID(headers.fields.first { $0.name == "x-request-id" }?.value)
+        let request = HTTPRequest(
+            method: HTTPMethod(method.map { String(cString: $0) } ?? "GET"), target: state.target,
+            headers: headers.fields, body: state.body, id: requestID, remoteAddress: remoteAddress(connection))
+        state.body = []
+        let response: HTTPResponse
+        do {
+            response = try responder.respond(to: request)
+        } catch let error as HTTPError {
+            response = error.response
+        } catch {
+            logger.error("unhandled error", ["request.id": requestID, "error": "\(error)"])
+            response = HTTPError(.internalServerError, field: "base", "internal error (request id \(requestID))").response
+        }
+        return queue(response, on: connection, requestID: nil)
+    }
+
+    private func bodyTooLarge() -> HTTPError {
+        HTTPError(.payloadTooLarge, field: "base", "request body larger than \(configuration.maxBodySize) bytes")
+    }
+
+    private struct HeaderCollector {
+        var fields: [(name: String, value: String)] = []
+    }
+
+    private static let headerIterator: MHD_KeyValueIterator = { context, _, key, value in
+        guard let context, let key else { return .YES }
+        let collector = context.assumingMemoryBound(to: HeaderCollector.self)
+        collector.pointee.fields.append((String(cString: key).lowercased(), value.map { String(cString: $0) } ?? ""))
+        return .YES
+    }
+
+    private func nextRequestID(_ offered: String?) -> String {
+        if let offered, !offered.isEmpty, offered.utf8.count <= 64,
+            offered.utf8.allSatisfy({ $0 == 0x2D || $0 == 0x5F || $0 == 0x2E || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        {
+            return offered
+        }
+        let number = requestCounter.add(1, ordering: .relaxed).newValue
+        return requestIDPrefix + "-" + String(number, radix: 16)
+    }
+
+    private func remoteAddress(_ connection: OpaquePointer) -> String? {
+        guard let address = herald_mhd_client_addr(connection) else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
+                var addr = ipv4.pointee.sin_addr
+                guard inet_ntop(AF_INET, &addr, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+                return Self.string(fromCString: buffer)
+            }
+        case AF_INET6:
+            return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ipv6 in
+                var addr = ipv6.pointee.sin6_addr
+                guard inet_ntop(AF_INET6, &addr, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+                return Self.string(fromCString: buffer)
+            }
+        default:
+            return nil
+        }
+    }
+
+    private static func string(fromCString buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private func queue(_ response: HTTPResponse, on connection: OpaquePointer, requestID: String?) -> MHD_Result {
+        let created: OpaquePointer?
+        switch response.body {
+        case .bytes(let bytes):
+            created = bytes.withUnsafeBytes { buffer in
+                MHD_create_response_from_buffer(
+                    buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), MHD_ResponseMemoryMode(rawValue: 2)!)  // MHD_RESPMEM_MUST_COPY
+            }
+        case .file(let path, let offset, let length):
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            if descriptor < 0 {
+                logger.error("cannot open response file", ["error": String(cString: strerror(errno))])
+                return queue(HTTPError(.internalServerError, field: "base", "file unavailable").response, on: connection, requestID: requestID)
+            }
+            created = MHD_create_response_from_fd_at_offset64(UInt64(length), descriptor, UInt64(offset))
+            if created == nil { close(descriptor) }
+        }
+        guard let created else { return .NO }
+        for header in response.headers {
+            _ = MHD_add_response_header(created, header.name, header.value)
+        }
+        if let requestID { _ = MHD_add_response_header(created, "x-request-id", requestID) }
+        let result = MHD_queue_response(connection, UInt32(response.status.code), created)
+        MHD_destroy_response(created)
+        return result
+    }
+}

@@ -1,0 +1,68 @@
+import HeraldObservability
+import Synchronization
+
+/// The access log and per-route request metrics, and the `x-request-id` response header.
+///
+/// Metrics: `herald_http_requests_total{method,route,status}` and
+/// `herald_http_request_duration_seconds{route}`. Routes are patterns (`/api2/mobile/notifications/{id}`),
+/// so ids never multiply the series. The log carries the path, never the query or headers.
+public struct ObservabilityMiddleware: HTTPMiddleware {
+    private struct CounterKey: Hashable {
+        let method: String
+        let route: String
+        let status: Int
+    }
+
+    private final class Cache: Sendable {
+        let counters = Mutex<[CounterKey: Counter]>([:])
+        let histograms = Mutex<[String: Histogram]>([:])
+    }
+
+    private let logger: Logger
+    private let metrics: MetricsRegistry
+    private let cache = Cache()
+
+    /// Logs each request to `logger` at info and records it in `metrics`.
+    public init(logger: Logger, metrics: MetricsRegistry) {
+        self.logger = logger
+        self.metrics = metrics
+    }
+
+    public func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
+        let start = ContinuousClock.now
+        var response = try next(request)
+        let elapsed = ContinuousClock.now - start
+        response.headers.append(("x-request-id", request.id))
+        let route = request.route ?? "unmatched"
+        counter(request.method.rawValue, route, response.status.code).increment()
+        histogram(route).observe(elapsed)
+        if logger.isEnabled(.info) {
+            let (seconds, attoseconds) = elapsed.components
+            let millis = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+            logger.info("request", [
+                "request.id": request.id, "http.method": request.method.rawValue, "http.path": request.path,
+                "http.route": route, "http.status": String(response.status.code),
+                "duration_ms": String(Double(Int(millis * 1000)) / 1000), "remote": request.remoteAddress ?? "",
+            ])
+        }
+        return response
+    }
+
+    private func counter(_ method: String, _ route: String, _ status: Int) -> Counter {
+        let key = CounterKey(method: method, route: route, status: status)
+        if let existing = cache.counters.withLock({ $0[key] }) { return existing }
+        let created = metrics.counter(
+            "herald_http_requests_total", help: "HTTP requests answered, by method, route and status.",
+            labels: ["method": method, "route": route, "status": String(status)])
+        cache.counters.withLock { $0[key] = created }
+        return created
+    }
+
+    private func histogram(_ route: String) -> Histogram {
+        if let existing = cache.histograms.withLock({ $0[route] }) { return existing }
+        let created = metrics.histogram(
+            "herald_http_request_duration_seconds", help: "Time to answer HTTP requests, by route.", labels: ["route": route])
+        cache.histograms.withLock { $0[route] = created }
+        return created
+    }
+}

@@ -1,0 +1,81 @@
+/// Splitting a request target and decoding `application/x-www-form-urlencoded` pairs.
+public enum QueryString {
+    /// Splits `target` into a decoded path and decoded query pairs.
+    public static func split(_ target: String) -> (path: String, query: [(name: String, value: String)]) {
+        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else {
+            return (percentDecoded(target, plusIsSpace: false), [])
+        }
+        let path = String(target[..<mark])
+        let query = String(target[target.utf8.index(after: mark)...])
+        return (percentDecoded(path, plusIsSpace: false), parse(query))
+    }
+
+    /// Parses `a=1&b=two` into pairs; a name without `=` has an empty value.
+    public static func parse(_ query: String) -> [(name: String, value: String)] {
+        var pairs: [(name: String, value: String)] = []
+        for part in query.split(separator: "&", omittingEmptySubsequences: true) {
+            if let equals = part.firstIndex(of: "=") {
+                pairs.append((
+                    percentDecoded(String(part[..<equals]), plusIsSpace: true),
+                    percentDecoded(String(part[part.index(after: equals)...]), plusIsSpace: true)
+                ))
+            } else {
+                pairs.append((percentDecoded(String(part), plusIsSpace: true), ""))
+            }
+        }
+        return pairs
+    }
+
+    /// Decodes `%XX` escapes (and `+` as space when asked). Invalid escapes are kept as written.
+    public static func percentDecoded(_ text: String, plusIsSpace: Bool) -> String {
+        let utf8 = text.utf8
+        guard utf8.contains(UInt8(ascii: "%")) || (plusIsSpace && utf8.contains(UInt8(ascii: "+"))) else {
+            return text
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var iterator = Array(utf8)[...]
+        while let byte = iterator.popFirst() {
+            if byte == UInt8(ascii: "+") && plusIsSpace {
+                bytes.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%"), iterator.count >= 2,
+                let high = hexValue(iterator[iterator.startIndex]),
+                let low = hexValue(iterator[iterator.startIndex + 1])
+            {
+                bytes.append(high << 4 | low)
+                iterator = iterator.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Encodes `text` for use in a query component (RFC 3986 unreserved characters kept).
+    public static func percentEncoded(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                out.unicodeScalars.append("%")
+                out.unicodeScalars.append(hex[Int(byte >> 4)])
+                out.unicodeScalars.append(hex[Int(byte & 0xF)])
+            }
+        }
+        return out
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

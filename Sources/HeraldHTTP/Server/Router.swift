@@ -1,0 +1,105 @@
+/// Handles one request.
+public protocol HTTPResponder: Sendable {
+    /// Answers `request`; a thrown `HTTPError` becomes its response, anything else a 500.
+    func respond(to request: HTTPRequest) throws -> HTTPResponse
+}
+
+/// A handler closure.
+public typealias HTTPHandler = @Sendable (HTTPRequest) throws -> HTTPResponse
+
+/// Routes by method and path; `{name}` segments capture parameters.
+///
+/// ```swift
+/// var router = Router()
+/// router.get("/api2/mobile/notifications/{id}") { request in
+///     .json(["id": .string(request.parameter("id")!)])
+/// }
+/// ```
+/// Build it before the server starts; it is not changed afterwards.
+public struct Router: Sendable {
+    final class Node: @unchecked Sendable {  // immutable once the router is handed to a server
+        var literals: [String: Node] = [:]
+        var parameter: (name: String, node: Node)?
+        var handlers: [HTTPMethod: (pattern: String, handler: HTTPHandler)] = [:]
+    }
+
+    /// What a lookup found.
+    public enum Match: Sendable {
+        /// A route: its handler, pattern and captured parameters.
+        case found(handler: HTTPHandler, pattern: String, parameters: [String: String])
+        /// The path exists but not with this method.
+        case methodNotAllowed(allowed: [HTTPMethod])
+        /// No route has this path.
+        case notFound
+    }
+
+    private let root = Node()
+
+    /// An empty router.
+    public init() {}
+
+    /// Adds `handler` for `method` on `pattern` (a path whose `{name}` segments are parameters).
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping HTTPHandler) {
+        var node = root
+        for segment in pattern.split(separator: "/") {
+            if segment.hasPrefix("{") && segment.hasSuffix("}") {
+                let name = String(segment.dropFirst().dropLast())
+                if let existing = node.parameter {
+                    precondition(existing.name == name, "conflicting parameter names at \(pattern)")
+                    node = existing.node
+                } else {
+                    let child = Node()
+                    node.parameter = (name, child)
+                    node = child
+                }
+            } else {
+                let key = String(segment)
+                if let child = node.literals[key] {
+                    node = child
+                } else {
+                    let child = Node()
+                    node.literals[key] = child
+                    node = child
+                }
+            }
+        }
+        precondition(node.handlers[method] == nil, "duplicate route \(method) \(pattern)")
+        node.handlers[method] = (pattern, handler)
+    }
+
+    /// Adds a GET route (HEAD is answered by it too).
+    public mutating func get(_ pattern: String, _ handler: @escaping HTTPHandler) { add(.get, pattern, handler) }
+    /// Adds a POST route.
+    public mutating func post(_ pattern: String, _ handler: @escaping HTTPHandler) { add(.post, pattern, handler) }
+    /// Adds a PUT route.
+    public mutating func put(_ pattern: String, _ handler: @escaping HTTPHandler) { add(.put, pattern, handler) }
+    /// Adds a PATCH route.
+    public mutating func patch(_ pattern: String, _ handler: @escaping HTTPHandler) { add(.patch, pattern, handler) }
+    /// Adds a DELETE route.
+    public mutating func delete(_ pattern: String, _ handler: @escaping HTTPHandler) { add(.delete, pattern, handler) }
+
+    /// Finds the route for `method` and `path`. Literal segments win over parameters.
+    public func match(_ method: HTTPMethod, _ path: String) -> Match {
+        var parameters: [String: String] = [:]
+        guard let node = find(root, path.split(separator: "/")[...], &parameters) else { return .notFound }
+        if let route = node.handlers[method] ?? (method == .head ? node.handlers[.get] : nil) {
+            return .found(handler: route.handler, pattern: route.pattern, parameters: parameters)
+        }
+        return node.handlers.isEmpty ? .notFound : .methodNotAllowed(allowed: node.handlers.keys.sorted { $0.rawValue < $1.rawValue })
+    }
+
+    private func find(_ node: Node, _ segments: ArraySlice<Substring>, _ parameters: inout [String: String]) -> Node? {
+        guard let segment = segments.first else { return node.handlers.isEmpty ? nil : node }
+        let rest = segments.dropFirst()
+        if let child = node.literals[String(segment)], let found = find(child, rest, &parameters) {
+            return found
+        }
+        if let (name, child) = node.parameter {
+            let saved = parameters
+            parameters[name] = String(segment)
+            if let found = find(child, rest, &parameters) { return found }
+            parameters = saved
+        }
+        return nil
+    }
+}

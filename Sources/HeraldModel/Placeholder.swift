@@ -1,2 +1,0 @@
-/// Placeholder until the HeraldModel target has its first type.
-enum HeraldModelPlaceholder {}

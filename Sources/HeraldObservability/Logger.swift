@@ -1,0 +1,166 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A structured logger: a message plus metadata, written as one logfmt line per event.
+///
+/// ```swift
+/// let logger = Logger(label: "herald.delivery")
+/// logger.info("delivered", ["delivery.id": "42", "provider": "apns"])
+/// ```
+/// Device tokens, keys and secrets never go into a message or metadata, at any level.
+public struct Logger: Sendable {
+    /// How important an event is; events below the logger's level are dropped.
+    public struct Level: Sendable, Hashable, Comparable, CustomStringConvertible {
+        /// Higher is more important.
+        public let rawValue: Int
+        /// The name written in the log line.
+        public let name: String
+
+        public static let trace = Level(rawValue: 0, name: "trace")
+        public static let debug = Level(rawValue: 1, name: "debug")
+        public static let info = Level(rawValue: 2, name: "info")
+        public static let notice = Level(rawValue: 3, name: "notice")
+        public static let warning = Level(rawValue: 4, name: "warning")
+        public static let error = Level(rawValue: 5, name: "error")
+        public static let critical = Level(rawValue: 6, name: "critical")
+
+        /// The level named `name` (case-insensitive), or nil.
+        public init?(name: String) {
+            let all: [Level] = [.trace, .debug, .info, .notice, .warning, .error, .critical]
+            guard let level = all.first(where: { $0.name == name.lowercased() }) else { return nil }
+            self = level
+        }
+
+        private init(rawValue: Int, name: String) {
+            self.rawValue = rawValue
+            self.name = name
+        }
+
+        public var description: String { name }
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// Dotted name of the component logging.
+    public var label: String
+    /// Events below this level are dropped.
+    public var level: Level
+    /// Metadata added to every event of this logger.
+    public var metadata: [String: String]
+    private let sink: LogSink
+
+    /// A logger writing to `sink` (standard error by default).
+    public init(label: String, level: Level = .info, metadata: [String: String] = [:], sink: LogSink = .standardError) {
+        self.label = label
+        self.level = level
+        self.metadata = metadata
+        self.sink = sink
+    }
+
+    /// A logger that writes nothing.
+    public static let disabled = Logger(label: "disabled", level: .critical, sink: LogSink { _ in })
+
+    /// True when events at `level` would be written.
+    public func isEnabled(_ level: Level) -> Bool { level >= self.level }
+
+    /// The same logger with more metadata.
+    public func with(_ extra: [String: String]) -> Logger {
+        var copy = self
+        copy.metadata.merge(extra) { _, new in new }
+        return copy
+    }
+
+    /// The same logger under another label.
+    public func labeled(_ label: String) -> Logger {
+        var copy = self
+        copy.label = label
+        return copy
+    }
+
+    /// Writes one event if `level` is enabled.
+    public func log(_ level: Level, _ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
+        guard level >= self.level else { return }
+        var line = Timestamp.nowISO8601Milliseconds()
+        line += " " + level.name + " " + label + ": " + message()
+        let keys = metadata.isEmpty ? extra.keys.sorted() : Set(metadata.keys).union(extra.keys).sorted()
+        for key in keys {
+            let value = extra[key] ?? metadata[key] ?? ""
+            line += " " + key + "=" + Self.quoted(value)
+        }
+        line += "\n"
+        sink.write(line)
+    }
+
+    /// Writes a trace event.
+    public func trace(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) { log(.trace, message(), extra) }
+    /// Writes a debug event.
+    public func debug(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) { log(.debug, message(), extra) }
+    /// Writes an info event.
+    public func info(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) { log(.info, message(), extra) }
+    /// Writes a notice event.
+    public func notice(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) { log(.notice, message(), extra) }
+    /// Writes a warning event.
+    public func warning(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) { log(.warning, message(), extra) }
+    /// Writes an error event.
+    public func error(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) { log(.error, message(), extra) }
+
+    static func quoted(_ value: String) -> String {
+        let needsQuotes = value.isEmpty || value.utf8.contains { $0 <= 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "\\") }
+        guard needsQuotes else { return value }
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 { out += "\\u{\(String(scalar.value, radix: 16))}" } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Where log lines go. Thread-safe.
+public struct LogSink: Sendable {
+    private let writeLine: @Sendable (String) -> Void
+
+    /// A sink that hands each complete line (with its newline) to `write`.
+    public init(_ write: @escaping @Sendable (String) -> Void) { writeLine = write }
+
+    /// Writes a line.
+    public func write(_ line: String) { writeLine(line) }
+
+    /// Standard error; each line is written with one `write(2)`, so lines from threads never interleave.
+    public static let standardError = LogSink { line in
+        var line = line
+        line.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(2, bytes.baseAddress! + offset, bytes.count - offset)
+                if written <= 0 { break }
+                offset += written
+            }
+        }
+    }
+}
+
+enum Timestamp {
+    static func nowISO8601Milliseconds() -> String {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        var time = spec.tv_sec
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        let millis = spec.tv_nsec / 1_000_000
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(millis), 3))Z"
+    }
+}

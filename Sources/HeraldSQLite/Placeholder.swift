@@ -1,2 +1,0 @@
-/// Placeholder until the HeraldSQLite target has its first type.
-enum HeraldSQLitePlaceholder {}

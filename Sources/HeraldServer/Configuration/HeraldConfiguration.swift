@@ -1,0 +1,65 @@
+import HeraldObservability
+
+/// Everything `herald serve` is configured with. Every value has a default; see `+Environment` for the
+/// flags and environment variables that set them.
+public struct HeraldConfiguration: Sendable {
+    /// Address the HTTP API binds.
+    public var host: String = "127.0.0.1"
+    /// Port the HTTP API binds (0: any free port).
+    public var port: Int = 8080
+    /// Where Herald keeps its database, keys and media.
+    public var dataDirectory: String = "./herald-data"
+    /// `sqlite:<path>` or `postgres://…`; nil means `sqlite:<data-dir>/herald.db`.
+    public var database: String?
+    /// Bearer token of the admin API; nil means generate one (once) and keep it in the data dir.
+    public var adminToken: String?
+    /// 32-byte key sealing secrets at rest (hex or base64); nil means a key file in the data dir.
+    public var secretKey: String?
+    /// Base URL replacing Apple's production and sandbox hosts.
+    public var apnsURL: String?
+    /// Base URL replacing `https://fcm.googleapis.com`.
+    public var fcmURL: String?
+    /// PEM bundle trusted for outgoing TLS besides the system store.
+    public var caFile: String?
+    /// Public base URL of this server, used in links Herald hands out (media, surveys). Nil: `http://host:port`.
+    public var publicURL: String?
+    /// Least important log level written.
+    public var logLevel: Logger.Level = .info
+    /// HTTP server threads.
+    public var httpThreads: Int?
+    /// Delivery tuning.
+    public var delivery = DeliveryOptions()
+    /// Password hashing cost (scrypt N); lower only for tests.
+    public var passwordCost: UInt64 = 16_384
+    /// How long an access token lives.
+    public var accessTokenLifetime: Duration = .seconds(30 * 24 * 3600)
+
+    /// Delivery engine settings.
+    public struct DeliveryOptions: Sendable {
+        /// Run the delivery workers in this process.
+        public var enabled = true
+        /// Most sends in flight at once.
+        public var concurrency = 512
+        /// How long a claim is held before another worker may take the job over.
+        public var lease: Duration = .seconds(60)
+        /// Attempts before a retryable failure becomes final.
+        public var maxAttempts = 8
+        /// First retry delay; doubled per attempt, with jitter.
+        public var retryBase: Duration = .seconds(2)
+        /// Longest retry delay.
+        public var retryCap: Duration = .seconds(600)
+        /// How long each HTTP/2 request to Apple or Google may take.
+        public var requestTimeout: Duration = .seconds(30)
+        /// Connections per provider host.
+        public var connectionsPerHost = 4
+
+        /// Defaults.
+        public init() {}
+    }
+
+    /// The defaults.
+    public init() {}
+
+    /// The database URL, with the default filled in.
+    public var databaseURL: String { database ?? "sqlite:\(dataDirectory)/herald.db" }
+}

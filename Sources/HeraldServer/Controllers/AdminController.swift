@@ -1,0 +1,349 @@
+import HeraldCrypto
+import HeraldHTTP
+import HeraldModel
+import HeraldStore
+
+/// The admin API (CONTRACT §2): businesses, their push credentials, templates, locations, news and deliveries.
+/// Every call needs `Authorization: Bearer <HERALD_ADMIN_TOKEN>`. Secrets go in; none ever comes out.
+struct AdminController: Sendable {
+    let store: any Store
+    let auth: AdminAuthenticator
+    let sealer: SecretSealer
+    let notifications: NotificationService
+    let clock: WallClock
+    let credentialChanged: @Sendable (Int64, PushPlatform) -> Void
+
+    func register(in router: inout Router) {
+        router.post("/api/admin/businesses", guarded(createBusiness))
+        router.get("/api/admin/businesses/{id}", guarded(showBusiness))
+        router.put("/api/admin/businesses/{id}/apns", guarded(setAPNs))
+        router.put("/api/admin/businesses/{id}/fcm", guarded(setFCM))
+        router.get("/api/admin/businesses/{id}/templates", guarded(listTemplates))
+        router.get("/api/admin/businesses/{id}/templates/{event}", guarded(showTemplate))
+        router.put("/api/admin/businesses/{id}/templates/{event}", guarded(saveTemplate))
+        router.post("/api/admin/businesses/{id}/templates/{event}/preview", guarded(previewTemplate))
+        router.post("/api/admin/businesses/{id}/locations", guarded(createLocation))
+        router.post("/api/admin/businesses/{id}/notifications", guarded(sendNews))
+        router.get("/api/admin/businesses/{id}/deliveries", guarded(listDeliveries))
+    }
+
+    /// Wraps a handler with the admin token check.
+    func guarded(_ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) -> HTTPHandler {
+        let auth = self.auth
+        return { request in
+            try auth.authenticate(request)
+            return try handler(request)
+        }
+    }
+
+    /// The business named by the `{id}` path parameter; 404 when there is none.
+    func business(_ request: HTTPRequest) throws -> Business {
+        guard let id = request.parameter("id").flatMap({ Int64($0) }), let business = try store.business(id: id) else {
+            throw HTTPError.notFound("business not found")
+        }
+        return business
+    }
+
+    /// The body as a JSON object; 400 otherwise.
+    func object(_ request: HTTPRequest) throws -> JSON {
+        let body = try request.jsonBody()
+        guard case .object = body else { throw HTTPError.badRequest("the JSON body must be an object") }
+        return body
+    }
+
+    // MARK: - Businesses
+
+    @Sendable func createBusiness(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try object(request)
+        var errors = FieldErrors()
+        let name = AdminRules.requiredString(body, "name", max: 200, &errors)
+        try errors.check()
+        let secret = AccessTokens.generate(prefix: "")
+        let posKey = AccessTokens.generate(prefix: "hpos_")
+        let clientID = Hex.encode(SecureRandom.bytes(count: 16))
+        let business = try store.createBusiness(
+            name: name!, clientID: clientID, sealedSecret: try sealer.seal(Array(secret.utf8), purpose: "business-secret"),
+            posKeyHash: AccessTokens.hash(posKey), at: clock.now())
+        return .json(
+            .object([
+                ("id", .int(business.id)), ("name", .string(business.name)), ("client", .string(clientID)),
+                ("secret", .string(secret)), ("pos_key", .string(posKey)),
+            ]), status: .created)
+    }
+
+    @Sendable func showBusiness(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try business(request)
+        func credentialJSON(_ platform: PushPlatform) throws -> JSON {
+            guard let credential = try store.credential(businessID: business.id, platform: platform) else { return .null }
+            var pairs: [(key: String, value: JSON)] = credential.settings.keys.sorted().map { ($0, .string(credential.settings[$0]!)) }
+            pairs.append(("status", .string(credential.brokenReason == nil ? "ok" : "broken")))
+            pairs.append(("broken_reason", JSON(credential.brokenReason)))
+            pairs.append(("updated_at", .string(credential.updatedAt.iso8601)))
+            return .object(pairs)
+        }
+        return .json(.object([
+            ("id", .int(business.id)), ("name", .string(business.name)), ("client", .string(business.clientID)),
+            ("settings", business.settings.json), ("apns", try credentialJSON(.apns)), ("fcm", try credentialJSON(.fcm)),
+            ("created_at", .string(business.createdAt.iso8601)),
+        ]))
+    }
+
+    // MARK: - Credentials
+
+    @Sendable func setAPNs(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try business(request)
+        let body = try object(request)
+        var errors = FieldErrors()
+        let keyText = AdminRules.requiredString(body, "key_p8", max: 10_000, &errors)
+        if let keyText {
+            do {
+                _ = try P256PrivateKey(pemRepresentation: keyText)
+            } catch let error as CryptoError where error.code == .unsupportedKey {
+                errors.add("key_p8", "must be an Apple .p8 key (P-256); this is another kind of key")
+            } catch {
+                errors.add("key_p8", "is not a PEM private key (paste the whole .p8 file)")
+            }
+        }
+        let keyID = AdminRules.requiredString(body, "key_id", max: 10, &errors)
+        if let keyID, !AdminRules.isAppleIdentifier(keyID) { errors.add("key_id", "must be 10 letters or digits (the .p8 key's id)") }
+        let teamID = AdminRules.requiredString(body, "team_id", max: 10, &errors)
+        if let teamID, !AdminRules.isAppleIdentifier(teamID) { errors.add("team_id", "must be 10 letters or digits (your Apple team id)") }
+        let topic = AdminRules.requiredString(body, "topic", max: 255, &errors)
+        if let topic, !AdminRules.isBundleID(topic) { errors.add("topic", "must be the app's bundle id, like com.example.app") }
+        let environment = body["environment"]?.stringValue ?? "production"
+        if body["environment"] != nil, body["environment"]?.stringValue == nil || !["sandbox", "production"].contains(environment) {
+            errors.add("environment", "must be sandbox or production")
+        }
+        try errors.check()
+        try store.setCredential(PushCredential(
+            businessID: business.id, platform: .apns,
+            settings: ["key_id": keyID!, "team_id": teamID!, "topic": topic!, "environment": environment],
+            sealedKey: try sealer.seal(Array(keyText!.utf8), purpose: "apns-key"), updatedAt: clock.now()))
+        credentialChanged(business.id, .apns)
+        return .json(.object([
+            ("key_id", .string(keyID!)), ("team_id", .string(teamID!)), ("topic", .string(topic!)),
+            ("environment", .string(environment)), ("status", "ok"),
+        ]))
+    }
+
+    @Sendable func setFCM(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try business(request)
+        let body = try object(request)
+        var errors = FieldErrors()
+        guard let account = body["service_account"] else {
+            throw HTTPError.invalid("service_account", "can't be blank (paste the service-account key file's JSON)")
+        }
+        // Some tools hand the key file over as a string of JSON.
+        let parsed: JSON
+        if let text = account.stringValue {
+            guard let inner = try? JSON.parse(text) else { throw HTTPError.invalid("service_account", "is not JSON") }
+            parsed = inner
+        } else {
+            parsed = account
+        }
+        guard case .object = parsed else { throw HTTPError.invalid("service_account", "must be the key file's JSON object") }
+        if let type = parsed["type"], type.stringValue != "service_account" {
+            errors.add("service_account.type", "must be service_account")
+        }
+        let projectID = AdminRules.requiredString(parsed, "project_id", max: 100, &errors, prefix: "service_account.")
+        let email = AdminRules.requiredString(parsed, "client_email", max: 320, &errors, prefix: "service_account.")
+        if let email, !email.contains("@") { errors.add("service_account.client_email", "is invalid") }
+        let tokenURI = AdminRules.requiredString(parsed, "token_uri", max: 2000, &errors, prefix: "service_account.")
+        if let tokenURI, !(tokenURI.hasPrefix("https://") || tokenURI.hasPrefix("http://")) {
+            errors.add("service_account.token_uri", "must be an https URL")
+        }
+        if let key = AdminRules.requiredString(parsed, "private_key", max: 20_000, &errors, prefix: "service_account.") {
+            do {
+                _ = try RSAPrivateKey(pemRepresentation: key)
+            } catch {
+                errors.add("service_account.private_key", "is not an RSA private key of at least 2048 bits")
+            }
+        }
+        try errors.check()
+        var settings = ["project_id": projectID!, "client_email": email!, "token_uri": tokenURI!]
+        if let keyID = parsed["private_key_id"]?.stringValue { settings["private_key_id"] = keyID }
+        try store.setCredential(PushCredential(
+            businessID: business.id, platform: .fcm, settings: settings,
+            sealedKey: try sealer.seal(parsed.encoded, purpose: "fcm-account"), updatedAt: clock.now()))
+        credentialChanged(business.id, .fcm)
+        return .json(.object([
+            ("project_id", .string(projectID!)), ("client_email", .string(email!)), ("status", "ok"),
+        ]))
+    }
+
+    // MARK: - Templates
+
+    private func event(_ request: HTTPRequest) throws -> EventName {
+        guard let name = request.parameter("event"), NotificationTemplate.default(for: EventName(name)) != nil else {
+            throw HTTPError.notFound("unknown event; events are: " + EventName.all.map(\.rawValue).joined(separator: ", "))
+        }
+        return EventName(name)
+    }
+
+    @Sendable func listTemplates(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try business(request)
+        let templates = try EventName.all.map { event -> JSON in
+            let (template, customized) = try notifications.template(businessID: business.id, event: event)!
+            return Presenter.json(template, customized: customized)
+        }
+        return .json(.array(templates))
+    }
+
+    @Sendable func showTemplate(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try business(request)
+        let (template, customized) = try notifications.template(businessID: business.id, event: try event(request))!
+        return .json(Presenter.json(template, customized: customized))
+    }
+
+    /// Reads a template from `body` over `base`; fields left out keep `base`'s values.
+    private func template(from body: JSON, over base: NotificationTemplate) throws -> NotificationTemplate {
+        var template = base
+        var errors = FieldErrors()
+        for (field, keyPath) in [("title", \NotificationTemplate.title), ("subtitle", \.subtitle), ("body", \.body), ("sound", \.sound)] {
+            guard let value = body[field] else { continue }
+            if value.isNull {
+                template[keyPath: keyPath] = ""
+            } else if let text = value.stringValue {
+                template[keyPath: keyPath] = text
+            } else {
+                errors.add(field, "must be a string")
+            }
+        }
+        if let enabled = body["enabled"] {
+            if let flag = enabled.boolValue { template.enabled = flag } else { errors.add("enabled", "must be true or false") }
+        }
+        if let media = body["media"] {
+            template.media = media.isNull ? nil : MediaRules.attachment(media, field: "media", &errors)
+        }
+        try errors.check()
+        let problems = template.validate()
+        if !problems.isEmpty {
+            var errors = FieldErrors()
+            for problem in problems { errors.add(problem.field, problem.message) }
+            try errors.check()
+        }
+        return template
+    }
+
+    @Sendable func saveTemplate(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try business(request)
+        let event = try event(request)
+        let (current, _) = try notifications.template(businessID: business.id, event: event)!
+        let template = try template(from: try object(request), over: current)
+        try store.saveTemplate(businessID: business.id, template, at: clock.now())
+        return .json(Presenter.json(template, customized: true))
+    }
+
+    @Sendable func previewTemplate(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try business(request)
+        let event = try event(request)
+        let body = try object(request)
+        let (current, _) = try notifications.template(businessID: business.id, event: event)!
+        let template = try template(from: body["template"] ?? .object([]), over: current)
+        var values = Self.sampleValues(business: business)
+        for pair in body["values"]?.objectValue ?? [] {
+            if let text = pair.value.stringValue ?? pair.value.int64Value.map({ String($0) }) { values[pair.key] = text }
+        }
+        let rendered = template.render(values)
+        return .json(.object([
+            ("title", .string(rendered.title)), ("subtitle", JSON(rendered.subtitle)), ("body", .string(rendered.body)),
+            ("sound", JSON(rendered.sound)), ("enabled", .bool(template.enabled)),
+        ]))
+    }
+
+    /// The values a preview fills in when the caller gives none: the seed's own example.
+    static func sampleValues(business: Business) -> [String: String] {
+        [
+            "first_name": "Jamie", "last_name": "Rivera", "business": business.name, "points": "12",
+            "total_points": "112", "location": "Brooklyn Location", "transaction_id": "POS_6118542_1487057215",
+            "discount": "3", "balance": "25.00", "offer": "Free Fries", "reward": "Free Fries", "amount": "5.00",
+            "expiry": "2026-12-31", "survey": "Visit survey", "title": "Our new menu", "body": "Try the new burger today!",
+        ]
+    }
+
+    // MARK: - Locations, news, deliveries
+
+    @Sendable func createLocation(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try business(request)
+        let body = try object(request)
+        var errors = FieldErrors()
+        let name = AdminRules.requiredString(body, "name", max: 200, &errors)
+        var storeNumber: String?
+        if let value = body["store_number"], !value.isNull {
+            storeNumber = value.stringValue ?? value.int64Value.map { String($0) }
+            if storeNumber == nil || storeNumber!.count > 50 { errors.add("store_number", "must be a string of at most 50 characters") }
+        }
+        try errors.check()
+        let location = try store.createLocation(businessID: business.id, name: name!, storeNumber: storeNumber, at: clock.now())
+        return .json(.object([
+            ("id", .int(location.id)), ("name", .string(location.name)), ("store_number", JSON(location.storeNumber)),
+        ]), status: .created)
+    }
+
+    @Sendable func sendNews(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try business(request)
+        let body = try object(request)
+        var errors = FieldErrors()
+        var userIDs: [Int64] = []
+        if let items = body["user_ids"]?.arrayValue, !items.isEmpty {
+            for item in items {
+                guard let id = item.int64Value else {
+                    errors.add("user_ids", "must be a list of user ids")
+                    break
+                }
+                userIDs.append(id)
+            }
+            if items.count > 10_000 { errors.add("user_ids", "at most 10000 users per call") }
+        } else {
+            errors.add("user_ids", "must be a non-empty list of user ids")
+        }
+        let title = AdminRules.requiredString(body, "title", max: 500, &errors)
+        let text = AdminRules.requiredString(body, "body", max: 2000, &errors)
+        var subtitle: String?
+        if let value = body["subtitle"], !value.isNull {
+            subtitle = value.stringValue
+            if subtitle == nil { errors.add("subtitle", "must be a string") }
+        }
+        var media: MediaAttachment?
+        if let value = body["media"], !value.isNull { media = MediaRules.attachment(value, field: "media", &errors) }
+        try errors.check()
+
+        var users: [User] = []
+        var unknown: [Int64] = []
+        for id in Array(Set(userIDs)).sorted() {
+            if let user = try store.user(businessID: business.id, id: id) { users.append(user) } else { unknown.append(id) }
+        }
+        if !unknown.isEmpty {
+            throw HTTPError.invalid("user_ids", "unknown users: " + unknown.prefix(20).map(String.init).joined(separator: ", "))
+        }
+        var values = ["title": title!, "body": text!]
+        if let subtitle { values["subtitle"] = subtitle }
+        let events = users.map { user -> EventNotification in
+            var event = EventNotification(business: business, user: user, event: .news, kind: .news, values: values, media: media)
+            event.extras = ["u": .int(user.id)]
+            return event
+        }
+        let entries = try notifications.notify(events)
+        return .json(.object([("notification_ids", .array(entries.compactMap { $0.map { .int($0.id) } }))]), status: .accepted)
+    }
+
+    @Sendable func listDeliveries(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try business(request)
+        guard let text = request.queryValue("notification_id"), let id = Int64(text) else {
+            throw HTTPError.invalid("notification_id", "is required (a notification id)")
+        }
+        guard try store.notification(businessID: business.id, id: id) != nil else {
+            throw HTTPError.notFound("notification not found")
+        }
+        let deliveries = try store.deliveries(notificationID: id)
+        return .json { writer in
+            writer.beginObject()
+            writer.field("notification_id", id)
+            writer.key("deliveries")
+            writer.beginArray()
+            for delivery in deliveries { Presenter.write(delivery, to: &writer) }
+            writer.endArray()
+            writer.endObject()
+        }
+    }
+}

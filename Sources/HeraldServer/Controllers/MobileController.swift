@@ -1,0 +1,244 @@
+import HeraldCrypto
+import HeraldHTTP
+import HeraldModel
+import HeraldStore
+
+/// The Punchh-compatible mobile API under `/api2/mobile/` (CONTRACT §3): accounts, push tokens and the inbox.
+struct MobileController: Sendable {
+    let store: any Store
+    let auth: MobileAuthenticator
+    let notifications: NotificationService
+    let passwords: PasswordHasher
+    let clock: WallClock
+    let tokenLifetime: Duration
+
+    func register(in router: inout Router) {
+        router.post("/api2/mobile/users", signUp)
+        router.post("/api2/mobile/users/login", logIn)
+        router.put("/api2/mobile/users", updateProfile)
+        router.delete("/api2/mobile/users/logout", logOut)
+        router.get("/api2/mobile/users/profile", profile)
+        router.get("/api2/mobile/notifications", listNotifications)
+        router.delete("/api2/mobile/notifications/{id}", deleteNotification)
+        router.put("/api2/mobile/offers/mark_read", markRead)
+    }
+
+    // MARK: - Accounts
+
+    @Sendable func signUp(_ request: HTTPRequest) throws -> HTTPResponse {
+        let parameters = try RequestParameters(request)
+        let client = try auth.client(request, parameters)
+        let fields = try userFields(parameters)
+        var errors = FieldErrors()
+        let email = AccountRules.email(fields["email"], &errors, required: true)
+        let password = AccountRules.password(fields["password"], confirmation: fields["password_confirmation"], &errors, required: true)
+        let firstName = AccountRules.name(fields["first_name"], "first_name", &errors)
+        let lastName = AccountRules.name(fields["last_name"], "last_name", &errors)
+        let phone = AccountRules.phone(fields["phone"], &errors)
+        let token = AccountRules.pushToken(fields, &errors)
+        try errors.check()
+
+        if try store.user(businessID: client.business.id, email: email!) != nil {
+            throw HTTPError.invalid("email", "has already been taken")
+        }
+        let hash = try passwords.hash(password!)
+        let now = clock.now()
+        let user = try store.createUser(
+            NewUser(businessID: client.business.id, email: email!, passwordHash: hash, firstName: firstName ?? "",
+                lastName: lastName ?? "", phone: phone ?? nil),
+            at: now)
+        let device = try registerDevice(request, business: client.business, user: user, token: token)
+        try notifications.notify([EventNotification(business: client.business, user: user, event: .signup)])
+        return try sessionResponse(for: user, business: client.business, device: device, at: now)
+    }
+
+    @Sendable func logIn(_ request: HTTPRequest) throws -> HTTPResponse {
+        let parameters = try RequestParameters(request)
+        let client = try auth.client(request, parameters)
+        let fields = try userFields(parameters)
+        var errors = FieldErrors()
+        let token = AccountRules.pushToken(fields, &errors)
+        guard let emailText = fields["email"]?.stringValue, let password = fields["password"]?.stringValue,
+            !emailText.isEmpty, !password.isEmpty
+        else {
+            throw HTTPError.invalid("base", "Email and password are required.")
+        }
+        try errors.check()
+        let user = try store.user(businessID: client.business.id, email: AccountRules.normalizedEmail(emailText))
+        // Verify against a dummy hash when the email is unknown, so timing doesn't tell which emails exist.
+        let valid = passwords.verify(password, against: user?.passwordHash ?? AccountRules.dummyHash)
+        guard let user, valid else { throw HTTPError.invalid("base", "Incorrect information submitted. Please retry.") }
+        let device = try registerDevice(request, business: client.business, user: user, token: token)
+        return try sessionResponse(for: user, business: client.business, device: device, at: clock.now())
+    }
+
+    @Sendable func updateProfile(_ request: HTTPRequest) throws -> HTTPResponse {
+        let parameters = try RequestParameters(request)
+        let client = try auth.client(request, parameters)
+        let (session, user) = try auth.session(request, client: client)
+        let fields = try userFields(parameters)
+        var errors = FieldErrors()
+        var changes = UserChanges()
+        if fields["email"] != nil { changes.email = AccountRules.email(fields["email"], &errors, required: true) }
+        if fields["first_name"] != nil { changes.firstName = AccountRules.name(fields["first_name"], "first_name", &errors) }
+        if fields["last_name"] != nil { changes.lastName = AccountRules.name(fields["last_name"], "last_name", &errors) }
+        if fields["phone"] != nil { changes.phone = AccountRules.phone(fields["phone"], &errors) }
+        var newPassword: String?
+        if fields["password"] != nil {
+            newPassword = AccountRules.password(fields["password"], confirmation: fields["password_confirmation"], &errors, required: true)
+            if let current = fields["current_password"]?.stringValue {
+                if !passwords.verify(current, against: user.passwordHash) { errors.add("current_password", "is invalid") }
+            } else {
+                errors.add("current_password", "can't be blank")
+            }
+        }
+        let token = AccountRules.pushToken(fields, &errors)
+        try errors.check()
+        if let newPassword { changes.passwordHash = try passwords.hash(newPassword) }
+        let updated = try store.updateUser(businessID: client.business.id, id: user.id, changes, at: clock.now())
+        if let token {
+            _ = try store.registerDevice(
+                businessID: client.business.id, userID: user.id,
+                DeviceRegistration(
+                    deviceKey: deviceKey(request, user: user, platform: token.platform, session: session),
+                    platform: token.platform, token: token.value, userAgent: request.header("user-agent")),
+                at: clock.now())
+        }
+        return .json { Presenter.write(updated, to: &$0) }
+    }
+
+    @Sendable func logOut(_ request: HTTPRequest) throws -> HTTPResponse {
+        let parameters = try RequestParameters(request)
+        let client = try auth.client(request, parameters)
+        let (session, _) = try auth.session(request, client: client)
+        let now = clock.now()
+        try store.revokeSession(id: session.id, at: now)
+        // A logged-out device receives nothing.
+        if let deviceID = session.deviceID { try store.clearToken(deviceID: deviceID, at: now) }
+        return .json(.object([]))
+    }
+
+    @Sendable func profile(_ request: HTTPRequest) throws -> HTTPResponse {
+        let parameters = try RequestParameters(request)
+        let client = try auth.client(request, parameters)
+        let (_, user) = try auth.session(request, client: client)
+        return .json { Presenter.write(user, to: &$0) }
+    }
+
+    // MARK: - Inbox
+
+    @Sendable func listNotifications(_ request: HTTPRequest) throws -> HTTPResponse {
+        let parameters = try RequestParameters(request)
+        let client = try auth.client(request, parameters)
+        let (_, user) = try auth.session(request, client: client)
+        var quantity = 10
+        if parameters.has("qty") {
+            guard let value = parameters.int64("qty"), (1...100).contains(value) else {
+                throw HTTPError.invalid("qty", "must be a number from 1 to 100")
+            }
+            quantity = Int(value)
+        }
+        var page = 1
+        if parameters.has("page") {
+            guard let value = parameters.int64("page"), (1...100_000).contains(value) else {
+                throw HTTPError.invalid("page", "must be a positive number")
+            }
+            page = Int(value)
+        }
+        let entries = try store.notifications(userID: user.id, limit: quantity, offset: (page - 1) * quantity)
+        return .json(capacity: 64 + entries.count * 320) { writer in
+            writer.beginArray()
+            for entry in entries { Presenter.write(entry, to: &writer) }
+            writer.endArray()
+        }
+    }
+
+    @Sendable func deleteNotification(_ request: HTTPRequest) throws -> HTTPResponse {
+        let parameters = try RequestParameters(request)
+        let client = try auth.client(request, parameters)
+        let (_, user) = try auth.session(request, client: client)
+        guard let id = request.parameter("id").flatMap({ Int64($0) }),
+            try store.deleteNotification(userID: user.id, id: id, at: clock.now())
+        else { throw HTTPError.notFound("notification not found") }
+        return .json(.object([]))
+    }
+
+    @Sendable func markRead(_ request: HTTPRequest) throws -> HTTPResponse {
+        let parameters = try RequestParameters(request)
+        let client = try auth.client(request, parameters)
+        let (_, user) = try auth.session(request, client: client)
+        let eventType = parameters.string("event_type") ?? "read_through_app"
+        guard eventType == "read_through_app" || eventType == "app_open_via_push" else {
+            throw HTTPError.invalid("event_type", "must be read_through_app or app_open_via_push")
+        }
+        let ids = try parameters.idList("user_notifications") ?? []
+        let rewardIDs = try parameters.idList("rewards") ?? []
+        guard ids.count + rewardIDs.count <= 1000 else { throw HTTPError.invalid("base", "at most 1000 ids at once") }
+        let now = clock.now()
+        var marked: [Int64] = []
+        for id in ids where try store.notification(userID: user.id, id: id) != nil {
+            marked.append(id)
+            if eventType == "app_open_via_push" {
+                _ = try store.recordEvent(userID: user.id, notificationID: id, kind: .opened, at: now)
+            }
+        }
+        _ = try store.markRead(userID: user.id, ids: marked, at: now)
+        let rewards: [Int64] = []
+        let badge = try store.unreadCount(userID: user.id)
+        return .json(.object([
+            ("user_notifications", .array(marked.map { .int($0) })),
+            ("rewards", .array(rewards.map { .int($0) })),
+            ("badge", .int(Int64(badge))),
+        ]))
+    }
+
+    // MARK: - Helpers
+
+    /// The `user` object of the body (fields may also sit at the top level, as some clients send them).
+    private func userFields(_ parameters: RequestParameters) throws -> JSON {
+        guard let user = parameters.body["user"] else { return parameters.body }
+        guard case .object = user else { throw HTTPError.invalid("user", "must be an object") }
+        return user
+    }
+
+    private func deviceKey(_ request: HTTPRequest, user: User, platform: PushPlatform, session: Session?) -> String {
+        if let header = request.header("punchh-app-device-id"), !header.isEmpty, header.utf8.count <= 200 { return header }
+        if let deviceID = session?.deviceID, let device = try? store.device(id: deviceID), device.userID == user.id {
+            return device.deviceKey
+        }
+        return "user:\(user.id):\(platform)"
+    }
+
+    /// Records the calling device and its token (if the request carried one or named its device).
+    private func registerDevice(_ request: HTTPRequest, business: Business, user: User, token: AccountRules.PushToken?) throws -> Device? {
+        let header = request.header("punchh-app-device-id")
+        guard token != nil || (header?.isEmpty == false) else { return nil }
+        let platform = token?.platform ?? AccountRules.platform(userAgent: request.header("user-agent"))
+        return try store.registerDevice(
+            businessID: business.id, userID: user.id,
+            DeviceRegistration(
+                deviceKey: deviceKey(request, user: user, platform: platform, session: nil), platform: platform,
+                token: token.map { $0.value }, userAgent: request.header("user-agent")),
+            at: clock.now())
+    }
+
+    private func sessionResponse(for user: User, business: Business, device: Device?, at now: Timestamp) throws -> HTTPResponse {
+        let token = AccessTokens.generate(prefix: "hat_")
+        let expires = now.adding(tokenLifetime)
+        _ = try store.createSession(
+            tokenHash: AccessTokens.hash(token), businessID: business.id, userID: user.id, deviceID: device?.id,
+            expiresAt: expires, at: now)
+        return .json { writer in
+            writer.beginObject()
+            writer.key("access_token")
+            writer.beginObject()
+            writer.field("token", token)
+            writer.field("seconds_to_expire", expires.seconds - now.seconds)
+            writer.field("created_at", now.iso8601)
+            writer.endObject()
+            writer.key("user")
+            Presenter.write(user, to: &writer)
+            writer.endObject()
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import HeraldCrypto
+import HeraldHTTP
+import HeraldModel
+import HeraldObservability
+import HeraldSQLite
+import HeraldStore
+
+/// The whole platform in one process: HTTP API, delivery workers, scheduler. `herald serve` runs one;
+/// tests run one in-process on port 0.
+///
+/// ```swift
+/// let app = try HeraldApplication(configuration: configuration, logger: logger)
+/// try app.start()
+/// // … until SIGTERM …
+/// app.shutdown()
+/// ```
+public final class HeraldApplication: @unchecked Sendable {
+    /// The configuration it runs with.
+    public let configuration: HeraldConfiguration
+    /// The admin API's token.
+    public let adminToken: String
+    /// True when the admin token was generated at this start (print it once).
+    public let adminTokenGenerated: Bool
+    /// The store everything is kept in.
+    public let store: any Store
+    /// Metrics shown at `/metrics`.
+    public let metrics = MetricsRegistry()
+    private let logger: Logger
+    private let clock: WallClock
+    private let server: HTTPServer
+    private let sealer: SecretSealer
+
+    /// Opens the data directory and database (applying migrations) and builds the API. Nothing listens yet.
+    public init(configuration: HeraldConfiguration, logger: Logger, clock: WallClock = .system) throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.clock = clock
+        let directory = try DataDirectory(path: configuration.dataDirectory)
+        sealer = try SecretSealer(key: try directory.secretKey(configured: configuration.secretKey))
+        (adminToken, adminTokenGenerated) = try directory.adminToken(configured: configuration.adminToken)
+        store = try Self.openStore(configuration.databaseURL, clock: clock, logger: logger)
+
+        let notifications = NotificationService(store: store, clock: clock, wake: {})
+        let mobileAuth = MobileAuthenticator(store: store, sealer: sealer, clock: clock)
+        var router = Router()
+        SystemController(metrics: metrics).register(in: &router)
+        AdminController(
+            store: store, auth: AdminAuthenticator(token: adminToken), sealer: sealer, notifications: notifications,
+            clock: clock, credentialChanged: { _, _ in }
+        ).register(in: &router)
+        MobileController(
+            store: store, auth: mobileAuth, notifications: notifications,
+            passwords: PasswordHasher(parameters: .init(n: configuration.passwordCost, r: 8, p: 1)), clock: clock,
+            tokenLifetime: configuration.accessTokenLifetime
+        ).register(in: &router)
+
+        let httpLogger = logger.labeled("herald.http")
+        let application = Application(
+            router: router,
+            middleware: [ObservabilityMiddleware(logger: httpLogger, metrics: metrics), ErrorMiddleware(logger: httpLogger)])
+        var serverConfiguration = HTTPServer.Configuration(host: configuration.host, port: configuration.port)
+        if let threads = configuration.httpThreads { serverConfiguration.threadCount = threads }
+        server = HTTPServer(configuration: serverConfiguration, responder: application, logger: httpLogger)
+    }
+
+    /// Opens `url` (`sqlite:<path>`) and brings its schema up to date.
+    static func openStore(_ url: String, clock: WallClock, logger: Logger) throws -> any Store {
+        if url.hasPrefix("sqlite:") {
+            let path = String(url.dropFirst("sqlite:".count))
+            let database = try SQLiteDatabase(path: path)
+            let applied = try Migrator.migrate(database, Schema.migrations, at: clock.now().milliseconds)
+            if !applied.isEmpty {
+                logger.info("database migrated", ["db.versions": applied.map(String.init).joined(separator: ",")])
+            }
+            return SQLStore(database: database)
+        }
+        throw HeraldConfiguration.ConfigurationError(description: "PostgreSQL is not built into this version yet; use sqlite:<path>")
+    }
+
+    /// The port the API listens on (after `start`).
+    public var port: Int { server.port }
+
+    /// Starts listening and working.
+    public func start() throws {
+        try server.start()
+    }
+
+    /// Stops accepting requests, finishes in-flight work and hands unfinished claims back.
+    public func shutdown() {
+        server.shutdown(gracePeriod: .seconds(10))
+    }
+}

@@ -1,2 +1,0 @@
-/// Placeholder until the HeraldServer target has its first type.
-enum HeraldServerPlaceholder {}

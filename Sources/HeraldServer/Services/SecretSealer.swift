@@ -1,0 +1,21 @@
+import HeraldCrypto
+
+/// Seals secrets (business signing secrets, .p8 keys, service accounts) before they reach the store,
+/// and opens them when needed. The purpose string is bound as associated data, so a sealed value can't be
+/// moved to another column and opened there.
+public struct SecretSealer: Sendable {
+    private let box: SecretBox
+
+    /// A sealer with a 32-byte key.
+    public init(key: [UInt8]) throws { box = try SecretBox(key: key) }
+
+    /// Seals `plaintext` for `purpose` (`business-secret`, `apns-key`, `fcm-account`).
+    public func seal(_ plaintext: [UInt8], purpose: String) throws -> [UInt8] {
+        try box.seal(plaintext, associatedData: Array(purpose.utf8))
+    }
+
+    /// Opens what `seal` sealed for the same purpose; throws if the key or purpose differ.
+    public func open(_ sealed: [UInt8], purpose: String) throws -> [UInt8] {
+        try box.open(sealed, associatedData: Array(purpose.utf8))
+    }
+}

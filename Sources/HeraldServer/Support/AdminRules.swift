@@ -1,0 +1,76 @@
+import HeraldModel
+
+/// What the admin API accepts in its fields.
+enum AdminRules {
+    /// A required, non-blank string of at most `max` characters; adds an error on `prefix + key` otherwise.
+    static func requiredString(_ object: JSON, _ key: String, max: Int, _ errors: inout FieldErrors, prefix: String = "") -> String? {
+        guard let value = object[key], !value.isNull else {
+            errors.add(prefix + key, "can't be blank")
+            return nil
+        }
+        guard let text = value.stringValue else {
+            errors.add(prefix + key, "must be a string")
+            return nil
+        }
+        let trimmed = text.trimmingCharacters(in: " ")
+        if trimmed.isEmpty {
+            errors.add(prefix + key, "can't be blank")
+            return nil
+        }
+        if trimmed.count > max {
+            errors.add(prefix + key, "is too long (maximum is \(max) characters)")
+            return nil
+        }
+        return trimmed
+    }
+
+    /// Apple's key ids and team ids: 10 upper-case letters or digits.
+    static func isAppleIdentifier(_ text: String) -> Bool {
+        text.utf8.count == 10 && text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) }
+    }
+
+    /// A bundle id: dot-separated letters, digits and hyphens.
+    static func isBundleID(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count >= 2 && parts.allSatisfy { part in
+            !part.isEmpty && part.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 45 || $0 == 95 }
+        }
+    }
+}
+
+/// Rich media iOS can attach to a notification (UNNotificationAttachment's types and sizes).
+enum MediaRules {
+    /// Accepted types per kind, with their size limits in bytes.
+    static let limits: [(types: Set<String>, maxBytes: Int, kind: String)] = [
+        (["jpg", "jpeg", "png", "gif"], 10 * 1024 * 1024, "image"),
+        (["mp3", "m4a", "wav", "aiff", "aif"], 5 * 1024 * 1024, "audio"),
+        (["mp4", "m4v", "mpeg", "mpg", "avi"], 50 * 1024 * 1024, "video"),
+    ]
+
+    /// Every accepted type.
+    static var allTypes: [String] { limits.flatMap { $0.types }.sorted() }
+
+    /// The size limit of `type`, or nil when iOS can't attach it.
+    static func maxBytes(for type: String) -> Int? {
+        limits.first { $0.types.contains(type.lowercased()) }?.maxBytes
+    }
+
+    /// A `{url, type}` object checked: an http(s) URL and a type iOS can attach.
+    static func attachment(_ value: JSON, field: String, _ errors: inout FieldErrors) -> MediaAttachment? {
+        guard case .object = value else {
+            errors.add(field, "must be an object with url and type")
+            return nil
+        }
+        guard let url = value["url"]?.stringValue, url.hasPrefix("https://") || url.hasPrefix("http://"), url.count <= 2000,
+            !url.contains(where: { $0.isWhitespace })
+        else {
+            errors.add(field + ".url", "must be an http or https URL")
+            return nil
+        }
+        guard let type = value["type"]?.stringValue?.lowercased(), maxBytes(for: type) != nil else {
+            errors.add(field + ".type", "must be one of: " + allTypes.joined(separator: ", "))
+            return nil
+        }
+        return MediaAttachment(url: url, type: type)
+    }
+}

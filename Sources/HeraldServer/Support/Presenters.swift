@@ -1,0 +1,78 @@
+import HeraldModel
+import HeraldStore
+
+/// How records look on the wire. One place per shape, so the mobile and admin APIs agree.
+enum Presenter {
+    /// A user as the mobile API shows them.
+    static func write(_ user: User, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.field("user_id", user.id)
+        writer.field("email", user.email)
+        writer.field("first_name", user.firstName)
+        writer.field("last_name", user.lastName)
+        writer.field("phone", user.phone)
+        writer.field("points", user.points)
+        writer.field("banked_currency", user.bankedCurrency)
+        writer.field("created_at", user.createdAt.iso8601)
+        writer.field("updated_at", user.updatedAt.iso8601)
+        writer.endObject()
+    }
+
+    /// An inbox entry as the mobile API lists it.
+    static func write(_ entry: InboxEntry, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.field("id", entry.id)
+        writer.field("kind", entry.kind.rawValue)
+        writer.field("event", entry.event)
+        writer.field("title", entry.title)
+        writer.field("subtitle", entry.subtitle)
+        writer.field("message", entry.body)
+        writer.key("media")
+        if let media = entry.media {
+            writer.beginObject()
+            writer.field("url", media.url)
+            writer.field("type", media.type)
+            writer.endObject()
+        } else {
+            writer.null()
+        }
+        writer.field("payload", entry.extras)
+        writer.field("reward_id", entry.rewardID)
+        writer.field("created_at", entry.createdAt.iso8601)
+        writer.field("read_at", entry.readAt?.iso8601)
+        writer.endObject()
+    }
+
+    /// A delivery job as the admin API shows it.
+    static func write(_ delivery: Delivery, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.field("id", delivery.id)
+        writer.field("notification_id", delivery.notificationID)
+        writer.field("device_id", delivery.deviceID)
+        writer.field("platform", delivery.platform.rawValue)
+        writer.field("status", delivery.status.rawValue)
+        writer.field("attempts", delivery.attempts)
+        writer.field("last_reason", delivery.lastReason)
+        writer.field("provider_message_id", delivery.providerMessageID)
+        writer.field("apns_id", delivery.apnsID)
+        writer.field("next_attempt_at", delivery.status == .queued ? delivery.nextAttemptAt.iso8601 : nil)
+        writer.field("created_at", delivery.createdAt.iso8601)
+        writer.field("updated_at", delivery.updatedAt.iso8601)
+        writer.endObject()
+    }
+
+    /// A template as the admin API shows it.
+    static func json(_ template: NotificationTemplate, customized: Bool) -> JSON {
+        .object([
+            ("event", .string(template.event.rawValue)),
+            ("title", .string(template.title)),
+            ("subtitle", .string(template.subtitle)),
+            ("body", .string(template.body)),
+            ("sound", .string(template.sound)),
+            ("enabled", .bool(template.enabled)),
+            ("media", template.media.map { .object([("url", .string($0.url)), ("type", .string($0.type))]) } ?? .null),
+            ("placeholders", .array(NotificationTemplate.placeholders(for: template.event).sorted().map { .string($0) })),
+            ("customized", .bool(customized)),
+        ])
+    }
+}

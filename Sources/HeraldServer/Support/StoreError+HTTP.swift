@@ -1,0 +1,14 @@
+import HeraldHTTP
+import HeraldStore
+
+extension StoreError: HTTPErrorConvertible {
+    /// Not found → 404; a taken unique value → 422 on its field, in Punchh's words; anything else → 503
+    /// (the database is unavailable or failed: a client may retry).
+    public var httpError: HTTPError {
+        switch code {
+        case .notFound: return .notFound(message)
+        case .conflict: return .invalid(field ?? "base", "has already been taken")
+        default: return HTTPError(.serviceUnavailable, field: "base", "storage unavailable, retry later")
+        }
+    }
+}

@@ -1,2 +1,0 @@
-/// Placeholder until the HeraldStore target has its first type.
-enum HeraldStorePlaceholder {}

@@ -1,0 +1,142 @@
+import HeraldModel
+
+/// What an event puts in a user's inbox, and how it is pushed.
+public struct NotificationDraft: Sendable {
+    /// Owning business.
+    public var businessID: Int64
+    /// Recipient.
+    public var userID: Int64
+    /// Inbox grouping.
+    public var kind: InboxKind
+    /// The event that produced it (`checkin`, `news`, …).
+    public var event: String
+    /// Alert title.
+    public var title: String
+    /// Alert subtitle.
+    public var subtitle: String?
+    /// Alert body; the inbox's `message`.
+    public var body: String
+    /// Alert sound (`default`), or nil for none.
+    public var sound: String?
+    /// Rich media to attach.
+    public var media: MediaAttachment?
+    /// Event-specific payload keys (`f`, `i`, `p`, `t`, `u`, `s`, `rd`, `gc`); `n` and `aps` are added at send time.
+    public var extras: JSON
+    /// How it is pushed.
+    public var pushStyle: PushStyle
+    /// False for entries that only carry a push (the silent gift-card update).
+    public var visibleInInbox: Bool
+    /// The offer granted with it, if any.
+    public var rewardID: Int64?
+
+    /// A draft.
+    public init(
+        businessID: Int64, userID: Int64, kind: InboxKind, event: String, title: String, subtitle: String? = nil,
+        body: String, sound: String? = "default", media: MediaAttachment? = nil, extras: JSON = .object([]),
+        pushStyle: PushStyle = .alert, visibleInInbox: Bool = true, rewardID: Int64? = nil
+    ) {
+        self.businessID = businessID
+        self.userID = userID
+        self.kind = kind
+        self.event = event
+        self.title = title
+        self.subtitle = subtitle
+        self.body = body
+        self.sound = sound
+        self.media = media
+        self.extras = extras
+        self.pushStyle = pushStyle
+        self.visibleInInbox = visibleInInbox
+        self.rewardID = rewardID
+    }
+}
+
+/// An entry in a user's inbox (Punchh's "user notification").
+public struct InboxEntry: Sendable, Equatable {
+    /// Store id: the `n` of the push payload.
+    public var id: Int64
+    /// Owning business.
+    public var businessID: Int64
+    /// Recipient.
+    public var userID: Int64
+    /// Inbox grouping.
+    public var kind: InboxKind
+    /// The event that produced it.
+    public var event: String
+    /// Alert title.
+    public var title: String
+    /// Alert subtitle.
+    public var subtitle: String?
+    /// The message.
+    public var body: String
+    /// Alert sound.
+    public var sound: String?
+    /// Rich media.
+    public var media: MediaAttachment?
+    /// Event-specific payload keys.
+    public var extras: JSON
+    /// How it is pushed.
+    public var pushStyle: PushStyle
+    /// Shown in the inbox and counted in the badge.
+    public var visibleInInbox: Bool
+    /// The offer granted with it, if any.
+    public var rewardID: Int64?
+    /// When it was created.
+    public var createdAt: Timestamp
+    /// When the user read it, if they have.
+    public var readAt: Timestamp?
+
+    /// An entry record.
+    public init(
+        id: Int64, businessID: Int64, userID: Int64, kind: InboxKind, event: String, title: String, subtitle: String?,
+        body: String, sound: String?, media: MediaAttachment?, extras: JSON, pushStyle: PushStyle, visibleInInbox: Bool,
+        rewardID: Int64?, createdAt: Timestamp, readAt: Timestamp?
+    ) {
+        self.id = id
+        self.businessID = businessID
+        self.userID = userID
+        self.kind = kind
+        self.event = event
+        self.title = title
+        self.subtitle = subtitle
+        self.body = body
+        self.sound = sound
+        self.media = media
+        self.extras = extras
+        self.pushStyle = pushStyle
+        self.visibleInInbox = visibleInInbox
+        self.rewardID = rewardID
+        self.createdAt = createdAt
+        self.readAt = readAt
+    }
+
+    /// The entry a draft becomes.
+    public init(id: Int64, draft: NotificationDraft, createdAt: Timestamp) {
+        self.init(
+            id: id, businessID: draft.businessID, userID: draft.userID, kind: draft.kind, event: draft.event,
+            title: draft.title, subtitle: draft.subtitle, body: draft.body, sound: draft.sound, media: draft.media,
+            extras: draft.extras, pushStyle: draft.pushStyle, visibleInInbox: draft.visibleInInbox,
+            rewardID: draft.rewardID, createdAt: createdAt, readAt: nil)
+    }
+}
+
+/// What the app reported about a notification (for campaign reports).
+public struct NotificationEventKind: Sendable, Hashable, CustomStringConvertible {
+    /// The event's name.
+    public let rawValue: String
+    /// The event named `rawValue`.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    public static let received = NotificationEventKind("received")
+    public static let displayed = NotificationEventKind("displayed")
+    public static let opened = NotificationEventKind("opened")
+    public static let read = NotificationEventKind("read")
+    public static let cta = NotificationEventKind("cta")
+    public static let dismissed = NotificationEventKind("dismissed")
+    public static let mediaViewed = NotificationEventKind("media_viewed")
+    public static let mediaCompleted = NotificationEventKind("media_completed")
+    public static let surveyStarted = NotificationEventKind("survey_started")
+    public static let surveySubmitted = NotificationEventKind("survey_submitted")
+
+    public var description: String { rawValue }
+}

@@ -1,0 +1,44 @@
+/// One change to the schema, applied once, in order, and recorded in `schema_migrations`.
+public struct Migration: Sendable {
+    /// Position in the sequence; never reused.
+    public var version: Int
+    /// What it does.
+    public var name: String
+    /// The statements, spelled for a dialect.
+    public var statements: @Sendable (SQLDialect) -> [String]
+
+    /// A migration.
+    public init(version: Int, name: String, statements: @escaping @Sendable (SQLDialect) -> [String]) {
+        self.version = version
+        self.name = name
+        self.statements = statements
+    }
+}
+
+/// Applies migrations at start-up.
+public enum Migrator {
+    /// Applies every migration newer than the database's, in order, in one transaction. Returns the versions applied.
+    /// A database newer than `migrations` is refused rather than written to.
+    @discardableResult
+    public static func migrate(_ database: any SQLDatabase, _ migrations: [Migration], at now: Int64) throws -> [Int] {
+        try database.write { connection in
+            try connection.executeScript(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)")
+            let current = try connection.scalar("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
+            let known = migrations.map(\.version).max() ?? 0
+            guard current <= known else {
+                throw StoreError(.schema, "database schema version \(current) is newer than this program's \(known)")
+            }
+            var applied: [Int] = []
+            for migration in migrations.sorted(by: { $0.version < $1.version }) where migration.version > current {
+                for statement in migration.statements(database.dialect) {
+                    try connection.executeScript(statement)
+                }
+                try connection.execute(
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (\(migration.version), \(migration.name), \(now))")
+                applied.append(migration.version)
+            }
+            return applied
+        }
+    }
+}

@@ -1,0 +1,97 @@
+/// SQL text with its values kept apart: interpolated values become placeholders, never text.
+///
+/// ```swift
+/// let query: SQLQuery = "SELECT id FROM users WHERE business_id = \(businessID) AND email = \(email)"
+/// // sql: "SELECT id FROM users WHERE business_id = ? AND email = ?", bindings: [.integer(…), .text(…)]
+/// ```
+/// `\(raw:)` splices trusted SQL (column lists, a dialect's words); `\(list:)` expands to `?, ?, ?`.
+/// Placeholders are written `?`; a backend whose driver wants `$1` rewrites them (`SQLQuery.numbered`).
+public struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
+    /// The SQL with `?` placeholders.
+    public private(set) var sql: String
+    /// The values, in placeholder order.
+    public private(set) var bindings: [SQLValue]
+
+    /// A query with no values.
+    public init(stringLiteral value: String) {
+        sql = value
+        bindings = []
+    }
+
+    public init(stringInterpolation: StringInterpolation) {
+        sql = stringInterpolation.sql
+        bindings = stringInterpolation.bindings
+    }
+
+    /// Builds the text and bindings of an interpolated query.
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var sql = ""
+        var bindings: [SQLValue] = []
+
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            sql.reserveCapacity(literalCapacity + interpolationCount)
+            bindings.reserveCapacity(interpolationCount)
+        }
+
+        public mutating func appendLiteral(_ literal: String) { sql += literal }
+
+        /// A bound value.
+        public mutating func appendInterpolation(_ value: some SQLBindable) {
+            sql += "?"
+            bindings.append(value.sqlValue)
+        }
+
+        /// A bound value that may be NULL.
+        public mutating func appendInterpolation<Value: SQLBindable>(_ value: Value?) {
+            sql += "?"
+            bindings.append(value?.sqlValue ?? .null)
+        }
+
+        /// Trusted SQL text, spliced as is. Never pass user input here.
+        public mutating func appendInterpolation(raw text: String) { sql += text }
+
+        /// A comma-separated list of bound values (for `IN (...)`); an empty list binds one NULL so `IN (NULL)` matches nothing.
+        public mutating func appendInterpolation(list values: [some SQLBindable]) {
+            if values.isEmpty {
+                sql += "NULL"
+                return
+            }
+            for (index, value) in values.enumerated() {
+                sql += index == 0 ? "?" : ", ?"
+                bindings.append(value.sqlValue)
+            }
+        }
+
+        /// Another query, spliced with its bindings.
+        public mutating func appendInterpolation(_ query: SQLQuery) {
+            sql += query.sql
+            bindings += query.bindings
+        }
+    }
+
+    /// Appends another query.
+    public static func + (lhs: SQLQuery, rhs: SQLQuery) -> SQLQuery {
+        var result = lhs
+        result.sql += rhs.sql
+        result.bindings += rhs.bindings
+        return result
+    }
+
+    /// The SQL with `$1, $2, …` instead of `?` (for PostgreSQL). `?` inside quotes is left alone.
+    public var numbered: String {
+        var out = ""
+        out.reserveCapacity(sql.utf8.count + bindings.count * 2)
+        var number = 0
+        var inQuote = false
+        for character in sql {
+            if character == "'" { inQuote.toggle() }
+            if character == "?" && !inQuote {
+                number += 1
+                out += "$\(number)"
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,90 @@
+/// Herald's schema, as migrations. Append; never edit a released one.
+public enum Schema {
+    /// Every migration, in order.
+    public static let migrations: [Migration] = [foundation]
+
+    /// Businesses, users, devices, sessions, inbox and the delivery queue.
+    static let foundation = Migration(version: 1, name: "foundation") { dialect in
+        let id = dialect.identityPrimaryKey
+        let blob = dialect.blobType
+        return [
+            """
+            CREATE TABLE businesses (
+                id \(id), name TEXT NOT NULL, client_id TEXT NOT NULL UNIQUE, sealed_secret \(blob) NOT NULL,
+                pos_key_hash TEXT NOT NULL UNIQUE, settings TEXT NOT NULL, created_at BIGINT NOT NULL)
+            """,
+            """
+            CREATE TABLE credentials (
+                business_id BIGINT NOT NULL REFERENCES businesses(id), platform TEXT NOT NULL, settings TEXT NOT NULL,
+                sealed_key \(blob) NOT NULL, broken_reason TEXT, updated_at BIGINT NOT NULL,
+                PRIMARY KEY (business_id, platform))
+            """,
+            """
+            CREATE TABLE templates (
+                business_id BIGINT NOT NULL REFERENCES businesses(id), event TEXT NOT NULL, title TEXT NOT NULL,
+                subtitle TEXT NOT NULL, body TEXT NOT NULL, sound TEXT NOT NULL, enabled BIGINT NOT NULL,
+                media_url TEXT, media_type TEXT, updated_at BIGINT NOT NULL, PRIMARY KEY (business_id, event))
+            """,
+            """
+            CREATE TABLE locations (
+                id \(id), business_id BIGINT NOT NULL REFERENCES businesses(id), name TEXT NOT NULL, store_number TEXT,
+                created_at BIGINT NOT NULL)
+            """,
+            """
+            CREATE TABLE users (
+                id \(id), business_id BIGINT NOT NULL REFERENCES businesses(id), email TEXT NOT NULL,
+                password_hash TEXT NOT NULL, first_name TEXT NOT NULL, last_name TEXT NOT NULL, phone TEXT,
+                points BIGINT NOT NULL DEFAULT 0, banked_currency DOUBLE PRECISION NOT NULL DEFAULT 0,
+                created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, UNIQUE (business_id, email))
+            """,
+            "CREATE UNIQUE INDEX users_phone ON users (business_id, phone) WHERE phone IS NOT NULL",
+            """
+            CREATE TABLE devices (
+                id \(id), business_id BIGINT NOT NULL REFERENCES businesses(id),
+                user_id BIGINT NOT NULL REFERENCES users(id), device_key TEXT NOT NULL, platform TEXT NOT NULL,
+                token TEXT, token_updated_at BIGINT, user_agent TEXT, created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL, UNIQUE (business_id, device_key))
+            """,
+            "CREATE UNIQUE INDEX devices_token ON devices (business_id, platform, token) WHERE token IS NOT NULL",
+            "CREATE INDEX devices_user ON devices (user_id)",
+            """
+            CREATE TABLE sessions (
+                id \(id), token_hash TEXT NOT NULL UNIQUE, business_id BIGINT NOT NULL REFERENCES businesses(id),
+                user_id BIGINT NOT NULL REFERENCES users(id), device_id BIGINT REFERENCES devices(id),
+                created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, revoked_at BIGINT)
+            """,
+            """
+            CREATE TABLE notifications (
+                id \(id), business_id BIGINT NOT NULL REFERENCES businesses(id),
+                user_id BIGINT NOT NULL REFERENCES users(id), kind TEXT NOT NULL, event TEXT NOT NULL,
+                title TEXT NOT NULL, subtitle TEXT, body TEXT NOT NULL, sound TEXT, media_url TEXT, media_type TEXT,
+                extras TEXT NOT NULL, push_style TEXT NOT NULL, visible BIGINT NOT NULL, reward_id BIGINT,
+                created_at BIGINT NOT NULL, read_at BIGINT, deleted_at BIGINT)
+            """,
+            "CREATE INDEX notifications_inbox ON notifications (user_id, id) WHERE deleted_at IS NULL AND visible = 1",
+            """
+            CREATE INDEX notifications_unread ON notifications (user_id)
+                WHERE read_at IS NULL AND deleted_at IS NULL AND visible = 1
+            """,
+            """
+            CREATE TABLE notification_events (
+                id \(id), notification_id BIGINT NOT NULL REFERENCES notifications(id), user_id BIGINT NOT NULL,
+                kind TEXT NOT NULL, created_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX notification_events_notification ON notification_events (notification_id, kind)",
+            """
+            CREATE TABLE deliveries (
+                id \(id), notification_id BIGINT NOT NULL REFERENCES notifications(id),
+                business_id BIGINT NOT NULL, device_id BIGINT NOT NULL REFERENCES devices(id), platform TEXT NOT NULL,
+                status TEXT NOT NULL, attempts BIGINT NOT NULL, next_attempt_at BIGINT NOT NULL, lease_owner TEXT,
+                lease_until BIGINT, last_reason TEXT, provider_message_id TEXT, apns_id TEXT NOT NULL,
+                created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX deliveries_due ON deliveries (next_attempt_at, id) WHERE status = 'queued'",
+            "CREATE INDEX deliveries_leased ON deliveries (lease_until) WHERE status = 'sending'",
+            "CREATE INDEX deliveries_owner ON deliveries (lease_owner) WHERE status = 'sending'",
+            "CREATE INDEX deliveries_notification ON deliveries (notification_id)",
+            "CREATE INDEX deliveries_business ON deliveries (business_id, platform) WHERE status = 'queued'",
+        ]
+    }
+}

@@ -1,0 +1,140 @@
+import HeraldModel
+import HeraldStore
+import Testing
+
+@Suite("Store conformance: delivery queue")
+struct DeliveryQueueTests {
+    @Test(arguments: StoreBackend.allCases)
+    func entriesAndJobsAreWrittenTogether(_ backend: StoreBackend) throws {
+        let fixture = try Fixture(backend)
+        let store = fixture.store
+        let ios = try fixture.register(fixture.user, key: "ios", token: "aaaa")
+        let android = try fixture.register(fixture.user, key: "android", token: "bbbb", platform: .fcm)
+        try fixture.register(fixture.user, key: "logged-out", token: .some(nil))
+        let entry = try store.createNotifications([fixture.draft(fixture.user)], at: at(10))[0]
+        let jobs = try store.deliveries(notificationID: entry.id)
+        #expect(jobs.map(\.deviceID) == [ios.id, android.id])
+        #expect(jobs.map(\.platform) == [.apns, .fcm])
+        #expect(jobs.allSatisfy { $0.status == .queued && $0.attempts == 0 && $0.nextAttemptAt == at(10) })
+        #expect(Set(jobs.map(\.apnsID)).count == 2)
+        #expect(jobs.allSatisfy { $0.apnsID.count == 36 })
+        let inboxOnly = try store.createNotifications([fixture.draft(fixture.user, style: .none)], at: at(10))[0]
+        #expect(try store.deliveries(notificationID: inboxOnly.id).isEmpty)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func claimsLeaseAndReclaimAfterExpiry(_ backend: StoreBackend) throws {
+        let fixture = try Fixture(backend)
+        let store = fixture.store
+        let device = try fixture.register(fixture.user, key: "ios", token: "aaaa")
+        let entries = try store.createNotifications([fixture.draft(fixture.user, "one"), fixture.draft(fixture.user, "two")], at: at(10))
+        #expect(try store.queueDepth(at: at(10)) == QueueDepth(queued: 2, due: 2, sending: 0))
+        #expect(try store.claimDeliveries(owner: "w1", limit: 10, leaseUntil: at(20), at: at(9)).isEmpty, "not due yet")
+
+        let claimed = try store.claimDeliveries(owner: "w1", limit: 10, leaseUntil: at(20), at: at(10))
+        #expect(claimed.count == 2)
+        #expect(claimed[0].notification == entries[0])
+        #expect(claimed[0].token == "aaaa")
+        #expect(claimed[0].deviceID == device.id)
+        #expect(claimed[0].deviceBelongsToRecipient)
+        #expect(claimed[0].badge == 2)
+        #expect(claimed[0].attempts == 1)
+        #expect(try store.queueDepth(at: at(10)) == QueueDepth(queued: 0, due: 0, sending: 2))
+        #expect(try store.claimDeliveries(owner: "w2", limit: 10, leaseUntil: at(30), at: at(15)).isEmpty, "leased")
+
+        // w1 dies; its lease runs out and w2 takes the jobs over. w1's late report is ignored.
+        let reclaimed = try store.claimDeliveries(owner: "w2", limit: 10, leaseUntil: at(40), at: at(20))
+        #expect(reclaimed.map(\.id) == claimed.map(\.id))
+        #expect(reclaimed.map(\.attempts) == [2, 2])
+        #expect(reclaimed.map(\.apnsID) == claimed.map(\.apnsID), "a retried send keeps its apns-id")
+        let late = DeliveryCompletion(id: claimed[0].id, leaseOwner: "w1", outcome: .delivered(providerMessageID: "x"), deviceID: device.id, token: "aaaa")
+        #expect(try store.completeDeliveries([late], at: at(21)) == 0)
+
+        let done = reclaimed.map {
+            DeliveryCompletion(id: $0.id, leaseOwner: "w2", outcome: .delivered(providerMessageID: "apns-\($0.id)"), deviceID: device.id, token: "aaaa")
+        }
+        #expect(try store.completeDeliveries(done, at: at(22)) == 2)
+        #expect(try store.completeDeliveries(done, at: at(23)) == 0, "a job completes once")
+        let jobs = try store.deliveries(notificationID: entries[0].id)
+        #expect(jobs[0].status == .delivered)
+        #expect(jobs[0].providerMessageID == "apns-\(jobs[0].id)")
+        #expect(try store.queueDepth(at: at(30)) == QueueDepth(queued: 0, due: 0, sending: 0))
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func retriesWaitsFailuresAndRelease(_ backend: StoreBackend) throws {
+        let fixture = try Fixture(backend)
+        let store = fixture.store
+        let device = try fixture.register(fixture.user, key: "ios", token: "aaaa")
+        let entries = try store.createNotifications((1...4).map { fixture.draft(fixture.user, "n\($0)") }, at: at(0))
+        let claimed = try store.claimDeliveries(owner: "w", limit: 3, leaseUntil: at(60), at: at(0))
+        #expect(claimed.count == 3, "limit is honoured")
+        func complete(_ job: ClaimedDelivery, _ outcome: DeliveryCompletion.Outcome) -> DeliveryCompletion {
+            DeliveryCompletion(id: job.id, leaseOwner: "w", outcome: outcome, deviceID: device.id, token: job.token)
+        }
+        try store.completeDeliveries([
+            complete(claimed[0], .retry(at: at(30), reason: "503 ServiceUnavailable")),
+            complete(claimed[1], .wait(until: at(100), reason: "credential broken: InvalidProviderToken")),
+            complete(claimed[2], .failed(reason: "400 BadTopic")),
+        ], at: at(1))
+        #expect(try store.queueDepth(at: at(1)) == QueueDepth(queued: 3, due: 1, sending: 0))
+        let statuses = try entries.map { try store.deliveries(notificationID: $0.id)[0] }
+        #expect(statuses[0].status == .queued && statuses[0].lastReason == "503 ServiceUnavailable" && statuses[0].nextAttemptAt == at(30))
+        #expect(statuses[1].attempts == 0, "waiting on a broken credential is not an attempt")
+        #expect(statuses[2].status == .failed && statuses[2].lastReason == "400 BadTopic")
+
+        // Graceful shutdown hands the claim back, due at once, without counting the attempt.
+        let fourth = try store.claimDeliveries(owner: "w", limit: 10, leaseUntil: at(60), at: at(2))
+        #expect(fourth.map(\.notification.id) == [entries[3].id])
+        #expect(try store.releaseDeliveries(owner: "w", at: at(3)) == 1)
+        let released = try store.deliveries(notificationID: entries[3].id)[0]
+        #expect(released.status == .queued && released.attempts == 0 && released.nextAttemptAt == at(3))
+
+        // A fixed credential makes waiting jobs due now.
+        try store.rescheduleDeliveries(businessID: fixture.business.id, platform: .apns, dueAt: at(5))
+        #expect(try store.claimDeliveries(owner: "w", limit: 10, leaseUntil: at(60), at: at(5)).count == 3)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func deadTokensArePrunedUnlessRegisteredAgain(_ backend: StoreBackend) throws {
+        let fixture = try Fixture(backend)
+        let store = fixture.store
+        let device = try fixture.register(fixture.user, key: "ios", token: "dead", at: at(10))
+        _ = try store.createNotifications([fixture.draft(fixture.user)], at: at(11))
+        let job = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(11))[0]
+        // Apple says the token died at t=5, before it was registered at t=10: the token stays.
+        try store.completeDeliveries([DeliveryCompletion(
+            id: job.id, leaseOwner: "w", outcome: .pruned(reason: "410 Unregistered", unregisteredAt: at(5)), deviceID: device.id, token: "dead")], at: at(12))
+        #expect(try store.device(id: device.id)?.token == "dead")
+        #expect(try store.deliveries(notificationID: job.notification.id)[0].status == .pruned)
+
+        _ = try store.createNotifications([fixture.draft(fixture.user)], at: at(13))
+        let second = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(13))[0]
+        try store.completeDeliveries([DeliveryCompletion(
+            id: second.id, leaseOwner: "w", outcome: .pruned(reason: "410 Unregistered", unregisteredAt: at(12)), deviceID: device.id, token: "dead")], at: at(14))
+        #expect(try store.device(id: device.id)?.token == nil)
+
+        // A token pruned after a new one was set is not the device's token any more: the new one stays.
+        try fixture.register(fixture.user, key: "ios", token: "fresh", at: at(15))
+        _ = try store.createNotifications([fixture.draft(fixture.user)], at: at(16))
+        let third = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(16))[0]
+        try store.completeDeliveries([DeliveryCompletion(
+            id: third.id, leaseOwner: "w", outcome: .pruned(reason: "400 BadDeviceToken", unregisteredAt: nil), deviceID: device.id, token: "dead")], at: at(17))
+        #expect(try store.device(id: device.id)?.token == "fresh")
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func claimsSeeTokensClearedOrMovedSinceTheJobWasMade(_ backend: StoreBackend) throws {
+        let fixture = try Fixture(backend)
+        let store = fixture.store
+        let bob = try fixture.addUser("bob@example.com")
+        let device = try fixture.register(fixture.user, key: "shared-phone", token: "tttt")
+        _ = try store.createNotifications([fixture.draft(fixture.user, "for Ann")], at: at(1))
+        // Ann logs out and Bob logs in on the same phone before the send.
+        try store.clearToken(deviceID: device.id, at: at(2))
+        try fixture.register(bob, key: "shared-phone", token: "tttt", at: at(3))
+        let job = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(4))[0]
+        #expect(job.deviceBelongsToRecipient == false)
+        #expect(job.notification.body == "for Ann")
+    }
+}
