@@ -38,7 +38,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "herald", dependencies: ["HeraldServer", "HeraldHTTP", "HeraldObservability"]),
-        .target(name: "HeraldTesting", dependencies: ["HeraldServer"]),
+        .target(name: "HeraldTesting", dependencies: ["HeraldServer", "HeraldCrypto", "HeraldStore", "HeraldModel", "HeraldObservability"]),
 
         .testTarget(name: "HeraldModelTests", dependencies: ["HeraldModel"]),
         .testTarget(name: "HeraldObservabilityTests", dependencies: ["HeraldObservability"]),

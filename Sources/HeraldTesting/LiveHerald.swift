@@ -1,0 +1,170 @@
+import Foundation
+import HeraldCrypto
+import HeraldModel
+import HeraldObservability
+import HeraldServer
+
+/// A whole Herald running in this process on a free port, with its own data directory: what HTTP tests talk to.
+///
+/// ```swift
+/// let herald = try LiveHerald()
+/// let business = try herald.createBusiness()
+/// let app = herald.mobileClient(for: business)
+/// let session = try app.signUp(email: "ann@example.com")
+/// ```
+public final class LiveHerald: @unchecked Sendable {
+    /// The running application.
+    public let application: HeraldApplication
+    /// Its data directory (removed when this is released).
+    public let directory: TemporaryDirectory
+    /// The port it listens on.
+    public var port: Int { application.port }
+    /// The admin token.
+    public var adminToken: String { application.adminToken }
+
+    /// Starts Herald; `configure` may change the test configuration (a cheap password hash, delivery off,
+    /// logs silenced) before it starts.
+    public init(logLevel: Logger.Level = .critical, configure: (inout HeraldConfiguration) -> Void = { _ in }) throws {
+        directory = try TemporaryDirectory(prefix: "herald-live")
+        var configuration = HeraldConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.dataDirectory = directory.path
+        configuration.passwordCost = 1024
+        configuration.logLevel = logLevel
+        configuration.httpThreads = 4
+        configure(&configuration)
+        application = try HeraldApplication(configuration: configuration, logger: Logger(label: "herald", level: logLevel))
+        try application.start()
+    }
+
+    deinit { application.shutdown() }
+
+    /// A new connection to the server.
+    public func client() -> TestHTTPClient { TestHTTPClient(port: port) }
+
+    /// An admin API call.
+    public func admin(_ method: String, _ path: String, json: String? = nil) throws -> TestHTTPClient.Response {
+        let client = client()
+        let headers = [("Authorization", "Bearer \(adminToken)")]
+        if let json { return try client.request(method, path, headers: headers, json: json) }
+        return try client.request(method, path, headers: headers)
+    }
+
+    /// What `POST /api/admin/businesses` answered.
+    public struct BusinessKeys: Sendable {
+        /// The business id.
+        public let id: Int64
+        /// The app's client id.
+        public let client: String
+        /// The app's signing secret.
+        public let secret: String
+        /// The POS key.
+        public let posKey: String
+    }
+
+    /// Creates a business through the admin API.
+    public func createBusiness(name: String = "Burger Co") throws -> BusinessKeys {
+        let response = try admin("POST", "/api/admin/businesses", json: JSON.object([("name", .string(name))]).encodedString)
+        guard response.status == 201, let object = response.json as? [String: Any], let id = object["id"] as? Int,
+            let client = object["client"] as? String, let secret = object["secret"] as? String, let posKey = object["pos_key"] as? String
+        else { throw TestHTTPClient.Failure(description: "cannot create business: \(response)") }
+        return BusinessKeys(id: Int64(id), client: client, secret: secret, posKey: posKey)
+    }
+
+    /// A mobile API client signing as `business`'s app.
+    public func mobileClient(for business: BusinessKeys, deviceID: String? = nil) -> MobileTestClient {
+        MobileTestClient(http: client(), business: business, deviceID: deviceID)
+    }
+}
+
+/// Calls the mobile API as an app would: the `client` in the body, `x-pch-digest` over target and body,
+/// the bearer token once signed in.
+public final class MobileTestClient: @unchecked Sendable {
+    /// The connection.
+    public let http: TestHTTPClient
+    /// The business signed as.
+    public let business: LiveHerald.BusinessKeys
+    /// `punchh-app-device-id`, if the app sends one.
+    public var deviceID: String?
+    /// The access token, once signed up or logged in.
+    public var accessToken: String?
+    /// The signed-in user's id.
+    public var userID: Int64?
+
+    init(http: TestHTTPClient, business: LiveHerald.BusinessKeys, deviceID: String?) {
+        self.http = http
+        self.business = business
+        self.deviceID = deviceID
+    }
+
+    /// The digest a correct app sends.
+    public static func digest(target: String, body: [UInt8], secret: String) -> String {
+        Hex.encode(HMACSHA256.authenticationCode(for: Array(target.utf8) + body, key: Array(secret.utf8)))
+    }
+
+    /// A signed call. `body` is sent as given; `digest` overrides the computed one (nil computes it, "" omits it).
+    public func call(
+        _ method: String, _ target: String, body: String = "", digest: String? = nil, headers: [(String, String)] = []
+    ) throws -> TestHTTPClient.Response {
+        let bytes = Array(body.utf8)
+        var all = headers
+        let signature = digest ?? Self.digest(target: target, body: bytes, secret: business.secret)
+        if !signature.isEmpty { all.append(("x-pch-digest", signature)) }
+        if let accessToken { all.append(("Authorization", "Bearer \(accessToken)")) }
+        if let deviceID { all.append(("punchh-app-device-id", deviceID)) }
+        all.append(("User-Agent", "HeraldTests/1.0 (iPhone; iOS 18.0)"))
+        if !bytes.isEmpty { all.append(("Content-Type", "application/json")) }
+        return try http.request(method, target, headers: all, body: bytes)
+    }
+
+    /// A signed call whose JSON body gets `"client"` added.
+    public func call(_ method: String, _ target: String, json: [(String, JSON)]) throws -> TestHTTPClient.Response {
+        try call(method, target, body: JSON.object([("client", .string(business.client))] + json.map { ($0.0, $0.1) }).encodedString)
+    }
+
+    /// Signs up; keeps the token and user id. `token` is an `apn_token` (or `gcm_token` when `android`).
+    @discardableResult
+    public func signUp(
+        email: String, password: String = "password123", firstName: String = "Ann", token: String? = nil, android: Bool = false
+    ) throws -> TestHTTPClient.Response {
+        var user: [(key: String, value: JSON)] = [
+            ("first_name", .string(firstName)), ("last_name", "Lee"), ("email", .string(email)),
+            ("password", .string(password)), ("password_confirmation", .string(password)),
+        ]
+        if let token { user.append((android ? "gcm_token" : "apn_token", .string(token))) }
+        let response = try call("POST", "/api2/mobile/users", json: [("user", .object(user))])
+        remember(response)
+        return response
+    }
+
+    /// Logs in; keeps the token and user id.
+    @discardableResult
+    public func logIn(email: String, password: String = "password123", token: String? = nil, android: Bool = false) throws -> TestHTTPClient.Response {
+        var user: [(key: String, value: JSON)] = [("email", .string(email)), ("password", .string(password))]
+        if let token { user.append((android ? "gcm_token" : "apn_token", .string(token))) }
+        let response = try call("POST", "/api2/mobile/users/login", json: [("user", .object(user))])
+        remember(response)
+        return response
+    }
+
+    private func remember(_ response: TestHTTPClient.Response) {
+        guard response.status == 200, let object = response.json as? [String: Any],
+            let token = (object["access_token"] as? [String: Any])?["token"] as? String,
+            let user = (object["user"] as? [String: Any])?["user_id"] as? Int
+        else { return }
+        accessToken = token
+        userID = Int64(user)
+    }
+
+    /// The inbox, newest first.
+    public func notifications(quantity: Int = 10) throws -> TestHTTPClient.Response {
+        try call("GET", "/api2/mobile/notifications?client=\(business.client)&qty=\(quantity)")
+    }
+}
+
+/// A random APNs device token (64 hex digits).
+public func randomAPNsToken() -> String { Hex.encode(SecureRandom.bytes(count: 32)) }
+
+/// A random FCM registration token.
+public func randomFCMToken() -> String { "fcm:" + Base64URL.encode(SecureRandom.bytes(count: 96)) }

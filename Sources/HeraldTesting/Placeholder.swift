@@ -1,2 +1,0 @@
-/// Placeholder until the HeraldTesting target has its first type.
-enum HeraldTestingPlaceholder {}

@@ -1,0 +1,173 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A minimal blocking HTTP/1.1 client over one TCP connection, for tests that need exact control of the
+/// bytes sent (bodies on GET, odd headers, raw garbage) and to see exactly what came back.
+public final class TestHTTPClient: @unchecked Sendable {
+    /// A response as received.
+    public struct Response: Sendable, CustomStringConvertible {
+        /// Status code.
+        public var status: Int
+        /// Headers with lower-cased names.
+        public var headers: [(name: String, value: String)]
+        /// The body.
+        public var body: [UInt8]
+
+        /// The first header named `name`.
+        public func header(_ name: String) -> String? { headers.first { $0.name == name.lowercased() }?.value }
+        /// The body as text.
+        public var text: String { String(decoding: body, as: UTF8.self) }
+        /// The body parsed as JSON (fails the caller's expectation if it isn't).
+        public var json: Any? { try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) }
+        public var description: String { "\(status) \(text)" }
+    }
+
+    /// Why a request failed below HTTP.
+    public struct Failure: Error, CustomStringConvertible {
+        /// What happened.
+        public let description: String
+    }
+
+    private let host: String
+    private let port: Int
+    private var socket: Int32 = -1
+    private var buffer: [UInt8] = []
+    /// Seconds to wait for a response before failing.
+    public var timeout: Double = 20
+
+    /// A client for `host:port`; it connects on first use and reconnects when the server closed.
+    public init(host: String = "127.0.0.1", port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    deinit { close() }
+
+    /// Closes the connection.
+    public func close() {
+        if socket >= 0 { Glibc.close(socket) }
+        socket = -1
+        buffer = []
+    }
+
+    /// Opens the connection now.
+    public func connect() throws {
+        guard socket < 0 else { return }
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, host, &address.sin_addr)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            Glibc.close(fd)
+            throw Failure(description: "connect to \(host):\(port) failed: errno \(errno)")
+        }
+        var timeout = timeval(tv_sec: Int(self.timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        socket = fd
+    }
+
+    /// Writes raw bytes on the connection.
+    public func send(raw bytes: [UInt8]) throws {
+        try connect()
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written <= 0 { throw Failure(description: "send failed: errno \(errno)") }
+            offset += written
+        }
+    }
+
+    /// Sends a request and reads its response. `Content-Length` is added when there is a body.
+    public func request(
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []
+    ) throws -> Response {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) { head += "Content-Length: \(body.count)\r\n" }
+        head += "\r\n"
+        do {
+            try send(raw: Array(head.utf8) + body)
+            return try readResponse(method: method)
+        } catch let failure as Failure where buffer.isEmpty {
+            // The server may have closed an idle keep-alive connection: try once on a new one.
+            close()
+            _ = failure
+            try send(raw: Array(head.utf8) + body)
+            return try readResponse(method: method)
+        }
+    }
+
+    /// A request with a JSON text body.
+    public func request(_ method: String, _ target: String, headers: [(String, String)] = [], json: String) throws -> Response {
+        try request(method, target, headers: headers + [("Content-Type", "application/json")], body: Array(json.utf8))
+    }
+
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        if count <= 0 {
+            close()
+            throw Failure(description: count == 0 ? "connection closed by server" : "receive failed or timed out: errno \(errno)")
+        }
+        buffer.append(contentsOf: chunk[0..<count])
+    }
+
+    /// Reads one response (after `send(raw:)`).
+    public func readResponse(method: String = "GET") throws -> Response {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        var headerEnd: Int?
+        while headerEnd == nil {
+            if let range = buffer.firstRange(of: separator) { headerEnd = range.lowerBound } else { try fill() }
+        }
+        let head = String(decoding: buffer[0..<headerEnd!], as: UTF8.self)
+        buffer.removeFirst(headerEnd! + 4)
+        var lines = head.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw Failure(description: "bad status line") }
+        var headers: [(name: String, value: String)] = []
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers.append((line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        var body: [UInt8] = []
+        let lengthHeader = headers.first { $0.name == "content-length" }?.value
+        if method == "HEAD" || status == 204 || status == 304 {
+            // no body
+        } else if let lengthHeader, let length = Int(lengthHeader) {
+            while buffer.count < length { try fill() }
+            body = Array(buffer[0..<length])
+            buffer.removeFirst(length)
+        } else if headers.contains(where: { $0.name == "transfer-encoding" && $0.value.lowercased().contains("chunked") }) {
+            while true {
+                var lineEnd: Int?
+                while lineEnd == nil {
+                    if let range = buffer.firstRange(of: [13, 10]) { lineEnd = range.lowerBound } else { try fill() }
+                }
+                let size = Int(String(decoding: buffer[0..<lineEnd!], as: UTF8.self).split(separator: ";")[0], radix: 16) ?? 0
+                buffer.removeFirst(lineEnd! + 2)
+                while buffer.count < size + 2 { try fill() }
+                body += buffer[0..<size]
+                buffer.removeFirst(size + 2)
+                if size == 0 { break }
+            }
+        } else {
+            // Until close.
+            while true {
+                do { try fill() } catch { break }
+            }
+            body = buffer
+            buffer = []
+        }
+        if headers.contains(where: { $0.name == "connection" && $0.value.lowercased() == "close" }) { close() }
+        return Response(status: status, headers: headers, body: body)
+    }
+}
