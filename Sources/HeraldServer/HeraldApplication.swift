@@ -1,5 +1,8 @@
 import Foundation
+import HeraldAPNs
 import HeraldCrypto
+import HeraldDelivery
+import HeraldFCM
 import HeraldHTTP
 import HeraldModel
 import HeraldObservability
@@ -30,6 +33,9 @@ public final class HeraldApplication: @unchecked Sendable {
     private let clock: WallClock
     private let server: HTTPServer
     private let sealer: SecretSealer
+    /// The delivery workers (nil when delivery is off).
+    public let delivery: DeliveryEngine?
+    private let providers: [any PushProvider]
 
     /// Opens the data directory and database (applying migrations) and builds the API. Nothing listens yet.
     public init(configuration: HeraldConfiguration, logger: Logger, clock: WallClock = .system) throws {
@@ -41,13 +47,44 @@ public final class HeraldApplication: @unchecked Sendable {
         (adminToken, adminTokenGenerated) = try directory.adminToken(configured: configuration.adminToken)
         store = try Self.openStore(configuration.databaseURL, clock: clock, logger: logger)
 
-        let notifications = NotificationService(store: store, clock: clock, wake: {})
+        let deliveryLogger = logger.labeled("herald.delivery")
+        if configuration.delivery.enabled {
+            let options = configuration.delivery
+            var clientConfiguration = HTTP2Client.Configuration()
+            clientConfiguration.extraCAFile = configuration.caFile
+            clientConfiguration.maxConnectionsPerHost = options.connectionsPerHost
+            let loader = CredentialLoader(store: store, sealer: sealer)
+            var apnsConfiguration = APNsProvider.Configuration(baseURLOverride: configuration.apnsURL)
+            apnsConfiguration.requestTimeout = options.requestTimeout
+            var fcmConfiguration = FCMProvider.Configuration(baseURLOverride: configuration.fcmURL)
+            fcmConfiguration.requestTimeout = options.requestTimeout
+            providers = [
+                APNsProvider(
+                    client: try HTTP2Client(configuration: clientConfiguration), credential: loader.apns, clock: clock,
+                    configuration: apnsConfiguration, logger: deliveryLogger.labeled("herald.apns")),
+                FCMProvider(
+                    client: try HTTP2Client(configuration: clientConfiguration), credential: loader.fcm, clock: clock,
+                    configuration: fcmConfiguration, logger: deliveryLogger.labeled("herald.fcm")),
+            ]
+            var engineConfiguration = DeliveryEngine.Configuration(owner: try directory.nodeID())
+            engineConfiguration.concurrency = options.concurrency
+            engineConfiguration.lease = options.lease
+            engineConfiguration.retry = RetryPolicy(maxAttempts: options.maxAttempts, base: options.retryBase, cap: options.retryCap)
+            delivery = DeliveryEngine(
+                store: store, providers: providers, clock: clock, configuration: engineConfiguration, logger: deliveryLogger,
+                metrics: metrics)
+        } else {
+            providers = []
+            delivery = nil
+        }
+        let engine = delivery
+        let notifications = NotificationService(store: store, clock: clock, wake: { engine?.wake() })
         let mobileAuth = MobileAuthenticator(store: store, sealer: sealer, clock: clock)
         var router = Router()
         SystemController(metrics: metrics).register(in: &router)
         AdminController(
             store: store, auth: AdminAuthenticator(token: adminToken), sealer: sealer, notifications: notifications,
-            clock: clock, credentialChanged: { _, _ in }
+            clock: clock, credentialChanged: { business, platform in engine?.credentialChanged(businessID: business, platform: platform) }
         ).register(in: &router)
         MobileController(
             store: store, auth: mobileAuth, notifications: notifications,
@@ -83,11 +120,14 @@ public final class HeraldApplication: @unchecked Sendable {
 
     /// Starts listening and working.
     public func start() throws {
+        try delivery?.start()
         try server.start()
     }
 
     /// Stops accepting requests, finishes in-flight work and hands unfinished claims back.
     public func shutdown() {
         server.shutdown(gracePeriod: .seconds(10))
+        delivery?.shutdown(gracePeriod: .seconds(10))
+        for provider in providers { provider.shutdown() }
     }
 }

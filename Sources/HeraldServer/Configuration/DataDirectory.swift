@@ -80,6 +80,14 @@ public struct DataDirectory: Sendable {
         return (token, true)
     }
 
+    /// This node's stable id (the owner of its delivery leases), generated on first start.
+    public func nodeID() throws -> String {
+        if let stored = try read("node-id"), !stored.isEmpty { return stored }
+        let id = "node-" + Hex.encode(SecureRandom.bytes(count: 8))
+        try writeSecret(id, to: "node-id")
+        return id
+    }
+
     private func ensurePrivate(_ name: String) throws {
         _ = chmod(file(name), 0o600)
     }

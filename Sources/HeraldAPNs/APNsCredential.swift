@@ -1,0 +1,45 @@
+import HeraldCrypto
+import HeraldModel
+
+/// A business's token-auth credential for APNs: the .p8 key and what identifies it.
+public struct APNsCredential: Sendable {
+    /// Which APNs host: `sandbox` (development builds) or `production`.
+    public struct Environment: Sendable, Hashable {
+        /// `sandbox` or `production`.
+        public let rawValue: String
+        /// The environment named `rawValue`.
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// Development builds.
+        public static let sandbox = Environment("sandbox")
+        /// App Store and TestFlight builds.
+        public static let production = Environment("production")
+
+        /// Apple's host for this environment.
+        public var baseURL: String {
+            self == .sandbox ? "https://api.sandbox.push.apple.com" : "https://api.push.apple.com"
+        }
+    }
+
+    /// The key's 10-character id (the JWT's `kid`).
+    public var keyID: String
+    /// The team's 10-character id (the JWT's `iss`).
+    public var teamID: String
+    /// The app's bundle id (`apns-topic`).
+    public var topic: String
+    /// Sandbox or production.
+    public var environment: Environment
+    /// The .p8 key.
+    public var key: P256PrivateKey
+    /// When the credential was set; a newer one replaces cached tokens.
+    public var version: Timestamp
+
+    /// A credential.
+    public init(keyID: String, teamID: String, topic: String, environment: Environment, key: P256PrivateKey, version: Timestamp) {
+        self.keyID = keyID
+        self.teamID = teamID
+        self.topic = topic
+        self.environment = environment
+        self.key = key
+        self.version = version
+    }
+}

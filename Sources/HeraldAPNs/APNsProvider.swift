@@ -1,0 +1,154 @@
+import HeraldCrypto
+import HeraldDelivery
+import HeraldHTTP
+import HeraldModel
+import HeraldObservability
+import HeraldStore
+import Synchronization
+
+/// Delivers to Apple's provider API: `POST /3/device/<token>` over HTTP/2 with token authentication.
+///
+/// One JWT per credential is reused across every request and connection (see `APNsTokenCache`);
+/// `apns-id` is the delivery's own, so a retried send is recognisable; payloads over 4096 bytes are refused
+/// before anything is sent.
+public final class APNsProvider: PushProvider {
+    /// Settings.
+    public struct Configuration: Sendable {
+        /// Replaces Apple's production and sandbox hosts (HERALD_APNS_URL).
+        public var baseURLOverride: String?
+        /// How long one request may take.
+        public var requestTimeout: Duration = .seconds(30)
+
+        /// Defaults.
+        public init(baseURLOverride: String? = nil) { self.baseURLOverride = baseURLOverride }
+    }
+
+    private struct Entry {
+        var credential: APNsCredential
+        var tokens = APNsTokenCache()
+    }
+
+    public let platform = PushPlatform.apns
+    private let client: HTTP2Client
+    private let loadCredential: @Sendable (Int64) throws -> APNsCredential?
+    private let clock: WallClock
+    private let configuration: Configuration
+    private let logger: Logger
+    private let entries = Mutex<[Int64: Entry]>([:])
+
+    /// A provider sending through `client`; `credential` loads (and opens) a business's credential.
+    public init(
+        client: HTTP2Client, credential: @escaping @Sendable (Int64) throws -> APNsCredential?, clock: WallClock,
+        configuration: Configuration = .init(), logger: Logger
+    ) {
+        self.client = client
+        self.loadCredential = credential
+        self.clock = clock
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Provider tokens signed so far for `businessID` (one per 45 minutes is the goal).
+    public func tokensSigned(businessID: Int64) -> Int { entries.withLock { $0[businessID]?.tokens.signed ?? 0 } }
+
+    public func credentialChanged(businessID: Int64) {
+        _ = entries.withLock { $0.removeValue(forKey: businessID) }
+    }
+
+    public func shutdown() { client.shutdown() }
+
+    /// The credential and current provider token for `businessID`.
+    private func authorization(_ businessID: Int64) throws -> (APNsCredential, String)? {
+        let now = clock.now().seconds
+        if let cached = try entries.withLock({ entries -> (APNsCredential, String)? in
+            guard var entry = entries[businessID] else { return nil }
+            let token = try entry.tokens.current(for: entry.credential, now: now)
+            entries[businessID] = entry
+            return (entry.credential, token)
+        }) {
+            return cached
+        }
+        guard let credential = try loadCredential(businessID) else { return nil }
+        return try entries.withLock { entries in
+            var entry = entries[businessID] ?? Entry(credential: credential)
+            let token = try entry.tokens.current(for: entry.credential, now: now)
+            entries[businessID] = entry
+            return (entry.credential, token)
+        }
+    }
+
+    public func send(_ push: OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) {
+        let payload = APNsPayload.encode(push.content)
+        guard payload.count <= APNsPayload.maximumSize else {
+            return completion(.failed(reason: "payload is \(payload.count) bytes; APNs accepts at most \(APNsPayload.maximumSize)"))
+        }
+        send(push, payload: payload, refreshedToken: false, completion: completion)
+    }
+
+    private func send(_ push: OutgoingPush, payload: [UInt8], refreshedToken: Bool, completion: @escaping @Sendable (PushResult) -> Void) {
+        let credential: APNsCredential
+        let token: String
+        do {
+            guard let found = try authorization(push.businessID) else {
+                return completion(.notConfigured(reason: "business has no APNs credentials"))
+            }
+            (credential, token) = found
+        } catch {
+            return completion(.credentialRejected(reason: "cannot sign a provider token with the .p8 key"))
+        }
+        let base = configuration.baseURLOverride ?? credential.environment.baseURL
+        var headers: [(name: String, value: String)] = [
+            ("authorization", "bearer " + token),
+            ("apns-topic", credential.topic),
+            ("apns-push-type", push.content.isBackground ? "background" : "alert"),
+            ("apns-priority", push.content.isBackground ? "5" : "10"),
+            ("apns-id", push.apnsID),
+            ("content-type", "application/json"),
+        ]
+        if let expiresAt = push.expiresAt { headers.append(("apns-expiration", String(max(0, expiresAt.seconds)))) }
+        if let collapseID = push.collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        let request = HTTPClientRequest(
+            method: "POST", url: Self.trimmed(base) + "/3/device/" + push.token, headers: headers, body: payload,
+            timeout: configuration.requestTimeout)
+        client.execute(request) { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(.retryable(reason: "transport: \(error.code)", retryAfter: nil))
+            case .success(let response):
+                let outcome = Self.interpret(response, apnsID: push.apnsID)
+                if case .credentialRejected(let reason) = outcome, reason == APNsReason.expiredProviderToken.rawValue, !refreshedToken {
+                    // The token aged out early (clock skew): sign a new one at once and resend this push once.
+                    entries.withLock { $0[push.businessID]?.tokens.expired(token) }
+                    logger.notice("APNs provider token expired; signing a new one", ["business.id": String(push.businessID)])
+                    send(push, payload: payload, refreshedToken: true, completion: completion)
+                } else {
+                    completion(outcome)
+                }
+            }
+        }
+    }
+
+    /// What Apple's answer means.
+    static func interpret(_ response: HTTPClientResponse, apnsID: String) -> PushResult {
+        if response.status == 200 { return .delivered(messageID: response.header("apns-id") ?? apnsID) }
+        let body = try? JSON.parse(response.body)
+        let reason = APNsReason(body?["reason"]?.stringValue ?? "HTTP \(response.status)")
+        let described = "\(response.status) \(reason)"
+        if reason == .expiredProviderToken { return .credentialRejected(reason: reason.rawValue) }
+        if response.status == 410 || reason.meansDeadToken {
+            let since = body?["timestamp"]?.int64Value.map(Timestamp.init(milliseconds:))
+            return .unregistered(reason: described, since: since)
+        }
+        if reason.meansBrokenCredential || response.status == 403 { return .credentialRejected(reason: described) }
+        if reason.meansRetry || response.status == 429 || response.status >= 500 {
+            var retryAfter = response.retryAfter
+            if reason == .tooManyProviderTokenUpdates, retryAfter == nil { retryAfter = .seconds(60) }
+            return .retryable(reason: described, retryAfter: retryAfter)
+        }
+        return .failed(reason: described)
+    }
+
+    static func trimmed(_ base: String) -> String {
+        base.hasSuffix("/") ? String(base.dropLast()) : base
+    }
+}

@@ -1,2 +1,0 @@
-/// Placeholder until the HeraldAPNs target has its first type.
-enum HeraldAPNsPlaceholder {}

@@ -1,0 +1,333 @@
+import Foundation
+import HeraldModel
+import HeraldObservability
+import HeraldStore
+import Synchronization
+
+/// The delivery workers: claims due jobs from the store's queue under a lease, hands them to the providers,
+/// and writes each outcome back — retry with backoff, prune a dead token, wait on a broken credential.
+///
+/// One dispatcher thread claims and records in batches; providers send asynchronously, so there is no thread
+/// per push. Nothing is lost if the process dies: unfinished jobs keep their lease in the store and are
+/// claimed again when it runs out (at once by this node when it restarts, see `start`).
+public final class DeliveryEngine: @unchecked Sendable {
+    /// Tuning.
+    public struct Configuration: Sendable {
+        /// This node's stable id, the owner of its leases (kept in the data dir).
+        public var owner: String
+        /// Most sends in flight.
+        public var concurrency: Int = 512
+        /// Most jobs claimed per query.
+        public var claimBatch: Int = 500
+        /// How long a claim is held.
+        public var lease: Duration = .seconds(60)
+        /// Backoff for retryable failures.
+        public var retry = RetryPolicy()
+        /// How long jobs wait before looking at a broken credential again.
+        public var brokenCredentialWait: Duration = .seconds(600)
+        /// How often the queue is polled when nothing wakes the engine (retries coming due, other nodes' jobs).
+        public var idlePoll: Duration = .milliseconds(500)
+        /// How long after its creation Apple and Google may still deliver a push to an offline device.
+        public var expiration: Duration = .seconds(86_400)
+
+        /// A configuration for `owner`.
+        public init(owner: String) { self.owner = owner }
+    }
+
+    private struct State {
+        var running = false
+        var stopping = false
+        var woken = false
+        var inFlight = 0
+        var completions: [DeliveryCompletion] = []
+        var broken: [String: String] = [:]  // "business/platform" → reason
+    }
+
+    private let store: any Store
+    private let providers: [PushPlatform: any PushProvider]
+    private let clock: WallClock
+    private let configuration: Configuration
+    private let logger: Logger
+    private let metrics: MetricsRegistry
+    private let random: @Sendable () -> Double
+    private let state = Mutex(State())
+    private let signal = NSCondition()
+    private var thread: Thread?
+    private let finished = DispatchSemaphore(value: 0)
+    private let inFlightGauge: Gauge
+
+    /// An engine over `store` with one provider per platform.
+    public init(
+        store: any Store, providers: [any PushProvider], clock: WallClock, configuration: Configuration, logger: Logger,
+        metrics: MetricsRegistry, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.store = store
+        self.providers = Dictionary(uniqueKeysWithValues: providers.map { ($0.platform, $0) })
+        self.clock = clock
+        self.configuration = configuration
+        self.logger = logger
+        self.metrics = metrics
+        self.random = random
+        inFlightGauge = metrics.gauge("herald_delivery_in_flight", help: "Pushes sent and not yet answered.")
+        metrics.sampledGauge("herald_delivery_queue_depth", help: "Delivery jobs by state.", labels: ["state": "queued"]) {
+            [store, clock] in Double((try? store.queueDepth(at: clock.now()).queued) ?? -1)
+        }
+        metrics.sampledGauge("herald_delivery_queue_depth", help: "Delivery jobs by state.", labels: ["state": "due"]) {
+            [store, clock] in Double((try? store.queueDepth(at: clock.now()).due) ?? -1)
+        }
+        metrics.sampledGauge("herald_delivery_queue_depth", help: "Delivery jobs by state.", labels: ["state": "sending"]) {
+            [store, clock] in Double((try? store.queueDepth(at: clock.now()).sending) ?? -1)
+        }
+        metrics.sampledGauge("herald_push_credentials_broken", help: "Push credentials the provider refused; their jobs wait.") {
+            [store] in Double((try? store.brokenCredentials().count) ?? -1)
+        }
+    }
+
+    /// Takes back this node's leases from a previous run (so a restart resumes at once) and starts the dispatcher.
+    public func start() throws {
+        let released = try store.releaseDeliveries(owner: configuration.owner, at: clock.now())
+        if released > 0 { logger.notice("resuming deliveries left by the previous run", ["delivery.count": String(released)]) }
+        let broken = try store.brokenCredentials()
+        state.withLock { state in
+            state.running = true
+            for credential in broken { state.broken[Self.key(credential.businessID, credential.platform)] = credential.brokenReason }
+        }
+        let thread = Thread { [self] in run() }
+        thread.name = "herald-delivery"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Tells the dispatcher new jobs may be due.
+    public func wake() {
+        signal.lock()
+        state.withLock { $0.woken = true }
+        signal.signal()
+        signal.unlock()
+    }
+
+    /// A business's credential was replaced: forget it was broken, drop cached tokens, make waiting jobs due.
+    public func credentialChanged(businessID: Int64, platform: PushPlatform) {
+        _ = state.withLock { $0.broken.removeValue(forKey: Self.key(businessID, platform)) }
+        providers[platform]?.credentialChanged(businessID: businessID)
+        do {
+            try store.rescheduleDeliveries(businessID: businessID, platform: platform, dueAt: clock.now())
+        } catch {
+            logger.error("cannot reschedule waiting deliveries", ["business.id": String(businessID), "error": "\(error)"])
+        }
+        wake()
+    }
+
+    /// Stops claiming, lets sends in flight finish (up to `gracePeriod`), records them, and hands every
+    /// unfinished claim back to the queue.
+    public func shutdown(gracePeriod: Duration = .seconds(10)) {
+        let wasRunning = state.withLock { state -> Bool in
+            let running = state.running
+            state.stopping = true
+            return running
+        }
+        guard wasRunning else { return }
+        wake()
+        let deadline = DispatchTime.now() + .milliseconds(Int(gracePeriod.components.seconds * 1000 + 1000))
+        _ = finished.wait(timeout: deadline)
+        flush()
+        do {
+            let released = try store.releaseDeliveries(owner: configuration.owner, at: clock.now())
+            if released > 0 { logger.notice("handed unfinished deliveries back", ["delivery.count": String(released)]) }
+        } catch {
+            logger.error("cannot hand deliveries back; their leases will run out", ["error": "\(error)"])
+        }
+        state.withLock { $0.running = false }
+    }
+
+    /// Sends started and not yet answered.
+    public var inFlight: Int { state.withLock { $0.inFlight } }
+
+    // MARK: - The dispatcher
+
+    private func run() {
+        while true {
+            let (stopping, inFlight) = state.withLock { ($0.stopping, $0.inFlight) }
+            if stopping {
+                flush()
+                if inFlight == 0 { break }
+                waitForSignal(.milliseconds(20))
+                continue
+            }
+            flush()
+            let capacity = configuration.concurrency - inFlight
+            var claimedFull = false
+            if capacity > 0 {
+                let limit = min(capacity, configuration.claimBatch)
+                let claimed = claim(limit)
+                claimedFull = claimed == limit
+            }
+            if !claimedFull { waitForSignal(configuration.idlePoll) }
+        }
+        finished.signal()
+    }
+
+    private func waitForSignal(_ timeout: Duration) {
+        signal.lock()
+        let pending = state.withLock { state -> Bool in
+            let ready = state.woken || !state.completions.isEmpty
+            state.woken = false
+            return ready
+        }
+        if !pending {
+            let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+            _ = signal.wait(until: Date(timeIntervalSinceNow: seconds))
+            state.withLock { $0.woken = false }
+        }
+        signal.unlock()
+    }
+
+    private func claim(_ limit: Int) -> Int {
+        let now = clock.now()
+        let jobs: [ClaimedDelivery]
+        do {
+            jobs = try store.claimDeliveries(
+                owner: configuration.owner, limit: limit, leaseUntil: now.adding(configuration.lease), at: now)
+        } catch {
+            logger.error("cannot claim deliveries", ["error": "\(error)"])
+            return 0
+        }
+        for job in jobs { dispatch(job, at: now) }
+        return jobs.count
+    }
+
+    private func dispatch(_ job: ClaimedDelivery, at now: Timestamp) {
+        func finish(_ outcome: DeliveryCompletion.Outcome, _ label: String) {
+            count(job.platform, label)
+            state.withLock {
+                $0.completions.append(DeliveryCompletion(
+                    id: job.id, leaseOwner: configuration.owner, outcome: outcome, deviceID: job.deviceID, token: job.token))
+            }
+        }
+        guard job.deviceBelongsToRecipient else {
+            return finish(.skipped(reason: "device now signed in as another user"), "skipped")
+        }
+        guard let token = job.token else { return finish(.skipped(reason: "token cleared (logged out or pruned)"), "skipped") }
+        guard let provider = providers[job.platform] else {
+            return finish(.failed(reason: "no provider for \(job.platform)"), "failed")
+        }
+        let businessID = job.notification.businessID
+        if let reason = state.withLock({ $0.broken[Self.key(businessID, job.platform)] }) {
+            return finish(.wait(until: now.adding(configuration.brokenCredentialWait), reason: "credential broken: \(reason)"), "waiting")
+        }
+        let entry = job.notification
+        let push = OutgoingPush(
+            deliveryID: job.id, businessID: businessID, token: token, apnsID: job.apnsID,
+            content: PushContent(
+                notificationID: entry.id, title: entry.title, subtitle: entry.subtitle, body: entry.body, sound: entry.sound,
+                badge: entry.pushStyle == .background ? nil : job.badge, media: entry.media,
+                extras: entry.extras.objectValue ?? [], isBackground: entry.pushStyle == .background),
+            expiresAt: entry.createdAt.adding(configuration.expiration), attempt: job.attempts)
+        state.withLock { $0.inFlight += 1 }
+        inFlightGauge.add(1)
+        let started = ContinuousClock.now
+        provider.send(push) { [self] result in
+            record(job, result, elapsed: ContinuousClock.now - started)
+        }
+    }
+
+    private func record(_ job: ClaimedDelivery, _ result: PushResult, elapsed: Duration) {
+        let now = clock.now()
+        let outcome: DeliveryCompletion.Outcome
+        let label: String
+        switch result {
+        case .delivered(let messageID):
+            (outcome, label) = (.delivered(providerMessageID: messageID), "delivered")
+        case .retryable(let reason, let retryAfter):
+            if let delay = configuration.retry.delay(afterAttempt: job.attempts, retryAfter: retryAfter, random: random()) {
+                (outcome, label) = (.retry(at: now.adding(delay), reason: reason), "retried")
+            } else {
+                (outcome, label) = (.failed(reason: "gave up after \(job.attempts) attempts: \(reason)"), "failed")
+            }
+        case .unregistered(let reason, let since):
+            (outcome, label) = (.pruned(reason: reason, unregisteredAt: since), "pruned")
+        case .credentialRejected(let reason):
+            credentialBroken(businessID: job.notification.businessID, platform: job.platform, reason: reason, at: now)
+            (outcome, label) = (.wait(until: now.adding(configuration.brokenCredentialWait), reason: "credential broken: \(reason)"), "waiting")
+        case .notConfigured(let reason), .failed(let reason):
+            (outcome, label) = (.failed(reason: reason), "failed")
+        }
+        count(job.platform, label)
+        latency(job.platform).observe(elapsed)
+        if logger.isEnabled(.debug) {
+            logger.debug("push answered", [
+                "delivery.id": String(job.id), "notification.id": String(job.notification.id), "provider": job.platform.rawValue,
+                "outcome": label,
+            ])
+        }
+        let completion = DeliveryCompletion(id: job.id, leaseOwner: configuration.owner, outcome: outcome, deviceID: job.deviceID, token: job.token)
+        let shouldSignal = state.withLock { state -> Bool in
+            state.completions.append(completion)
+            state.inFlight -= 1
+            return state.completions.count >= 256 || state.inFlight < configuration.concurrency / 2 || state.stopping
+        }
+        inFlightGauge.add(-1)
+        if shouldSignal {
+            signal.lock()
+            signal.signal()
+            signal.unlock()
+        }
+    }
+
+    private func credentialBroken(businessID: Int64, platform: PushPlatform, reason: String, at now: Timestamp) {
+        let first = state.withLock { state -> Bool in
+            let key = Self.key(businessID, platform)
+            defer { state.broken[key] = reason }
+            return state.broken[key] == nil
+        }
+        guard first else { return }
+        logger.error("push credential refused; its deliveries wait until it is replaced", [
+            "business.id": String(businessID), "provider": platform.rawValue, "reason": reason,
+        ])
+        do {
+            try store.markCredential(businessID: businessID, platform: platform, brokenReason: reason, observedAt: now)
+        } catch {
+            logger.error("cannot mark credential broken", ["business.id": String(businessID), "error": "\(error)"])
+        }
+    }
+
+    private func flush() {
+        let batch = state.withLock { state -> [DeliveryCompletion] in
+            defer { state.completions.removeAll(keepingCapacity: true) }
+            return state.completions
+        }
+        guard !batch.isEmpty else { return }
+        do {
+            try store.completeDeliveries(batch, at: clock.now())
+        } catch {
+            // Keep them: a later flush writes them. If the process dies first, the leases run out and the jobs are resent.
+            logger.error("cannot record delivery outcomes; will retry", ["delivery.count": String(batch.count), "error": "\(error)"])
+            state.withLock { $0.completions.insert(contentsOf: batch, at: 0) }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    private let counters = Mutex<[String: Counter]>([:])
+    private let latencies = Mutex<[String: Histogram]>([:])
+
+    private func latency(_ platform: PushPlatform) -> Histogram {
+        if let histogram = latencies.withLock({ $0[platform.rawValue] }) { return histogram }
+        let histogram = metrics.histogram(
+            "herald_push_send_duration_seconds", help: "Time from handing a push to its provider to its answer.",
+            labels: ["provider": platform.rawValue])
+        latencies.withLock { $0[platform.rawValue] = histogram }
+        return histogram
+    }
+
+    private func count(_ platform: PushPlatform, _ outcome: String) {
+        let key = platform.rawValue + "/" + outcome
+        if let counter = counters.withLock({ $0[key] }) { return counter.increment() }
+        let counter = metrics.counter(
+            "herald_push_sends_total", help: "Delivery attempts by provider and outcome.",
+            labels: ["provider": platform.rawValue, "outcome": outcome])
+        counters.withLock { $0[key] = counter }
+        counter.increment()
+    }
+
+    private static func key(_ businessID: Int64, _ platform: PushPlatform) -> String { "\(businessID)/\(platform)" }
+}

@@ -1,2 +1,0 @@
-/// Placeholder until the HeraldDelivery target has its first type.
-enum HeraldDeliveryPlaceholder {}

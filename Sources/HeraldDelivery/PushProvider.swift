@@ -1,0 +1,65 @@
+import HeraldModel
+import HeraldStore
+
+/// Delivers pushes to one service (APNs, FCM, or a recording stand-in in tests).
+public protocol PushProvider: Sendable {
+    /// The platform this provider serves.
+    var platform: PushPlatform { get }
+    /// Sends `push`; calls `completion` exactly once, on any thread, quickly.
+    func send(_ push: OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void)
+    /// Forgets what it cached for `businessID` (tokens, keys) after its credential changed.
+    func credentialChanged(businessID: Int64)
+    /// Stops: fails queued sends and closes connections.
+    func shutdown()
+}
+
+/// One push to one device.
+public struct OutgoingPush: Sendable {
+    /// The delivery job.
+    public var deliveryID: Int64
+    /// The business whose credential signs it.
+    public var businessID: Int64
+    /// The device token.
+    public var token: String
+    /// The `apns-id`, stable across attempts.
+    public var apnsID: String
+    /// What it says.
+    public var content: PushContent
+    /// When Apple or Google may drop it if the device stays offline.
+    public var expiresAt: Timestamp?
+    /// Collapses pushes with the same id into the newest.
+    public var collapseID: String?
+    /// The attempt number (1 on the first try).
+    public var attempt: Int
+
+    /// A push.
+    public init(
+        deliveryID: Int64, businessID: Int64, token: String, apnsID: String, content: PushContent,
+        expiresAt: Timestamp? = nil, collapseID: String? = nil, attempt: Int = 1
+    ) {
+        self.deliveryID = deliveryID
+        self.businessID = businessID
+        self.token = token
+        self.apnsID = apnsID
+        self.content = content
+        self.expiresAt = expiresAt
+        self.collapseID = collapseID
+        self.attempt = attempt
+    }
+}
+
+/// What the service answered, reduced to what Herald does next.
+public enum PushResult: Sendable, Equatable {
+    /// Accepted; the service's id for it.
+    case delivered(messageID: String?)
+    /// Worth trying again (429, 500, 503, UNAVAILABLE, resets, GOAWAY, timeouts), after `retryAfter` if the service said.
+    case retryable(reason: String, retryAfter: Duration?)
+    /// The token is dead (410 Unregistered, BadDeviceToken, UNREGISTERED, …); `since` is Apple's 410 timestamp.
+    case unregistered(reason: String, since: Timestamp?)
+    /// The business's credential was refused (403 InvalidProviderToken, bad topic, OAuth refused): the jobs wait.
+    case credentialRejected(reason: String)
+    /// The business has no credential for this service.
+    case notConfigured(reason: String)
+    /// Never worth retrying (payload too large, other 4xx).
+    case failed(reason: String)
+}

@@ -1,0 +1,28 @@
+/// When to try a failed send again: exponential backoff with jitter, capped, honouring `Retry-After`.
+public struct RetryPolicy: Sendable {
+    /// Attempts before a retryable failure becomes final.
+    public var maxAttempts: Int
+    /// The delay after the first failure.
+    public var base: Duration
+    /// The longest delay.
+    public var cap: Duration
+
+    /// A policy.
+    public init(maxAttempts: Int = 8, base: Duration = .seconds(2), cap: Duration = .seconds(600)) {
+        self.maxAttempts = maxAttempts
+        self.base = base
+        self.cap = cap
+    }
+
+    /// The delay before attempt `attempt + 1`, or nil when `attempt` was the last.
+    /// `retryAfter` (the service's own word) wins over the computed delay when longer.
+    /// `random` is in 0..<1; the delay is drawn from the upper half of the backoff window ("equal jitter").
+    public func delay(afterAttempt attempt: Int, retryAfter: Duration?, random: Double) -> Duration? {
+        guard attempt < maxAttempts else { return nil }
+        let exponent = min(max(attempt - 1, 0), 30)
+        let window = min(base * (1 << exponent), cap)
+        let jittered = window * 0.5 + window * (0.5 * min(max(random, 0), 1))
+        if let retryAfter, retryAfter > jittered { return min(retryAfter, .seconds(3600)) }
+        return jittered
+    }
+}

@@ -1,0 +1,28 @@
+import HeraldCrypto
+import HeraldModel
+
+/// A business's Google service account, for FCM HTTP v1.
+public struct FCMCredential: Sendable {
+    /// The Firebase project (`/v1/projects/{project_id}/messages:send`).
+    public var projectID: String
+    /// The service account (the assertion's `iss`).
+    public var clientEmail: String
+    /// Google's OAuth2 token endpoint from the key file.
+    public var tokenURI: String
+    /// The key's id (the assertion's `kid`), when the file has one.
+    public var privateKeyID: String?
+    /// The RSA key.
+    public var key: RSAPrivateKey
+    /// When the credential was set.
+    public var version: Timestamp
+
+    /// A credential.
+    public init(projectID: String, clientEmail: String, tokenURI: String, privateKeyID: String?, key: RSAPrivateKey, version: Timestamp) {
+        self.projectID = projectID
+        self.clientEmail = clientEmail
+        self.tokenURI = tokenURI
+        self.privateKeyID = privateKeyID
+        self.key = key
+        self.version = version
+    }
+}

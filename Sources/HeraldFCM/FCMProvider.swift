@@ -1,0 +1,268 @@
+import HeraldCrypto
+import HeraldDelivery
+import HeraldHTTP
+import HeraldModel
+import HeraldObservability
+import HeraldStore
+import Synchronization
+
+/// Delivers to FCM HTTP v1: an OAuth2 access token from the service account (RS256 assertion to the key
+/// file's `token_uri`, cached until shortly before it expires, fetched once for all waiting sends), then
+/// `POST /v1/projects/{project_id}/messages:send`.
+public final class FCMProvider: PushProvider {
+    /// Settings.
+    public struct Configuration: Sendable {
+        /// Replaces `https://fcm.googleapis.com` (HERALD_FCM_URL).
+        public var baseURLOverride: String?
+        /// How long one request may take.
+        public var requestTimeout: Duration = .seconds(30)
+        /// Access tokens are renewed this long before they expire.
+        public var refreshMargin: Duration = .seconds(300)
+
+        /// Defaults.
+        public init(baseURLOverride: String? = nil) { self.baseURLOverride = baseURLOverride }
+    }
+
+    /// The OAuth2 scope FCM sends need.
+    public static let scope = "https://www.googleapis.com/auth/firebase.messaging"
+
+    private enum TokenState {
+        case none
+        case fetching(waiters: [@Sendable (Result<String, PushResult.Failure>) -> Void])
+        case ready(token: String, refreshAt: Timestamp)
+    }
+
+    private struct Entry {
+        var credential: FCMCredential
+        var token: TokenState = .none
+        var fetched = 0
+    }
+
+    public let platform = PushPlatform.fcm
+    private let client: HTTP2Client
+    private let loadCredential: @Sendable (Int64) throws -> FCMCredential?
+    private let clock: WallClock
+    private let configuration: Configuration
+    private let logger: Logger
+    private let entries = Mutex<[Int64: Entry]>([:])
+
+    /// A provider sending through `client`; `credential` loads (and opens) a business's service account.
+    public init(
+        client: HTTP2Client, credential: @escaping @Sendable (Int64) throws -> FCMCredential?, clock: WallClock,
+        configuration: Configuration = .init(), logger: Logger
+    ) {
+        self.client = client
+        self.loadCredential = credential
+        self.clock = clock
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Access tokens fetched so far for `businessID`.
+    public func tokensFetched(businessID: Int64) -> Int { entries.withLock { $0[businessID]?.fetched ?? 0 } }
+
+    public func credentialChanged(businessID: Int64) {
+        _ = entries.withLock { $0.removeValue(forKey: businessID) }
+    }
+
+    public func shutdown() { client.shutdown() }
+
+    public func send(_ push: OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) {
+        send(push, retriedAuthentication: false, completion: completion)
+    }
+
+    private func send(_ push: OutgoingPush, retriedAuthentication: Bool, completion: @escaping @Sendable (PushResult) -> Void) {
+        withAccessToken(push.businessID) { [self] result in
+            switch result {
+            case .failure(let failure):
+                completion(failure.result)
+            case .success(let token):
+                guard let credential = entries.withLock({ $0[push.businessID]?.credential }) else {
+                    return completion(.retryable(reason: "credential replaced while sending", retryAfter: nil))
+                }
+                let message = FCMPayload.message(token: push.token, content: push.content, collapseKey: push.collapseID)
+                let base = configuration.baseURLOverride ?? "https://fcm.googleapis.com"
+                let request = HTTPClientRequest(
+                    method: "POST",
+                    url: (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/v1/projects/\(credential.projectID)/messages:send",
+                    headers: [("authorization", "Bearer " + token), ("content-type", "application/json; charset=utf-8")],
+                    body: message.encoded, timeout: configuration.requestTimeout)
+                client.execute(request) { [self] result in
+                    switch result {
+                    case .failure(let error):
+                        completion(.retryable(reason: "transport: \(error.code)", retryAfter: nil))
+                    case .success(let response):
+                        let outcome = Self.interpret(response)
+                        if response.status == 401, !retriedAuthentication, case .credentialRejected = outcome {
+                            // The access token was refused (expired early, revoked): fetch a new one and resend once.
+                            invalidate(push.businessID, token: token)
+                            send(push, retriedAuthentication: true, completion: completion)
+                        } else {
+                            completion(outcome)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: - Access tokens
+
+    private func invalidate(_ businessID: Int64, token: String) {
+        entries.withLock { entries in
+            if case .ready(let current, _) = entries[businessID]?.token, current == token { entries[businessID]!.token = .none }
+        }
+    }
+
+    /// Calls `body` with a valid access token, fetching one (once for all concurrent callers) when needed.
+    private func withAccessToken(_ businessID: Int64, _ body: @escaping @Sendable (Result<String, PushResult.Failure>) -> Void) {
+        let now = clock.now()
+        enum Next {
+            case use(String)
+            case wait
+            case fetch(FCMCredential)
+            case fail(PushResult)
+        }
+        var loaded: FCMCredential?
+        if entries.withLock({ $0[businessID] == nil }) {
+            do {
+                guard let credential = try loadCredential(businessID) else {
+                    return body(.failure(.init(.notConfigured(reason: "business has no FCM service account"))))
+                }
+                loaded = credential
+            } catch {
+                return body(.failure(.init(.credentialRejected(reason: "cannot open the FCM service account"))))
+            }
+        }
+        let next = entries.withLock { entries -> Next in
+            if entries[businessID] == nil, let loaded { entries[businessID] = Entry(credential: loaded) }
+            guard var entry = entries[businessID] else { return .fail(.retryable(reason: "credential replaced", retryAfter: nil)) }
+            switch entry.token {
+            case .ready(let token, let refreshAt) where now < refreshAt:
+                return .use(token)
+            case .fetching(var waiters):
+                waiters.append(body)
+                entry.token = .fetching(waiters: waiters)
+                entries[businessID] = entry
+                return .wait
+            default:
+                entry.token = .fetching(waiters: [body])
+                entry.fetched += 1
+                entries[businessID] = entry
+                return .fetch(entry.credential)
+            }
+        }
+        switch next {
+        case .use(let token): body(.success(token))
+        case .wait: break
+        case .fail(let result): body(.failure(.init(result)))
+        case .fetch(let credential): fetchToken(businessID, credential)
+        }
+    }
+
+    private func fetchToken(_ businessID: Int64, _ credential: FCMCredential) {
+        let now = clock.now().seconds
+        let request: HTTPClientRequest
+        do {
+            var header: [(key: String, value: JSON)] = [("alg", "RS256"), ("typ", "JWT")]
+            if let keyID = credential.privateKeyID { header.append(("kid", .string(keyID))) }
+            let claims: JSON = [
+                "iss": .string(credential.clientEmail), "scope": .string(Self.scope), "aud": .string(credential.tokenURI),
+                "iat": .int(now), "exp": .int(now + 3600),
+            ]
+            let assertion = try JWT.signRS256(headerJSON: JSON.object(header).encodedString, claimsJSON: claims.encodedString, key: credential.key)
+            let form = "grant_type=" + QueryString.percentEncoded("urn:ietf:params:oauth:grant-type:jwt-bearer")
+                + "&assertion=" + assertion
+            request = HTTPClientRequest(
+                method: "POST", url: credential.tokenURI,
+                headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8),
+                timeout: configuration.requestTimeout)
+        } catch {
+            return finishFetch(businessID, .failure(.init(.credentialRejected(reason: "cannot sign the OAuth assertion with the service account key"))))
+        }
+        client.execute(request) { [self] result in
+            switch result {
+            case .failure(let error):
+                finishFetch(businessID, .failure(.init(.retryable(reason: "OAuth token endpoint: transport: \(error.code)", retryAfter: nil))))
+            case .success(let response):
+                let body = try? JSON.parse(response.body)
+                if response.status == 200, let token = body?["access_token"]?.stringValue, !token.isEmpty {
+                    let lifetime = body?["expires_in"]?.int64Value ?? 3600
+                    let margin = min(configuration.refreshMargin, .seconds(lifetime / 2))
+                    let refreshAt = clock.now().adding(.seconds(lifetime)).adding(.zero - margin)
+                    finishFetch(businessID, .success(token), refreshAt: refreshAt)
+                } else {
+                    let error = body?["error"]?.stringValue ?? "HTTP \(response.status)"
+                    let description = body?["error_description"]?.stringValue.map { ": " + $0 } ?? ""
+                    let reason = "OAuth token endpoint refused the service account: \(error)\(description)"
+                    if response.status >= 500 || response.status == 429 {
+                        finishFetch(businessID, .failure(.init(.retryable(reason: reason, retryAfter: response.retryAfter))))
+                    } else {
+                        finishFetch(businessID, .failure(.init(.credentialRejected(reason: reason))))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Hands the outcome of a fetch to every waiter.
+    private func finishFetch(_ businessID: Int64, _ result: Result<String, PushResult.Failure>, refreshAt: Timestamp? = nil) {
+        let waiters = entries.withLock { entries -> [@Sendable (Result<String, PushResult.Failure>) -> Void] in
+            guard var entry = entries[businessID] else { return [] }
+            var waiters: [@Sendable (Result<String, PushResult.Failure>) -> Void] = []
+            if case .fetching(let pending) = entry.token {
+                waiters = pending
+                entry.token = .none
+            }
+            if let refreshAt, case .success(let token) = result { entry.token = .ready(token: token, refreshAt: refreshAt) }
+            entries[businessID] = entry
+            return waiters
+        }
+        for waiter in waiters { waiter(result) }
+    }
+
+    // MARK: - Answers
+
+    /// What Google's answer means.
+    static func interpret(_ response: HTTPClientResponse) -> PushResult {
+        let body = try? JSON.parse(response.body)
+        if response.status == 200 { return .delivered(messageID: body?["name"]?.stringValue) }
+        let error = body?["error"]
+        let status = error?["status"]?.stringValue ?? "HTTP \(response.status)"
+        let message = error?["message"]?.stringValue ?? ""
+        var code = status
+        for detail in error?["details"]?.arrayValue ?? [] {
+            if let errorCode = detail["errorCode"]?.stringValue { code = errorCode }
+        }
+        let reason = message.isEmpty ? "\(response.status) \(code)" : "\(response.status) \(code): \(message)"
+        let retryAfter = response.retryAfter
+        switch code {
+        case "UNREGISTERED", "SENDER_ID_MISMATCH":
+            return .unregistered(reason: reason, since: nil)
+        case "INVALID_ARGUMENT":
+            let aboutToken = message.lowercased().contains("registration token")
+                || (error?["details"]?.arrayValue ?? []).contains { detail in
+                    (detail["fieldViolations"]?.arrayValue ?? []).contains { $0["field"]?.stringValue == "message.token" }
+                }
+            return aboutToken ? .unregistered(reason: reason, since: nil) : .failed(reason: reason)
+        case "QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL":
+            return .retryable(reason: reason, retryAfter: retryAfter)
+        case "THIRD_PARTY_AUTH_ERROR", "PERMISSION_DENIED", "UNAUTHENTICATED":
+            return .credentialRejected(reason: reason)
+        default:
+            if response.status == 401 || response.status == 403 { return .credentialRejected(reason: reason) }
+            if response.status == 429 || response.status >= 500 { return .retryable(reason: reason, retryAfter: retryAfter) }
+            return .failed(reason: reason)
+        }
+    }
+}
+
+extension PushResult {
+    /// A result carried as an error (for token fetches that end a send early).
+    public struct Failure: Error, Sendable {
+        /// The result to report.
+        public let result: PushResult
+        /// Wraps `result`.
+        public init(_ result: PushResult) { self.result = result }
+    }
+}

@@ -1,2 +1,0 @@
-/// Placeholder until the HeraldFCM target has its first type.
-enum HeraldFCMPlaceholder {}

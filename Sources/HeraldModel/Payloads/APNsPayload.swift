@@ -1,0 +1,69 @@
+/// The APNs payload of a push, as `seeds/000_*` shows it:
+/// `{"aps":{"alert":{"title","subtitle","body"},"sound":"default","badge":10},"f":0,"i":…,"n":…,"p":12,"t":"…","u":…}`,
+/// plus Braze's `"ab":{"att":{"url","type"}}` and `"mutable-content":1` for rich media, and
+/// `{"aps":{"content-available":1},"gc":…}` for a background push.
+public enum APNsPayload {
+    /// Apple's limit for a regular push payload, in bytes.
+    public static let maximumSize = 4096
+
+    /// Encodes `content`. Keys: `aps` first, then the event keys and `n` in alphabetical order, then `ab`.
+    public static func encode(_ content: PushContent) -> [UInt8] {
+        var writer = JSONWriter(capacity: 384)
+        writer.beginObject()
+        writer.key("aps")
+        writer.beginObject()
+        if content.isBackground {
+            writer.field("content-available", 1)
+        } else {
+            if content.title != nil || content.subtitle != nil || content.body != nil {
+                writer.key("alert")
+                writer.beginObject()
+                if let title = content.title { writer.field("title", title) }
+                if let subtitle = content.subtitle { writer.field("subtitle", subtitle) }
+                if let body = content.body { writer.field("body", body) }
+                writer.endObject()
+            }
+            if let sound = content.sound { writer.field("sound", sound) }
+            if let badge = content.badge { writer.field("badge", badge) }
+            if content.media != nil { writer.field("mutable-content", 1) }
+        }
+        writer.endObject()
+        var keys = content.extras.filter { !PushContent.reservedKeys.contains($0.key) }
+        if !content.isBackground { keys.append((key: "n", value: .int(content.notificationID))) }
+        for pair in keys.sorted(by: { $0.key < $1.key }) { writer.field(pair.key, pair.value) }
+        if let media = content.media, !content.isBackground {
+            writer.key("ab")
+            writer.beginObject()
+            writer.key("att")
+            writer.beginObject()
+            writer.field("url", media.url)
+            writer.field("type", media.type)
+            writer.endObject()
+            writer.endObject()
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// Decodes a payload (what the app receives in `userInfo`), or nil when it has no `aps` object.
+    public static func decode(_ payload: JSON) -> PushContent? {
+        guard let aps = payload["aps"], case .object = aps else { return nil }
+        let alert = aps["alert"]
+        var content = PushContent(notificationID: payload["n"]?.int64Value ?? 0)
+        if let text = alert?.stringValue {
+            content.body = text
+        } else {
+            content.title = alert?["title"]?.stringValue
+            content.subtitle = alert?["subtitle"]?.stringValue
+            content.body = alert?["body"]?.stringValue
+        }
+        content.sound = aps["sound"]?.stringValue
+        content.badge = aps["badge"]?.int64Value.map { Int($0) }
+        content.isBackground = aps["content-available"]?.int64Value == 1 && alert == nil
+        if let attachment = payload["ab"]?["att"], let url = attachment["url"]?.stringValue, let type = attachment["type"]?.stringValue {
+            content.media = MediaAttachment(url: url, type: type)
+        }
+        content.extras = (payload.objectValue ?? []).filter { !PushContent.reservedKeys.contains($0.key) }
+        return content
+    }
+}
