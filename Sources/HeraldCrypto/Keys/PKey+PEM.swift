@@ -79,8 +79,13 @@ extension PKey {
 }
 
 /// A password callback that refuses, so OpenSSL never prompts on the terminal for an encrypted key.
-private let refusePassword: @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?) ->
-    Int32 = { _, _, _, _ in -1 }
+private let refusePassword: PasswordCallback = { _, _, _, _ in -1 }
+
+/// OpenSSL's `pem_password_cb`.
+private typealias PasswordCallback =
+    @convention(c) (
+        UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?
+    ) -> Int32
 
 extension Substring {
     fileprivate func trimmingWhitespace() -> Substring {

@@ -30,7 +30,8 @@ extension PKey {
         guard let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
         var keyContext: OpaquePointer?
-        var valid = EVP_DigestVerifyInit_ex(context, &keyContext, "SHA256", nil, nil, pointer, nil) == 1
+        var valid =
+            EVP_DigestVerifyInit_ex(context, &keyContext, "SHA256", nil, nil, pointer, nil) == 1
             && usePKCS1Padding(keyContext)
         if valid {
             valid = signature.withNonNullBytes { signatureBytes in

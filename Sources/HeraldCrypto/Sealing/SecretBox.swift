@@ -78,9 +78,10 @@ public struct SecretBox: Sendable, CustomStringConvertible, CustomReflectable {
                 }
             }
             if ok, !plaintext.isEmpty {
-                ok = plaintext.withUnsafeBufferPointer {
-                    EVP_EncryptUpdate(context, ciphertext, &written, $0.baseAddress, Int32($0.count)) == 1
-                } && written == Int32(plaintext.count)
+                let status = plaintext.withUnsafeBufferPointer {
+                    EVP_EncryptUpdate(context, ciphertext, &written, $0.baseAddress, Int32($0.count))
+                }
+                ok = status == 1 && written == Int32(plaintext.count)
             }
             ok = ok && EVP_EncryptFinal_ex(context, tag, &written) == 1 && written == 0
             ok = ok && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_GET_TAG, Int32(Self.tagByteCount), tag) == 1
@@ -135,12 +136,13 @@ public struct SecretBox: Sendable, CustomStringConvertible, CustomReflectable {
             }
         }
         if ok, plaintextCount > 0 {
-            ok = EVP_DecryptUpdate(context, plaintext, &written, ciphertext, Int32(plaintextCount)) == 1
+            ok =
+                EVP_DecryptUpdate(context, plaintext, &written, ciphertext, Int32(plaintextCount)) == 1
                 && written == Int32(plaintextCount)
         }
         // The tag is only read, despite the mutable pointer in the ctrl signature.
-        ok = ok && EVP_CIPHER_CTX_ctrl(
-            context, EVP_CTRL_AEAD_SET_TAG, Int32(Self.tagByteCount), UnsafeMutableRawPointer(mutating: tag)) == 1
+        let tagBytes = UnsafeMutableRawPointer(mutating: tag)
+        ok = ok && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_SET_TAG, Int32(Self.tagByteCount), tagBytes) == 1
         var finalByte: UInt8 = 0
         ok = ok && EVP_DecryptFinal_ex(context, &finalByte, &written) == 1
         return ok

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Throughput measurements, run only when `HERALD_CRYPTO_BENCH` is set (use a release build:
 /// `swift test -c release --filter HeraldCryptoTests`), since timings in a shared debug build prove nothing.
@@ -20,16 +21,17 @@ enum Benchmark {
         return rate
     }
 
-    /// How much the resident set grows over `iterations` calls of `body`, after a warm-up of a tenth as many; prints
-    /// it. A leak of even one small OpenSSL object per call shows up as megabytes.
-    @discardableResult
-    static func residentGrowth(_ name: String, iterations: Int, _ body: () throws -> Void) rethrows -> Int {
+    /// Expects the resident set not to grow by 4 MiB or more over `iterations` calls of `body`, after a warm-up of a
+    /// tenth as many; prints the growth. A leak of even one small OpenSSL object per call shows up as megabytes.
+    static func expectNoLeak(
+        _ name: String, iterations: Int, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+    ) rethrows {
         for _ in 0..<max(1, iterations / 10) { try body() }
         let before = residentBytes()
         for _ in 0..<iterations { try body() }
         let growth = residentBytes() - before
         print("memory \(name): RSS growth over \(iterations) calls \(growth / 1024) KiB")
-        return growth
+        #expect(growth < 4 << 20, "\(name): RSS grew by \(growth / 1024) KiB", sourceLocation: sourceLocation)
     }
 
     /// Resident set size of this process in bytes (Linux; 0 elsewhere).
