@@ -1,0 +1,45 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A request accepted by ``HTTP2Client`` and not yet completed.
+struct PendingRequest: Sendable {
+    var request: HTTPClientRequest
+    /// Monotonic nanoseconds after which the request fails with `.timeout`; `UInt64.max` for none.
+    var deadline: UInt64
+    var cancellation: RequestCancellation?
+    var completion: @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void
+}
+
+/// Links an awaiting task to its request so that cancelling the task cancels the transfer.
+final class RequestCancellation: @unchecked Sendable {
+    /// Set from any thread when the task is cancelled.
+    let isCancelled = Atomic<Bool>(false)
+    /// The transfer running the request. Read and written on the event-loop thread only (hence
+    /// `@unchecked`); cleared when the request completes so a late cancellation finds nothing.
+    var transfer: CurlTransfer?
+}
+
+/// Monotonic time for request deadlines, in the same clock curl times its transfers with.
+enum MonotonicTime {
+    /// Nanoseconds since an arbitrary fixed point.
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
+    /// Nanoseconds in `duration`, at least 0 and at most about 126 years.
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
+        guard duration > .zero else { return 0 }
+        let (seconds, attoseconds) = duration.components
+        guard seconds < 4_000_000_000 else { return 4_000_000_000 * 1_000_000_000 }
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,304 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Peers for the HTTP2Client tests: a throwaway PKI made with the openssl CLI, nginx serving HTTP/2 over
+/// TLS, and a Python plain HTTP/1.1 server that can sleep and echo. Each lives in its own temp directory.
+enum TestPeers {
+    static let nginx = executable("nginx", in: ["/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"])
+    static let openssl = executable("openssl", in: ["/usr/bin", "/usr/local/bin"])
+    static let python = executable("python3", in: ["/usr/bin", "/usr/local/bin"])
+
+    static let hasNginx = nginx != nil && openssl != nil
+    static let hasPython = python != nil
+    static let missingNginx =
+        "nginx or openssl not installed (apt-get install nginx-light openssl; .ci/run installs them)"
+    static let missingPython = "python3 not installed"
+
+    private static func executable(_ name: String, in directories: [String]) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":").map(String.init) ?? []
+        return (directories + path).map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
+
+struct TestSupportError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// A fresh temp directory, removed by `remove()`.
+struct TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "herald-h2client-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Runs a command to completion; throws with its output if it fails.
+@discardableResult
+func runCommand(_ executable: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let text = String(decoding: data, as: UTF8.self)
+    guard process.terminationStatus == 0 else {
+        throw TestSupportError(description: "\(executable) \(arguments.joined(separator: " ")) failed: \(text)")
+    }
+    return text
+}
+
+/// A test CA and a server certificate it signed, for `localhost` and `127.0.0.1`.
+struct TestPKI {
+    let caFile: String
+    let certificateFile: String
+    let keyFile: String
+
+    init(in directory: String, name: String) throws {
+        guard let openssl = TestPeers.openssl else { throw TestSupportError(description: TestPeers.missingNginx) }
+        let base = "\(directory)/\(name)"
+        caFile = "\(base)-ca.pem"
+        certificateFile = "\(base)-server.pem"
+        keyFile = "\(base)-server.key"
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try runCommand(
+            openssl,
+            ["req", "-x509"] + ec + [
+                "-keyout", "\(base)-ca.key", "-out", caFile, "-days", "2", "-subj", "/CN=Herald \(name) test CA",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+            ])
+        try runCommand(
+            openssl, ["req"] + ec + ["-keyout", keyFile, "-out", "\(base)-server.csr", "-subj", "/CN=localhost"])
+        let extensions = "\(base)-ext.cnf"
+        try "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
+            .write(toFile: extensions, atomically: true, encoding: .utf8)
+        try runCommand(
+            openssl,
+            [
+                "x509", "-req", "-in", "\(base)-server.csr", "-CA", caFile, "-CAkey", "\(base)-ca.key",
+                "-CAcreateserial", "-out", certificateFile, "-days", "2", "-extfile", extensions,
+            ])
+    }
+}
+
+/// A port nothing listens on right now (bound to port 0, then released).
+func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestSupportError(description: "socket() failed") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+            bind(fd, socketAddress, length) == 0 && getsockname(fd, socketAddress, &length) == 0
+        }
+    }
+    guard bound else { throw TestSupportError(description: "bind() failed") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// Whether something accepts TCP connections on 127.0.0.1:`port`.
+func isListening(_ port: Int) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    return withUnsafePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+        }
+    }
+}
+
+/// A running peer process, stopped by `stop()`.
+final class PeerProcess: @unchecked Sendable {
+    let process = Process()
+    let directory: TemporaryDirectory
+
+    init(directory: TemporaryDirectory) { self.directory = directory }
+
+    /// Kills the process with SIGKILL: children of a test process may inherit a signal mask that blocks
+    /// SIGTERM, and then `terminate()` would leave `waitUntilExit()` waiting forever.
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        directory.remove()
+    }
+
+    func waitUntilListening(_ port: Int) throws {
+        for _ in 0..<200 {
+            if isListening(port) { return }
+            guard process.isRunning else { break }
+            usleep(25_000)
+        }
+        throw TestSupportError(description: "peer did not start listening on port \(port)")
+    }
+}
+
+/// nginx serving HTTP/2 over TLS on one port per certificate, every port with the same locations:
+/// `/` answers 200 `{"ok":true}` with `apns-id`, `x-connection` (nginx's connection serial) and
+/// `x-protocol`; `/bad` answers 400 `{"reason":"BadDeviceToken"}`.
+struct NginxServer {
+    let ports: [Int]
+    let peer: PeerProcess
+
+    var port: Int { ports[0] }
+
+    /// `keepaliveRequests`: requests per connection before nginx sends GOAWAY.
+    init(pkis: [TestPKI], directory: TemporaryDirectory, keepaliveRequests: Int = 1_000_000) throws {
+        guard let nginx = TestPeers.nginx else { throw TestSupportError(description: TestPeers.missingNginx) }
+        let dir = directory.path
+        var ports: [Int] = []
+        var servers = ""
+        for pki in pkis {
+            let port = try freePort()
+            ports.append(port)
+            servers += """
+                    server {
+                        listen 127.0.0.1:\(port) ssl http2;
+                        ssl_certificate \(pki.certificateFile);
+                        ssl_certificate_key \(pki.keyFile);
+                        http2_max_concurrent_streams 1000;
+                        keepalive_requests \(keepaliveRequests);
+                        location / {
+                            add_header apns-id "7C7B3A9E-2D1F-4F6B-9A55-6D2C1E0B8F11" always;
+                            add_header x-connection $connection always;
+                            add_header x-protocol $server_protocol always;
+                            return 200 '{"ok":true}';
+                        }
+                        location /bad { return 400 '{"reason":"BadDeviceToken"}'; }
+                    }
+
+                """
+        }
+        let config = """
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            error_log stderr warn;
+            pid \(dir)/nginx.pid;
+            events { worker_connections 1024; }
+            http {
+                access_log off;
+                default_type application/json;
+                client_body_temp_path \(dir)/tmp;
+                proxy_temp_path \(dir)/tmp;
+                fastcgi_temp_path \(dir)/tmp;
+                uwsgi_temp_path \(dir)/tmp;
+                scgi_temp_path \(dir)/tmp;
+            \(servers)
+            }
+
+            """
+        try FileManager.default.createDirectory(atPath: "\(dir)/tmp", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: "\(dir)/logs", withIntermediateDirectories: true)
+        try config.write(toFile: "\(dir)/nginx.conf", atomically: true, encoding: .utf8)
+        peer = PeerProcess(directory: directory)
+        peer.process.executableURL = URL(fileURLWithPath: nginx)
+        peer.process.arguments = ["-p", dir, "-c", "\(dir)/nginx.conf", "-e", "stderr"]
+        peer.process.standardOutput = FileHandle.nullDevice
+        peer.process.standardError = FileHandle.nullDevice
+        try peer.process.run()
+        self.ports = ports
+        for port in ports { try peer.waitUntilListening(port) }
+    }
+
+    func stop() { peer.stop() }
+}
+
+/// A plain HTTP/1.1 server in Python: `/sleep?ms=N` answers 200 after N ms; `/echo` answers 200 with the
+/// request body and `x-echo-<name>` response headers repeating `expect`, `content-type`, `content-length`
+/// and `x-custom`, plus a `Mixed-Case` header.
+struct PlainHTTPServer {
+    let port: Int
+    let peer: PeerProcess
+
+    private static let script = #"""
+        import sys, time
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            def log_message(self, *args): pass
+            def respond(self):
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length) if length else b""
+                if self.path.startswith("/sleep"):
+                    time.sleep(int(self.path.split("ms=")[1]) / 1000.0)
+                    body = b"slept"
+                self.send_response(200)
+                for name in ("expect", "content-type", "content-length", "x-custom"):
+                    self.send_header("x-echo-" + name, self.headers.get(name, "-"))
+                self.send_header("Mixed-Case", "Value")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            do_GET = do_POST = do_PUT = do_DELETE = respond
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        print(server.server_address[1], flush=True)
+        server.serve_forever()
+        """#
+
+    init(directory: TemporaryDirectory) throws {
+        guard let python = TestPeers.python else { throw TestSupportError(description: TestPeers.missingPython) }
+        let scriptFile = "\(directory.path)/server.py"
+        try Self.script.write(toFile: scriptFile, atomically: true, encoding: .utf8)
+        peer = PeerProcess(directory: directory)
+        peer.process.executableURL = URL(fileURLWithPath: python)
+        peer.process.arguments = [scriptFile]
+        let output = Pipe()
+        peer.process.standardOutput = output
+        peer.process.standardError = FileHandle.nullDevice  // tracebacks for clients that hung up
+        try peer.process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
+            peer.stop()
+            throw TestSupportError(description: "python server did not report its port")
+        }
+        self.port = port
+        try peer.waitUntilListening(port)
+    }
+
+    func stop() { peer.stop() }
+}
+
+/// Results gathered from completion handlers running on the client's thread.
+final class Collector<Element: Sendable>: Sendable {
+    private let items = Mutex<[Element]>([])
+
+    /// Appends `item`; returns how many there are now.
+    @discardableResult
+    func append(_ item: Element) -> Int {
+        items.withLock { items in
+            items.append(item)
+            return items.count
+        }
+    }
+
+    var values: [Element] { items.withLock { $0 } }
+}

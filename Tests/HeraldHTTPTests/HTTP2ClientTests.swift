@@ -1,0 +1,338 @@
+import Foundation
+import HeraldHTTP
+import Testing
+
+/// Live tests of HTTP2Client against local peers: nginx (HTTP/2 over TLS, test CAs made per test) and a
+/// Python plain HTTP/1.1 server.
+@Suite("HTTP2Client against local servers", .serialized)
+struct HTTP2ClientTests {
+    // MARK: TLS and trust
+
+    @Test(
+        "HTTP/2 over TLS verifies against the extra CA and the system bundle at once",
+        .enabled(if: TestPeers.hasNginx, Comment(rawValue: TestPeers.missingNginx)))
+    func trustsExtraAndSystemCAs() async throws {
+        let directory = try TemporaryDirectory()
+        let system = try TestPKI(in: directory.path, name: "system")
+        let extra = try TestPKI(in: directory.path, name: "extra")
+        let server = try NginxServer(pkis: [system, extra], directory: directory)
+        defer { server.stop() }
+        // The "system" bundle here is a file of the test's own, so both halves of the combined trust are
+        // observable; the next test covers the real system bundle.
+        let client = try HTTP2Client(
+            configuration: .init(extraCAFile: extra.caFile, systemCAFile: system.caFile))
+        defer { client.shutdown() }
+
+        for port in server.ports {
+            let response = try await client.execute(HTTPClientRequest(url: "https://localhost:\(port)/"))
+            #expect(response.status == 200)
+            #expect(response.header("x-protocol") == "HTTP/2.0")
+        }
+    }
+
+    @Test(
+        "the extra CA is trusted alongside the real system bundle",
+        .enabled(if: TestPeers.hasNginx, Comment(rawValue: TestPeers.missingNginx)))
+    func trustsExtraCAWithDefaultSystemBundle() async throws {
+        let directory = try TemporaryDirectory()
+        let pki = try TestPKI(in: directory.path, name: "extra")
+        let server = try NginxServer(pkis: [pki], directory: directory)
+        defer { server.stop() }
+        let client = try HTTP2Client(configuration: .init(extraCAFile: pki.caFile))
+        defer { client.shutdown() }
+
+        let response = try await client.execute(HTTPClientRequest(url: "https://127.0.0.1:\(server.port)/"))
+        #expect(response.status == 200)
+    }
+
+    @Test(
+        "without the extra CA the server's certificate fails with .tls",
+        .enabled(if: TestPeers.hasNginx, Comment(rawValue: TestPeers.missingNginx)))
+    func untrustedCertificateFailsWithTLS() async throws {
+        let directory = try TemporaryDirectory()
+        let pki = try TestPKI(in: directory.path, name: "server")
+        let unrelated = try TestPKI(in: directory.path, name: "unrelated")
+        let server = try NginxServer(pkis: [pki], directory: directory)
+        defer { server.stop() }
+
+        for configuration in [HTTP2Client.Configuration(), .init(extraCAFile: unrelated.caFile)] {
+            let client = try HTTP2Client(configuration: configuration)
+            defer { client.shutdown() }
+            let error = await #expect(throws: HTTPClientError.self) {
+                try await client.execute(HTTPClientRequest(url: "https://localhost:\(server.port)/"))
+            }
+            #expect(error?.code == .tls, "\(String(describing: error))")
+        }
+    }
+
+    @Test("an unreadable extra CA file fails at init")
+    func unreadableExtraCAFileThrows() {
+        #expect(throws: HTTPClientError.self) {
+            _ = try HTTP2Client(configuration: .init(extraCAFile: "/nonexistent/herald-ca.pem"))
+        }
+    }
+
+    // MARK: Multiplexing and reuse
+
+    @Test(
+        "500 concurrent requests share one or two HTTP/2 connections",
+        .enabled(if: TestPeers.hasNginx, Comment(rawValue: TestPeers.missingNginx)))
+    func concurrentRequestsMultiplexOnFewConnections() async throws {
+        let directory = try TemporaryDirectory()
+        let pki = try TestPKI(in: directory.path, name: "server")
+        let server = try NginxServer(pkis: [pki], directory: directory)
+        defer { server.stop() }
+        let client = try HTTP2Client(configuration: .init(extraCAFile: pki.caFile, maxConnectionsPerHost: 4))
+        defer { client.shutdown() }
+
+        // Issue all 500 before any completes (the completion-handler API queues without waiting).
+        let results = Collector<Result<HTTPClientResponse, HTTPClientError>>()
+        let body = Array(#"{"aps":{"alert":"hello"}}"#.utf8)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            for index in 0..<500 {
+                let request = HTTPClientRequest(
+                    method: "POST", url: "https://127.0.0.1:\(server.port)/3/device/\(index)",
+                    headers: [("apns-topic", "com.example.app")], body: body)
+                client.execute(request) { result in
+                    if results.append(result) == 500 { done.resume() }
+                }
+            }
+        }
+
+        let responses = results.values.compactMap { try? $0.get() }
+        #expect(responses.count == 500)
+        #expect(responses.allSatisfy { $0.status == 200 && $0.header("x-protocol") == "HTTP/2.0" })
+        let connections = Set(responses.compactMap { $0.header("x-connection") })
+        #expect((1...2).contains(connections.count), "nginx saw connections \(connections.sorted())")
+        #expect((1...2).contains(client.connectionsOpened), "opened \(client.connectionsOpened)")
+
+        // Later requests reuse the open connection.
+        let before = client.connectionsOpened
+        for _ in 0..<5 {
+            let response = try await client.execute(HTTPClientRequest(url: "https://127.0.0.1:\(server.port)/"))
+            #expect(response.status == 200)
+        }
+        #expect(client.connectionsOpened == before)
+    }
+
+    @Test(
+        "connections the server retires with GOAWAY are replaced without failing requests",
+        .enabled(if: TestPeers.hasNginx, Comment(rawValue: TestPeers.missingNginx)))
+    func goawayIsTransparent() async throws {
+        let directory = try TemporaryDirectory()
+        let pki = try TestPKI(in: directory.path, name: "server")
+        let server = try NginxServer(pkis: [pki], directory: directory, keepaliveRequests: 50)
+        defer { server.stop() }
+        let client = try HTTP2Client(configuration: .init(extraCAFile: pki.caFile))
+        defer { client.shutdown() }
+
+        let results = Collector<Result<HTTPClientResponse, HTTPClientError>>()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            for _ in 0..<500 {
+                let request = HTTPClientRequest(method: "POST", url: "https://127.0.0.1:\(server.port)/", body: [0x31])
+                client.execute(request) {
+                    if results.append($0) == 500 { done.resume() }
+                }
+            }
+        }
+        let failures = results.values.compactMap { result -> HTTPClientError? in
+            guard case .failure(let error) = result else { return nil }
+            return error
+        }
+        // curl retries streams refused by GOAWAY on a new connection; anything else must be retryable.
+        #expect(failures.allSatisfy { $0.code == .connectionReset }, "\(failures.prefix(3))")
+        #expect(failures.count <= 5, "\(failures.count) failed")
+        #expect(client.connectionsOpened >= 10)
+    }
+
+    // MARK: Responses
+
+    @Test(
+        "status, lowercased headers and body come back",
+        .enabled(if: TestPeers.hasNginx, Comment(rawValue: TestPeers.missingNginx)))
+    func responseHeadersAndBody() async throws {
+        let directory = try TemporaryDirectory()
+        let pki = try TestPKI(in: directory.path, name: "server")
+        let server = try NginxServer(pkis: [pki], directory: directory)
+        defer { server.stop() }
+        let client = try HTTP2Client(configuration: .init(extraCAFile: pki.caFile))
+        defer { client.shutdown() }
+
+        let ok = try await client.execute(
+            HTTPClientRequest(method: "POST", url: "https://localhost:\(server.port)/3/device/abc", body: [0x7B, 0x7D]))
+        #expect(ok.status == 200)
+        #expect(ok.header("apns-id") == "7C7B3A9E-2D1F-4F6B-9A55-6D2C1E0B8F11")
+        #expect(ok.header("APNS-ID") == "7C7B3A9E-2D1F-4F6B-9A55-6D2C1E0B8F11")
+        #expect(ok.header("content-type") == "application/json")
+        #expect(ok.headers.allSatisfy { $0.name == $0.name.lowercased() })
+        #expect(String(decoding: ok.body, as: UTF8.self) == #"{"ok":true}"#)
+
+        let bad = try await client.execute(
+            HTTPClientRequest(method: "POST", url: "https://localhost:\(server.port)/bad"))
+        #expect(bad.status == 400)
+        #expect(String(decoding: bad.body, as: UTF8.self) == #"{"reason":"BadDeviceToken"}"#)
+    }
+
+    @Test(
+        "plain http:// works over HTTP/1.1: body uploaded, no Expect, no default content-type, names lowercased",
+        .enabled(if: TestPeers.hasPython, Comment(rawValue: TestPeers.missingPython)))
+    func plainHTTPUploadAndHeaders() async throws {
+        let server = try PlainHTTPServer(directory: try TemporaryDirectory())
+        defer { server.stop() }
+        let client = try HTTP2Client()
+        defer { client.shutdown() }
+
+        let json = (0..<6000).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+        let echoed = try await client.execute(
+            HTTPClientRequest(
+                method: "POST", url: "http://127.0.0.1:\(server.port)/echo", headers: [("X-Custom", "1")],
+                body: json))
+        #expect(echoed.status == 200)
+        #expect(echoed.body == json)
+        #expect(echoed.header("x-echo-expect") == "-")
+        #expect(echoed.header("x-echo-content-type") == "-")
+        #expect(echoed.header("x-echo-content-length") == "6000")
+        #expect(echoed.header("x-echo-x-custom") == "1")
+        #expect(echoed.header("mixed-case") == "Value")
+        #expect(echoed.headers.contains { $0.name == "mixed-case" })
+
+        let form = Array("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=x.y.z".utf8)
+        let token = try await client.execute(
+            HTTPClientRequest(
+                method: "POST", url: "http://127.0.0.1:\(server.port)/echo",
+                headers: [("content-type", "application/x-www-form-urlencoded")], body: form))
+        #expect(token.body == form)
+        #expect(token.header("x-echo-content-type") == "application/x-www-form-urlencoded")
+
+        for method in ["GET", "PUT", "DELETE"] {
+            let response = try await client.execute(
+                HTTPClientRequest(method: method, url: "http://127.0.0.1:\(server.port)/echo"))
+            #expect(response.status == 200, "\(method)")
+        }
+    }
+
+    // MARK: Failures
+
+    @Test(
+        "a request slower than its timeout fails with .timeout",
+        .enabled(if: TestPeers.hasPython, Comment(rawValue: TestPeers.missingPython)))
+    func timeout() async throws {
+        let server = try PlainHTTPServer(directory: try TemporaryDirectory())
+        defer { server.stop() }
+        let client = try HTTP2Client()
+        defer { client.shutdown() }
+
+        let started = ContinuousClock.now
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.execute(
+                HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/sleep?ms=5000", timeout: .milliseconds(300)))
+        }
+        #expect(error?.code == .timeout, "\(String(describing: error))")
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(3), "\(elapsed)")
+    }
+
+    @Test("a refused connection fails with .connectionFailed")
+    func connectionRefused() async throws {
+        let client = try HTTP2Client()
+        defer { client.shutdown() }
+        let port = try freePort()
+        for scheme in ["http", "https"] {
+            let error = await #expect(throws: HTTPClientError.self) {
+                try await client.execute(HTTPClientRequest(url: "\(scheme)://127.0.0.1:\(port)/"))
+            }
+            #expect(error?.code == .connectionFailed, "\(String(describing: error))")
+        }
+    }
+
+    @Test("invalid requests fail at once with .invalidRequest, without echoing header values")
+    func invalidRequests() async throws {
+        let client = try HTTP2Client()
+        defer { client.shutdown() }
+        let secret = "bearer secret-token"
+        let requests = [
+            HTTPClientRequest(url: "http://127.0.0.1:1/", headers: [("authorization", secret + "\r\nx-injected: 1")]),
+            HTTPClientRequest(url: "http://127.0.0.1:1/", headers: [("bad name", "v")]),
+            HTTPClientRequest(method: "GE T", url: "http://127.0.0.1:1/"),
+            HTTPClientRequest(url: "ftp://127.0.0.1:1/file"),
+            HTTPClientRequest(url: "not a url"),
+        ]
+        for request in requests {
+            let error = await #expect(throws: HTTPClientError.self) { try await client.execute(request) }
+            #expect(error?.code == .invalidRequest, "\(String(describing: error))")
+            #expect(error?.description.contains("secret") == false)
+        }
+    }
+
+    @Test(
+        "shutdown fails in-flight and queued requests with .cancelled and returns",
+        .enabled(if: TestPeers.hasPython, Comment(rawValue: TestPeers.missingPython)))
+    func shutdownCancelsInFlight() async throws {
+        let server = try PlainHTTPServer(directory: try TemporaryDirectory())
+        defer { server.stop() }
+        // HTTP/1.1, two connections: two requests in flight, the rest waiting inside curl for a connection.
+        let client = try HTTP2Client(configuration: .init(maxConnectionsPerHost: 2))
+        let results = Collector<HTTPClientError.Code?>()
+        for _ in 0..<10 {
+            client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/sleep?ms=10000")) { result in
+                results.append(result.failureCode)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(results.values.isEmpty)
+
+        let started = ContinuousClock.now
+        client.shutdown()
+        #expect(ContinuousClock.now - started < .seconds(2))
+        let codes = results.values
+        #expect(codes.count == 10)
+        #expect(codes.allSatisfy { $0 == .cancelled }, "\(codes)")
+
+        client.shutdown()  // idempotent
+        let late = await #expect(throws: HTTPClientError.self) {
+            try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/echo"))
+        }
+        #expect(late?.code == .cancelled)
+    }
+
+    @Test(
+        "cancelling the awaiting task cancels the request",
+        .enabled(if: TestPeers.hasPython, Comment(rawValue: TestPeers.missingPython)))
+    func taskCancellation() async throws {
+        let server = try PlainHTTPServer(directory: try TemporaryDirectory())
+        defer { server.stop() }
+        let client = try HTTP2Client()
+        defer { client.shutdown() }
+
+        let task = Task {
+            try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/sleep?ms=10000"))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let started = ContinuousClock.now
+        task.cancel()
+        let result = await task.result
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(result.failureCode == .cancelled, "\(result)")
+
+        // The client still works afterwards.
+        let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/echo"))
+        #expect(response.status == 200)
+    }
+
+    @Test("more than maxPendingRequests fails with .overloaded")
+    func overloaded() async throws {
+        let client = try HTTP2Client(configuration: .init(maxPendingRequests: 0))
+        defer { client.shutdown() }
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:1/"))
+        }
+        #expect(error?.code == .overloaded)
+    }
+}
+
+extension Result {
+    fileprivate var failureCode: HTTPClientError.Code? {
+        guard case .failure(let error) = self else { return nil }
+        return (error as? HTTPClientError)?.code
+    }
+}
