@@ -11,6 +11,10 @@ import Synchronization
 /// One JWT per credential is reused across every request and connection (see `APNsTokenCache`);
 /// `apns-id` is the delivery's own, so a retried send is recognisable; payloads over 4096 bytes are refused
 /// before anything is sent.
+///
+/// Apple binds a connection to the key of its first request (another key on it is refused with
+/// `UnrelatedKeyIdInToken`), so each credential gets its own HTTP/2 client and connections, and a replaced
+/// credential starts on new ones.
 public final class APNsProvider: PushProvider {
     /// Settings.
     public struct Configuration: Sendable {
@@ -25,23 +29,25 @@ public final class APNsProvider: PushProvider {
 
     private struct Entry {
         var credential: APNsCredential
+        var client: HTTP2Client
         var tokens = APNsTokenCache()
     }
 
     public let platform = PushPlatform.apns
-    private let client: HTTP2Client
+    private let makeClient: @Sendable () throws -> HTTP2Client
     private let loadCredential: @Sendable (Int64) throws -> APNsCredential?
     private let clock: WallClock
     private let configuration: Configuration
     private let logger: Logger
     private let entries = Mutex<[Int64: Entry]>([:])
 
-    /// A provider sending through `client`; `credential` loads (and opens) a business's credential.
+    /// A provider sending through clients made by `makeClient` (one per credential); `credential` loads (and
+    /// opens) a business's credential.
     public init(
-        client: HTTP2Client, credential: @escaping @Sendable (Int64) throws -> APNsCredential?, clock: WallClock,
+        makeClient: @escaping @Sendable () throws -> HTTP2Client, credential: @escaping @Sendable (Int64) throws -> APNsCredential?, clock: WallClock,
         configuration: Configuration = .init(), logger: Logger
     ) {
-        self.client = client
+        self.makeClient = makeClient
         self.loadCredential = credential
         self.clock = clock
         self.configuration = configuration
@@ -52,29 +58,46 @@ public final class APNsProvider: PushProvider {
     public func tokensSigned(businessID: Int64) -> Int { entries.withLock { $0[businessID]?.tokens.signed ?? 0 } }
 
     public func credentialChanged(businessID: Int64) {
-        _ = entries.withLock { $0.removeValue(forKey: businessID) }
+        // In-flight sends on the old connections fail and are retried on new ones.
+        entries.withLock { $0.removeValue(forKey: businessID) }?.client.shutdown()
     }
 
-    public func shutdown() { client.shutdown() }
+    public func shutdown() {
+        let clients = entries.withLock { entries in
+            defer { entries.removeAll() }
+            return entries.values.map(\.client)
+        }
+        for client in clients { client.shutdown() }
+    }
 
-    /// The credential and current provider token for `businessID`.
-    private func authorization(_ businessID: Int64) throws -> (APNsCredential, String)? {
+    /// The credential, its client and the current provider token for `businessID`.
+    private func authorization(_ businessID: Int64) throws -> (APNsCredential, HTTP2Client, String)? {
         let now = clock.now().seconds
-        if let cached = try entries.withLock({ entries -> (APNsCredential, String)? in
+        if let cached = try entries.withLock({ entries -> (APNsCredential, HTTP2Client, String)? in
             guard var entry = entries[businessID] else { return nil }
             let token = try entry.tokens.current(for: entry.credential, now: now)
             entries[businessID] = entry
-            return (entry.credential, token)
+            return (entry.credential, entry.client, token)
         }) {
             return cached
         }
         guard let credential = try loadCredential(businessID) else { return nil }
-        return try entries.withLock { entries in
-            var entry = entries[businessID] ?? Entry(credential: credential)
+        let client = try makeClient()
+        var unused: HTTP2Client?
+        let result = try entries.withLock { entries -> (APNsCredential, HTTP2Client, String) in
+            var entry: Entry
+            if let existing = entries[businessID] {  // another thread got there first
+                entry = existing
+                unused = client
+            } else {
+                entry = Entry(credential: credential, client: client)
+            }
             let token = try entry.tokens.current(for: entry.credential, now: now)
             entries[businessID] = entry
-            return (entry.credential, token)
+            return (entry.credential, entry.client, token)
         }
+        unused?.shutdown()
+        return result
     }
 
     public func send(_ push: OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) {
@@ -87,12 +110,13 @@ public final class APNsProvider: PushProvider {
 
     private func send(_ push: OutgoingPush, payload: [UInt8], refreshedToken: Bool, completion: @escaping @Sendable (PushResult) -> Void) {
         let credential: APNsCredential
+        let client: HTTP2Client
         let token: String
         do {
             guard let found = try authorization(push.businessID) else {
                 return completion(.notConfigured(reason: "business has no APNs credentials"))
             }
-            (credential, token) = found
+            (credential, client, token) = found
         } catch {
             return completion(.credentialRejected(reason: "cannot sign a provider token with the .p8 key"))
         }

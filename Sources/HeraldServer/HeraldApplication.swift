@@ -60,7 +60,8 @@ public final class HeraldApplication: @unchecked Sendable {
             fcmConfiguration.requestTimeout = options.requestTimeout
             providers = [
                 APNsProvider(
-                    client: try HTTP2Client(configuration: clientConfiguration), credential: loader.apns, clock: clock,
+                    makeClient: { [clientConfiguration] in try HTTP2Client(configuration: clientConfiguration) },
+                    credential: loader.apns, clock: clock,
                     configuration: apnsConfiguration, logger: deliveryLogger.labeled("herald.apns")),
                 FCMProvider(
                     client: try HTTP2Client(configuration: clientConfiguration), credential: loader.fcm, clock: clock,

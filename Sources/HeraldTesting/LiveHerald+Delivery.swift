@@ -1,0 +1,91 @@
+import Foundation
+import HeraldCrypto
+import HeraldModel
+import HeraldServer
+import HeraldStore
+
+extension HeraldConfiguration {
+    /// Points delivery at `standIn` (its APNs and FCM URLs, trusting its CA), with retries fast enough for tests.
+    public mutating func deliver(to standIn: StandIn) {
+        apnsURL = standIn.apnsURL
+        fcmURL = standIn.fcmURL
+        caFile = standIn.caFile
+        delivery.retryBase = .milliseconds(50)
+        delivery.retryCap = .seconds(2)
+        delivery.requestTimeout = .seconds(10)
+    }
+}
+
+extension LiveHerald {
+    /// APNs test credentials: the key the stand-in knows and the ids that go with it.
+    public struct APNsKeys: Sendable {
+        /// The .p8 key.
+        public let key: P256PrivateKey
+        /// Its id.
+        public let keyID: String
+        /// The team.
+        public let teamID: String
+        /// The app's bundle id.
+        public let topic: String
+    }
+
+    /// Makes an APNs key, registers it with `standIn` and sets it on `business` through the admin API.
+    @discardableResult
+    public func configureAPNs(_ business: BusinessKeys, standIn: StandIn, keyID: String = "KEY1234567", teamID: String = "TEAM123456",
+        topic: String = "com.example.loyalty") throws -> APNsKeys
+    {
+        let key = P256PrivateKey.generate()
+        try standIn.registerAPNsKey(keyID: keyID, teamID: teamID, topic: topic, key: key)
+        let response = try admin("PUT", "/api/admin/businesses/\(business.id)/apns", json: JSON.object([
+            ("key_p8", .string(key.pemRepresentation)), ("key_id", .string(keyID)), ("team_id", .string(teamID)),
+            ("topic", .string(topic)), ("environment", "sandbox"),
+        ]).encodedString)
+        guard response.status == 200 else { throw TestHTTPClient.Failure(description: "cannot set APNs credentials: \(response)") }
+        return APNsKeys(key: key, keyID: keyID, teamID: teamID, topic: topic)
+    }
+
+    /// Makes a service account, registers it with `standIn` and sets it on `business` through the admin API.
+    @discardableResult
+    public func configureFCM(_ business: BusinessKeys, standIn: StandIn, projectID: String = "loyalty-app",
+        clientEmail: String = "herald@loyalty-app.iam.gserviceaccount.com") throws -> RSAPrivateKey
+    {
+        let key = RSAPrivateKey.generate()
+        try standIn.registerFCMAccount(clientEmail: clientEmail, projectID: projectID, key: key, privateKeyID: "key-1")
+        let account: JSON = [
+            "type": "service_account", "project_id": .string(projectID), "private_key_id": "key-1",
+            "private_key": .string(key.pemRepresentation), "client_email": .string(clientEmail),
+            "token_uri": .string(standIn.tokenURI),
+        ]
+        let response = try admin("PUT", "/api/admin/businesses/\(business.id)/fcm", json: JSON.object([("service_account", account)]).encodedString)
+        guard response.status == 200 else { throw TestHTTPClient.Failure(description: "cannot set FCM credentials: \(response)") }
+        return key
+    }
+
+    /// Sends a news item through the admin API; returns the notification ids.
+    public func sendNews(_ business: BusinessKeys, to userIDs: [Int64], title: String = "Our new menu", body: String = "Try it today!",
+        media: MediaAttachment? = nil) throws -> [Int64]
+    {
+        var fields: [(key: String, value: JSON)] = [
+            ("user_ids", .array(userIDs.map { .int($0) })), ("title", .string(title)), ("body", .string(body)),
+        ]
+        if let media { fields.append(("media", ["url": .string(media.url), "type": .string(media.type)])) }
+        let response = try admin("POST", "/api/admin/businesses/\(business.id)/notifications", json: JSON.object(fields).encodedString)
+        guard response.status == 202, let ids = (response.json as? [String: Any])?["notification_ids"] as? [Int] else {
+            throw TestHTTPClient.Failure(description: "cannot send news: \(response)")
+        }
+        return ids.map(Int64.init)
+    }
+
+    /// Waits until every delivery of `notificationID` is final (delivered, failed, pruned, skipped), up to `timeout`.
+    @discardableResult
+    public func waitForDeliveries(of notificationID: Int64, timeout: Duration = .seconds(15),
+        until done: ([Delivery]) -> Bool = { jobs in !jobs.isEmpty && jobs.allSatisfy { $0.status.isFinal } }) throws -> [Delivery]
+    {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let jobs = try application.store.deliveries(notificationID: notificationID)
+            if done(jobs) || ContinuousClock.now > deadline { return jobs }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import HeraldCrypto
+import HeraldModel
+import HeraldServer
+import HeraldStore
+import HeraldTesting
+import Testing
+
+/// Herald → APNs stand-in, over real HTTP/2 + TLS, checked as Apple checks.
+@Suite("APNs delivery", .serialized)
+struct APNsDeliveryTests {
+    let standIn: StandIn
+    let herald: LiveHerald
+    let business: LiveHerald.BusinessKeys
+    let keys: LiveHerald.APNsKeys
+
+    init() throws {
+        standIn = try StandIn()
+        let standIn = self.standIn
+        herald = try LiveHerald { $0.deliver(to: standIn) }
+        business = try herald.createBusiness()
+        keys = try herald.configureAPNs(business, standIn: standIn)
+    }
+
+    /// Signs a user up with a push token and waits until the sign-up notification's push is settled,
+    /// so rules programmed afterwards apply to the test's own sends.
+    private func signUp(_ email: String, token: String = randomAPNsToken()) throws -> (MobileTestClient, String) {
+        let app = herald.mobileClient(for: business, deviceID: UUID().uuidString)
+        let response = try app.signUp(email: email, token: token)
+        #expect(response.status == 200, "\(response)")
+        if let userID = app.userID, let welcome = try herald.application.store.notifications(userID: userID, limit: 1, offset: 0).first {
+            try herald.waitForDeliveries(of: welcome.id)
+        }
+        return (app, token)
+    }
+
+    @Test func newsArrivesSignedAndShapedAsAppleRequires() throws {
+        let (app, token) = try signUp("ann@example.com")
+        let media = MediaAttachment(url: "https://cdn.example.com/burger.jpg", type: "jpg")
+        let id = try #require(try herald.sendNews(business, to: [app.userID!], title: "New menu", body: "Try \"it\"!", media: media).first)
+        let jobs = try herald.waitForDeliveries(of: id)
+        #expect(jobs.map(\.status) == [.delivered], "\(jobs)")
+        #expect(jobs.first?.attempts == 1)
+
+        let requests = try standIn.apnsRequests().filter { $0["payload"]?["n"]?.int64Value == id }
+        let request = try #require(requests.first)
+        #expect(request["status"]?.int64Value == 200)
+        #expect(request["token"]?.stringValue == token)
+        #expect(request["kid"]?.stringValue == keys.keyID)
+        #expect(request["iss"]?.stringValue == keys.teamID)
+        #expect(request["headers"]?["apns-topic"]?.stringValue == keys.topic)
+        #expect(request["headers"]?["apns-push-type"]?.stringValue == "alert")
+        #expect(request["headers"]?["apns-priority"]?.stringValue == "10")
+        #expect(request["headers"]?["apns-expiration"]?.stringValue != nil)
+        #expect(request["request_apns_id"]?.stringValue == jobs.first?.apnsID)
+        let payload = try #require(request["payload"])
+        #expect(payload["aps"]?["alert"]?["title"]?.stringValue == "New menu")
+        #expect(payload["aps"]?["alert"]?["body"]?.stringValue == "Try \"it\"!")
+        #expect(payload["aps"]?["sound"]?.stringValue == "default")
+        // The sign-up entry is unread too: the badge counts both.
+        #expect(payload["aps"]?["badge"]?.int64Value == 2)
+        #expect(payload["aps"]?["mutable-content"]?.int64Value == 1)
+        #expect(payload["ab"]?["att"]?["url"]?.stringValue == media.url)
+        #expect(payload["ab"]?["att"]?["type"]?.stringValue == "jpg")
+        #expect(payload["u"]?.int64Value == app.userID)
+    }
+
+    @Test func oneProviderTokenServesManySends() throws {
+        let (app, _) = try signUp("ann@example.com")
+        let ids = try (0..<10).flatMap { _ in try herald.sendNews(business, to: [app.userID!]) }
+        for id in ids { try herald.waitForDeliveries(of: id) }
+        let stats = try standIn.stats()
+        #expect(stats["apns"]?["distinct_jwts"]?[keys.keyID]?.int64Value == 1)
+        #expect(stats["apns"]?["accepted"]?.int64Value == 11)  // sign-up + 10 news
+        #expect(stats["apns"]?["duplicate_apns_ids"]?.int64Value == 0)
+    }
+
+    @Test func deadTokensArePrunedAfterOneAttempt() throws {
+        let (app, token) = try signUp("ann@example.com")
+        try standIn.apnsRule(["token": .string(token), "status": 410, "reason": "Unregistered"])
+        let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        let jobs = try herald.waitForDeliveries(of: id)
+        #expect(jobs.first?.status == .pruned)
+        #expect(jobs.first?.attempts == 1)
+        #expect(jobs.first?.lastReason?.contains("Unregistered") == true)
+        #expect(try herald.application.store.devices(userID: app.userID!).allSatisfy { $0.token == nil })
+        // Nothing more is sent to that device.
+        let next = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        #expect(try herald.application.store.deliveries(notificationID: next).isEmpty)
+    }
+
+    @Test func aTokenRegisteredAgainAfterApplesTimestampStays() throws {
+        let (app, token) = try signUp("ann@example.com")
+        // Apple saw the token die an hour ago; the app registered it again since.
+        let anHourAgo = Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000
+        try standIn.apnsRule(["token": .string(token), "status": 410, "reason": "Unregistered", "timestamp_ms": .int(anHourAgo), "times": 1])
+        let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        #expect(try herald.waitForDeliveries(of: id).first?.status == .pruned)
+        #expect(try herald.application.store.devices(userID: app.userID!).first?.token == token)
+    }
+
+    @Test func badDeviceTokenIsPruned() throws {
+        let (app, token) = try signUp("ann@example.com")
+        try standIn.apnsRule(["token": .string(token), "status": 400, "reason": "BadDeviceToken"])
+        let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        #expect(try herald.waitForDeliveries(of: id).first?.status == .pruned)
+        #expect(try herald.application.store.devices(userID: app.userID!).first?.token == nil)
+    }
+
+    @Test func serviceUnavailableIsRetriedUntilItSucceeds() throws {
+        let (app, _) = try signUp("ann@example.com")
+        try standIn.apnsRule(["first_n": 2, "status": 503, "reason": "ServiceUnavailable"])
+        let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        let jobs = try herald.waitForDeliveries(of: id)
+        #expect(jobs.first?.status == .delivered)
+        #expect(jobs.first?.attempts == 3)
+        let sent = try standIn.apnsRequests().filter { $0["payload"]?["n"]?.int64Value == id }
+        #expect(sent.map { $0["status"]?.int64Value } == [503, 503, 200])
+        #expect(Set(sent.compactMap { $0["request_apns_id"]?.stringValue }).count == 1, "every attempt carries the same apns-id")
+    }
+
+    @Test func retryAfterIsHonoured() throws {
+        let (app, _) = try signUp("ann@example.com")
+        try standIn.apnsRule(["first_n": 1, "status": 429, "reason": "TooManyRequests", "retry_after": 2])
+        let started = Date()
+        let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        let jobs = try herald.waitForDeliveries(of: id)
+        #expect(jobs.first?.status == .delivered)
+        let sent = try standIn.apnsRequests().filter { $0["payload"]?["n"]?.int64Value == id }
+        let times = sent.compactMap { $0["time"]?.doubleValue }
+        #expect(times.count == 2)
+        if times.count == 2 { #expect(times[1] - times[0] >= 1.9, "the retry waited for Retry-After") }
+        #expect(Date().timeIntervalSince(started) >= 1.9)
+    }
+
+    @Test func payloadsTooLargeAreRefusedBeforeSending() throws {
+        let (app, _) = try signUp("ann@example.com")
+        let before = try standIn.stats()["apns"]?["requests"]?.int64Value ?? 0
+        let id = try #require(try herald.sendNews(business, to: [app.userID!], body: String(repeating: "🍔", count: 1500)).first)
+        let jobs = try herald.waitForDeliveries(of: id)
+        #expect(jobs.first?.status == .failed)
+        #expect(jobs.first?.lastReason?.contains("4096") == true)
+        let after = try standIn.stats()["apns"]?["requests"]?.int64Value ?? 0
+        #expect(after - before <= 1, "only the sign-up push may have gone out")
+        #expect(try standIn.apnsRequests().allSatisfy { $0["payload"]?["n"]?.int64Value != id })
+    }
+
+    @Test func aRefusedKeyParksTheJobsUntilItIsReplaced() throws {
+        let (app, _) = try signUp("ann@example.com")
+        // Replace the key with one Apple doesn't know.
+        let unknown = P256PrivateKey.generate()
+        let response = try herald.admin("PUT", "/api/admin/businesses/\(business.id)/apns", json: JSON.object([
+            ("key_p8", .string(unknown.pemRepresentation)), ("key_id", "ZZZZZZZZZZ"), ("team_id", .string(keys.teamID)),
+            ("topic", .string(keys.topic)), ("environment", "sandbox"),
+        ]).encodedString)
+        #expect(response.status == 200)
+        let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        let waiting = try herald.waitForDeliveries(of: id) { jobs in jobs.first?.lastReason?.contains("credential broken") == true }
+        #expect(waiting.first?.status == .queued, "jobs wait rather than fail")
+        #expect(waiting.first?.attempts == 0)
+        let shown = try herald.admin("GET", "/api/admin/businesses/\(business.id)")
+        #expect(shown.text.contains("\"status\":\"broken\""), "\(shown)")
+        #expect(shown.text.contains("InvalidProviderToken"))
+        let metrics = try herald.client().request("GET", "/metrics").text
+        #expect(metrics.contains("herald_push_credentials_broken 1"))
+
+        // The operator fixes the key: the waiting job goes out.
+        try herald.configureAPNs(business, standIn: standIn, keyID: "KEY7654321")
+        let jobs = try herald.waitForDeliveries(of: id)
+        #expect(jobs.first?.status == .delivered, "\(jobs)")
+        #expect(!(try herald.admin("GET", "/api/admin/businesses/\(business.id)").text.contains("\"status\":\"broken\"")))
+    }
+
+    @Test func aDeviceLoggedOutReceivesNothing() throws {
+        let (app, _) = try signUp("ann@example.com")
+        let logout = try app.call("DELETE", "/api2/mobile/users/logout", json: [])
+        #expect(logout.status == 200)
+        let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        #expect(try herald.application.store.deliveries(notificationID: id).isEmpty)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import HeraldCrypto
+import HeraldModel
+import HeraldServer
+import HeraldStore
+import HeraldTesting
+import Testing
+
+/// Herald → FCM and OAuth2 stand-ins.
+@Suite("FCM delivery", .serialized)
+struct FCMDeliveryTests {
+    let standIn: StandIn
+    let herald: LiveHerald
+    let business: LiveHerald.BusinessKeys
+
+    init() throws {
+        standIn = try StandIn()
+        let standIn = self.standIn
+        herald = try LiveHerald { $0.deliver(to: standIn) }
+        business = try herald.createBusiness()
+        try herald.configureFCM(business, standIn: standIn)
+    }
+
+    /// Signs a user up with a push token and waits until the sign-up notification's push is settled,
+    /// so rules programmed afterwards apply to the test's own sends.
+    private func signUp(_ email: String, token: String = randomFCMToken()) throws -> (MobileTestClient, String) {
+        let app = herald.mobileClient(for: business, deviceID: UUID().uuidString)
+        let response = try app.signUp(email: email, token: token, android: true)
+        #expect(response.status == 200, "\(response)")
+        if let userID = app.userID, let welcome = try herald.application.store.notifications(userID: userID, limit: 1, offset: 0).first {
+            try herald.waitForDeliveries(of: welcome.id)
+        }
+        return (app, token)
+    }
+
+    @Test func newsArrivesAsAnFCMv1Message() throws {
+        let (app, token) = try signUp("droid@example.com")
+        let media = MediaAttachment(url: "https://cdn.example.com/burger.png", type: "png")
+        let id = try #require(try herald.sendNews(business, to: [app.userID!], title: "New menu", body: "Try it", media: media).first)
+        let jobs = try herald.waitForDeliveries(of: id)
+        #expect(jobs.map(\.status) == [.delivered], "\(jobs)")
+        #expect(jobs.first?.providerMessageID?.hasPrefix("projects/loyalty-app/messages/") == true)
+
+        let sent = try standIn.fcmRequests().filter { $0["body"]?["message"]?["data"]?["n"]?.stringValue == String(id) }
+        let message = try #require(sent.first?["body"]?["message"])
+        #expect(message["token"]?.stringValue == token)
+        #expect(message["notification"]?["title"]?.stringValue == "New menu")
+        #expect(message["notification"]?["body"]?.stringValue == "Try it")
+        #expect(message["notification"]?["image"]?.stringValue == media.url)
+        #expect(message["android"]?["priority"]?.stringValue == "high")
+        let data = try #require(message["data"]?.objectValue)
+        #expect(data.allSatisfy { $0.value.stringValue != nil }, "FCM data values are strings")
+        #expect(message["data"]?["u"]?.stringValue == String(app.userID!))
+        #expect(message["data"]?["badge"]?.stringValue == "2")
+        let tokenRequests = try standIn.tokenRequests()
+        #expect(tokenRequests.count == 1, "one access token serves every send")
+    }
+
+    @Test func accessTokenIsFetchedOnceForManySends() throws {
+        let (app, _) = try signUp("droid@example.com")
+        let ids = try (0..<8).flatMap { _ in try herald.sendNews(business, to: [app.userID!]) }
+        for id in ids { #expect(try herald.waitForDeliveries(of: id).first?.status == .delivered) }
+        #expect(try standIn.tokenRequests().count == 1)
+        #expect(try standIn.stats()["fcm"]?["accepted"]?.int64Value == 9)
+    }
+
+    @Test func unregisteredTokensArePruned() throws {
+        let (app, token) = try signUp("droid@example.com")
+        try standIn.fcmRule(["token": .string(token), "error": "UNREGISTERED"])
+        let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        let jobs = try herald.waitForDeliveries(of: id)
+        #expect(jobs.first?.status == .pruned)
+        #expect(jobs.first?.lastReason?.contains("UNREGISTERED") == true)
+        #expect(try herald.application.store.devices(userID: app.userID!).first?.token == nil)
+    }
+
+    @Test func invalidTokensArePruned() throws {
+        let (app, token) = try signUp("droid@example.com")
+        try standIn.fcmRule(["token": .string(token), "error": "INVALID_ARGUMENT"])
+        let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        #expect(try herald.waitForDeliveries(of: id).first?.status == .pruned)
+    }
+
+    @Test func unavailableIsRetried() throws {
+        let (app, _) = try signUp("droid@example.com")
+        try standIn.fcmRule(["first_n": 2, "error": "UNAVAILABLE"])
+        let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        let jobs = try herald.waitForDeliveries(of: id)
+        #expect(jobs.first?.status == .delivered)
+        #expect(jobs.first?.attempts == 3)
+    }
+
+    @Test func anExpiredAccessTokenIsReplacedAndTheSendRepeated() throws {
+        let (app, _) = try signUp("droid@example.com")
+        try standIn.call("POST", "/fcm/expire_tokens")
+        let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        let jobs = try herald.waitForDeliveries(of: id)
+        #expect(jobs.first?.status == .delivered, "\(jobs)")
+        #expect(jobs.first?.attempts == 1)
+        #expect(try standIn.tokenRequests().count == 2)
+    }
+}
