@@ -261,10 +261,12 @@ public final class DeliveryEngine: @unchecked Sendable {
             ])
         }
         let completion = DeliveryCompletion(id: job.id, leaseOwner: configuration.owner, outcome: outcome, deviceID: job.deviceID, token: job.token)
+        // Record outcomes as soon as they arrive (what is accumulated meanwhile goes in the same transaction):
+        // an answer Apple gave that isn't written yet is sent again after a crash.
         let shouldSignal = state.withLock { state -> Bool in
             state.completions.append(completion)
             state.inFlight -= 1
-            return state.completions.count >= 256 || state.inFlight < configuration.concurrency / 2 || state.stopping
+            return state.completions.count == 1 || state.stopping
         }
         inFlightGauge.add(-1)
         if shouldSignal {

@@ -28,6 +28,8 @@ public final class TestHTTPClient: @unchecked Sendable {
     public struct Failure: Error, CustomStringConvertible {
         /// What happened.
         public let description: String
+        /// A failure saying `description`.
+        public init(description: String) { self.description = description }
     }
 
     private let host: String
