@@ -39,6 +39,30 @@ struct InboxStoreTests {
     }
 
     @Test(arguments: StoreBackend.allCases)
+    func theInboxVersionChangesWithEveryChange(_ backend: StoreBackend) throws {
+        let fixture = try Fixture(backend)
+        let store = fixture.store
+        let bob = try fixture.addUser("bob@example.com")
+        func version() throws -> Int64 { try store.user(businessID: fixture.business.id, id: fixture.user.id)!.inboxVersion }
+        let start = try version()
+        let entry = try store.createNotifications([fixture.draft(fixture.user)], at: at(1))[0]
+        let afterCreate = try version()
+        #expect(afterCreate > start)
+        _ = try store.createNotifications([fixture.draft(fixture.user, style: .background, visible: false)], at: at(1))
+        #expect(try version() == afterCreate, "a push-only entry is not in the inbox")
+        _ = try store.markRead(userID: bob.id, ids: [entry.id], at: at(2))
+        _ = try store.deleteNotification(userID: bob.id, id: entry.id, at: at(2))
+        #expect(try version() == afterCreate, "someone else's attempts change nothing")
+        _ = try store.markRead(userID: fixture.user.id, ids: [entry.id], at: at(2))
+        let afterRead = try version()
+        #expect(afterRead > afterCreate)
+        _ = try store.markRead(userID: fixture.user.id, ids: [entry.id], at: at(3))
+        #expect(try version() == afterRead, "reading twice is no change")
+        #expect(try store.deleteNotification(userID: fixture.user.id, id: entry.id, at: at(4)))
+        #expect(try version() > afterRead)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
     func hiddenEntriesNeitherListNorCount(_ backend: StoreBackend) throws {
         let fixture = try Fixture(backend)
         let store = fixture.store

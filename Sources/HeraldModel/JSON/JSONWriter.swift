@@ -170,6 +170,17 @@ public struct JSONWriter: Sendable {
         value(flag)
     }
 
+    /// `key` then a timestamp in ISO 8601 (`2017-02-14T07:26:55Z`), or null when nil.
+    public mutating func field(_ name: String, _ timestamp: Timestamp?) {
+        key(name)
+        guard let timestamp else { return null() }
+        prepareValue()
+        bytes.append(UInt8(ascii: "\""))
+        timestamp.appendISO8601(to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
     /// `key` then any JSON value.
     public mutating func field(_ name: String, _ json: JSON) {
         key(name)

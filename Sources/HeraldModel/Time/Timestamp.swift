@@ -22,24 +22,39 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// ISO 8601 in UTC with second precision, as Punchh shows times: `2017-02-14T07:26:55Z`.
     public var iso8601: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20)
+        appendISO8601(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the ISO 8601 form (years 0–9999) as UTF-8, without building a String.
+    public func appendISO8601(to bytes: inout [UInt8]) {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = Self.civilDate(fromDays: days)
-        var text = ""
-        text.reserveCapacity(20)
-        Self.append(year, width: 4, to: &text)
-        text.append("-")
-        Self.append(month, width: 2, to: &text)
-        text.append("-")
-        Self.append(day, width: 2, to: &text)
-        text.append("T")
-        Self.append(secondOfDay / 3600, width: 2, to: &text)
-        text.append(":")
-        Self.append(secondOfDay / 60 % 60, width: 2, to: &text)
-        text.append(":")
-        Self.append(secondOfDay % 60, width: 2, to: &text)
-        text.append("Z")
-        return text
+        func digits(_ value: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            var rest = max(0, value)
+            for _ in 0..<width {
+                bytes.append(UInt8(48 + (rest / divisor) % 10))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        digits(year, 4)
+        bytes.append(45)
+        digits(month, 2)
+        bytes.append(45)
+        digits(day, 2)
+        bytes.append(84)
+        digits(secondOfDay / 3600, 2)
+        bytes.append(58)
+        digits(secondOfDay / 60 % 60, 2)
+        bytes.append(58)
+        digits(secondOfDay % 60, 2)
+        bytes.append(90)
     }
 
     public var description: String { iso8601 }
@@ -89,12 +104,6 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         let days = Self.days(fromCivilYear: year, month: month, day: day)
         let total = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         self.init(milliseconds: total * 1000 + millis)
-    }
-
-    private static func append(_ value: Int64, width: Int, to text: inout String) {
-        let digits = String(value)
-        if digits.count < width { text.append(String(repeating: "0", count: width - digits.count)) }
-        text.append(digits)
     }
 
     // Howard Hinnant's civil-from-days and days-from-civil algorithms.

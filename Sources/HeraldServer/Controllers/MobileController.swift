@@ -11,6 +11,7 @@ struct MobileController: Sendable {
     let passwords: PasswordHasher
     let clock: WallClock
     let tokenLifetime: Duration
+    let inboxPages = InboxPageCache()
 
     func register(in router: inout Router) {
         router.post("/api2/mobile/users", signUp)
@@ -145,12 +146,24 @@ struct MobileController: Sendable {
             }
             page = Int(value)
         }
-        let entries = try store.notifications(userID: user.id, limit: quantity, offset: (page - 1) * quantity)
-        return .json(capacity: 64 + entries.count * 320) { writer in
+        // The inbox version validates both the cached page and the client's copy.
+        let etag = "W/\"inbox-\(user.id)-\(user.inboxVersion)-\(quantity)-\(page)\""
+        if request.header("if-none-match") == etag {
+            return HTTPResponse(status: .notModified, headers: [("etag", etag)])
+        }
+        let key = InboxPageCache.Key(userID: user.id, version: user.inboxVersion, quantity: quantity, page: page)
+        let body = try inboxPages.page(key) {
+            let entries = try store.notifications(userID: user.id, limit: quantity, offset: (page - 1) * quantity)
+            var writer = JSONWriter(capacity: 64 + entries.count * 320)
             writer.beginArray()
             for entry in entries { Presenter.write(entry, to: &writer) }
             writer.endArray()
+            return writer.bytes
         }
+        var response = HTTPResponse.json(body)
+        response.headers.append(("etag", etag))
+        response.headers.append(("cache-control", "private, no-cache"))
+        return response
     }
 
     @Sendable func deleteNotification(_ request: HTTPRequest) throws -> HTTPResponse {

@@ -13,8 +13,8 @@ enum Presenter {
         writer.field("phone", user.phone)
         writer.field("points", user.points)
         writer.field("banked_currency", user.bankedCurrency)
-        writer.field("created_at", user.createdAt.iso8601)
-        writer.field("updated_at", user.updatedAt.iso8601)
+        writer.field("created_at", user.createdAt)
+        writer.field("updated_at", user.updatedAt)
         writer.endObject()
     }
 
@@ -38,8 +38,8 @@ enum Presenter {
         }
         writer.field("payload", entry.extras)
         writer.field("reward_id", entry.rewardID)
-        writer.field("created_at", entry.createdAt.iso8601)
-        writer.field("read_at", entry.readAt?.iso8601)
+        writer.field("created_at", entry.createdAt)
+        writer.field("read_at", entry.readAt)
         writer.endObject()
     }
 
@@ -55,9 +55,9 @@ enum Presenter {
         writer.field("last_reason", delivery.lastReason)
         writer.field("provider_message_id", delivery.providerMessageID)
         writer.field("apns_id", delivery.apnsID)
-        writer.field("next_attempt_at", delivery.status == .queued ? delivery.nextAttemptAt.iso8601 : nil)
-        writer.field("created_at", delivery.createdAt.iso8601)
-        writer.field("updated_at", delivery.updatedAt.iso8601)
+        writer.field("next_attempt_at", delivery.status == .queued ? delivery.nextAttemptAt : nil)
+        writer.field("created_at", delivery.createdAt)
+        writer.field("updated_at", delivery.updatedAt)
         writer.endObject()
     }
 

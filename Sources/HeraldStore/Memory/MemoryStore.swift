@@ -256,6 +256,7 @@ public final class MemoryStore: Store {
         let entry = InboxEntry(id: state.makeID(), draft: draft, createdAt: now)
         state.notifications[entry.id] = entry
         state.notificationsByUser[draft.userID, default: []].append(entry.id)
+        if draft.visibleInInbox { state.users[draft.userID]?.inboxVersion += 1 }
         guard draft.pushStyle != .none else { return entry }
         let devices = state.devices.values.filter { $0.userID == draft.userID && $0.token != nil }.sorted { $0.id < $1.id }
         for device in devices {
@@ -292,6 +293,7 @@ public final class MemoryStore: Store {
         state.withLock { state in
             guard let entry = Self.visible(state, id), entry.userID == userID else { return false }
             state.deletedNotifications.insert(id)
+            state.users[userID]?.inboxVersion += 1
             return true
         }
     }
@@ -304,6 +306,7 @@ public final class MemoryStore: Store {
                 state.notifications[id]!.readAt = now
                 changed += 1
             }
+            if changed > 0 { state.users[userID]?.inboxVersion += 1 }
             return changed
         }
     }

@@ -20,6 +20,9 @@ public struct User: Sendable, Equatable {
     public var points: Int64
     /// Banked currency from point conversions.
     public var bankedCurrency: Double
+    /// Changes whenever the user's inbox does (an entry added, read or deleted): a cheap validator for
+    /// cached inbox pages and ETags, kept in the store so every node sees it.
+    public var inboxVersion: Int64
     /// When the user signed up.
     public var createdAt: Timestamp
     /// When the profile last changed.
@@ -28,7 +31,8 @@ public struct User: Sendable, Equatable {
     /// A user record.
     public init(
         id: Int64, businessID: Int64, email: String, passwordHash: String, firstName: String, lastName: String,
-        phone: String? = nil, points: Int64 = 0, bankedCurrency: Double = 0, createdAt: Timestamp, updatedAt: Timestamp
+        phone: String? = nil, points: Int64 = 0, bankedCurrency: Double = 0, inboxVersion: Int64 = 0, createdAt: Timestamp,
+        updatedAt: Timestamp
     ) {
         self.id = id
         self.businessID = businessID
@@ -39,6 +43,7 @@ public struct User: Sendable, Equatable {
         self.phone = phone
         self.points = points
         self.bankedCurrency = bankedCurrency
+        self.inboxVersion = inboxVersion
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }

@@ -28,6 +28,7 @@ extension SQLStore {
                 \(draft.pushStyle.rawValue), \(draft.visibleInInbox), \(draft.rewardID), \(now))
             RETURNING id
             """)
+        if draft.visibleInInbox { try bumpInboxVersion(draft.userID, on: db) }
         if draft.pushStyle != .none {
             var deviceIDs: [(Int64, String)] = []
             try db.forEachRow("SELECT id, platform FROM devices WHERE user_id = \(draft.userID) AND token IS NOT NULL ORDER BY id") {
@@ -42,6 +43,10 @@ extension SQLStore {
             }
         }
         return InboxEntry(id: id, draft: draft, createdAt: now)
+    }
+
+    func bumpInboxVersion(_ userID: Int64, on db: any SQLConnection) throws {
+        try db.execute("UPDATE users SET inbox_version = inbox_version + 1 WHERE id = \(userID)")
     }
 
     public func createNotifications(_ drafts: [NotificationDraft], at now: Timestamp) throws -> [InboxEntry] {
@@ -76,21 +81,25 @@ extension SQLStore {
 
     public func deleteNotification(userID: Int64, id: Int64, at now: Timestamp) throws -> Bool {
         try database.write { db in
-            try db.execute("""
+            let deleted = try db.execute("""
                 UPDATE notifications SET deleted_at = \(now)
                 WHERE id = \(id) AND user_id = \(userID) AND deleted_at IS NULL AND visible = 1
                 """) > 0
+            if deleted { try bumpInboxVersion(userID, on: db) }
+            return deleted
         }
     }
 
     public func markRead(userID: Int64, ids: [Int64], at now: Timestamp) throws -> Int {
         guard !ids.isEmpty else { return 0 }
         return try database.write { db in
-            try db.execute("""
+            let changed = try db.execute("""
                 UPDATE notifications SET read_at = \(now)
                 WHERE user_id = \(userID) AND id IN (\(list: Array(Set(ids)))) AND read_at IS NULL
                   AND deleted_at IS NULL AND visible = 1
                 """)
+            if changed > 0 { try bumpInboxVersion(userID, on: db) }
+            return changed
         }
     }
 

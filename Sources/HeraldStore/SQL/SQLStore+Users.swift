@@ -2,13 +2,13 @@ import HeraldModel
 
 extension SQLStore {
     static let userColumns =
-        "id, business_id, email, password_hash, first_name, last_name, phone, points, banked_currency, created_at, updated_at"
+        "id, business_id, email, password_hash, first_name, last_name, phone, points, banked_currency, created_at, updated_at, inbox_version"
 
     static func user(_ row: SQLRow) -> User {
         User(
             id: row.int(0), businessID: row.int(1), email: row.text(2), passwordHash: row.text(3), firstName: row.text(4),
             lastName: row.text(5), phone: row.optionalText(6), points: row.int(7), bankedCurrency: row.double(8),
-            createdAt: row.timestamp(9), updatedAt: row.timestamp(10))
+            inboxVersion: row.int(11), createdAt: row.timestamp(9), updatedAt: row.timestamp(10))
     }
 
     private func checkUnique(_ db: any SQLConnection, businessID: Int64, email: String?, phone: String?, except: Int64) throws {

@@ -1,7 +1,12 @@
 /// Herald's schema, as migrations. Append; never edit a released one.
 public enum Schema {
     /// Every migration, in order.
-    public static let migrations: [Migration] = [foundation]
+    public static let migrations: [Migration] = [foundation, inboxVersion]
+
+    /// A per-user counter bumped with every inbox change, validating cached inbox pages.
+    static let inboxVersion = Migration(version: 2, name: "inbox_version") { _ in
+        ["ALTER TABLE users ADD COLUMN inbox_version BIGINT NOT NULL DEFAULT 0"]
+    }
 
     /// Businesses, users, devices, sessions, inbox and the delivery queue.
     static let foundation = Migration(version: 1, name: "foundation") { dialect in

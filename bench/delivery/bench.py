@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""bench/delivery: N notifications through Herald's whole pipeline (store → workers → APNs provider) to a
+fast local HTTP/2 TLS server that answers 200 (nghttpd --echo-upload), and, in the same run, h2load against
+the same server with the same payload. Prints pushes/s, the ratio to h2load, and herald's peak RSS.
+
+    bench/delivery/run [N]        (default N = 100000)
+"""
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "common"))
+import herald_bench as hb  # noqa: E402
+
+N = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
+TOKEN = "ab" * 32
+PAYLOAD = ('{"aps":{"alert":{"title":"Flash sale","subtitle":"Today only","body":"Everything is half price until 6pm!"},'
+           '"sound":"default","badge":1},"n":123456,"u":654321}')
+
+
+def main():
+    hb.require("nghttpd", "h2load", "openssl")
+    binary = hb.build_release()
+    work = tempfile.mkdtemp(prefix="herald-bench-delivery-")
+    ca, cert, key = hb.make_tls(work)
+    port = hb.free_port()
+    server = subprocess.Popen(["nghttpd", "--echo-upload", "-n", "1", "--max-concurrent-streams=1000", str(port), key, cert],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    try:
+        payload_file = os.path.join(work, "payload.json")
+        with open(payload_file, "w") as f:
+            f.write(PAYLOAD)
+        # Reference: h2load, same server, same payload, same number of requests.
+        h2 = subprocess.run(["h2load", "-n", str(N), "-c", "4", "-m", "100", f"--data={payload_file}",
+                             "-H", "apns-topic: com.example.bench", "-H", "apns-push-type: alert",
+                             f"https://127.0.0.1:{port}/3/device/{TOKEN}"], capture_output=True, text=True)
+        match = re.search(r"finished in [\d.]+\w+, ([\d.]+) req/s", h2.stdout)
+        if not match or " 0 errored" not in h2.stdout:
+            print(h2.stdout, h2.stderr)
+        h2load_rps = float(match.group(1))
+
+        data = os.path.join(work, "data")
+        env = {"HERALD_APNS_URL": f"https://127.0.0.1:{port}", "HERALD_CA_FILE": ca}
+        herald = hb.Herald(binary, data, env)
+        business = herald.admin("POST", "/api/admin/businesses", {"name": "Bench Co"})
+        herald.admin("PUT", f"/api/admin/businesses/{business['id']}/apns", {
+            "key_p8": hb.p8_key(work), "key_id": "BENCH12345", "team_id": "TEAM123456",
+            "topic": "com.example.bench", "environment": "production"})
+        herald.stop()
+
+        # N users, each with an iPhone and one queued news entry.
+        db = sqlite3.connect(os.path.join(data, "herald.db"))
+        now = int(time.time() * 1000)
+        bid = business["id"]
+        with db:
+            db.executemany("INSERT INTO users (id, business_id, email, password_hash, first_name, last_name, created_at, updated_at) "
+                           "VALUES (?, ?, ?, 'x', 'Bench', 'User', ?, ?)",
+                           ((i, bid, f"u{i}@example.com", now, now) for i in range(1, N + 1)))
+            db.executemany("INSERT INTO devices (id, business_id, user_id, device_key, platform, token, token_updated_at, created_at, updated_at) "
+                           "VALUES (?, ?, ?, ?, 'apns', ?, ?, ?, ?)",
+                           ((i, bid, i, f"d{i}", f"{i:064x}", now, now, now) for i in range(1, N + 1)))
+            db.executemany("INSERT INTO notifications (id, business_id, user_id, kind, event, title, subtitle, body, sound, extras, "
+                           "push_style, visible, created_at) VALUES (?, ?, ?, 'news', 'news', 'Flash sale', 'Today only', "
+                           "'Everything is half price until 6pm!', 'default', ?, 'alert', 1, ?)",
+                           ((i, bid, i, f'{{"u":{i}}}', now) for i in range(1, N + 1)))
+            db.executemany("INSERT INTO deliveries (notification_id, business_id, device_id, platform, status, attempts, next_attempt_at, "
+                           "apns_id, created_at, updated_at) VALUES (?, ?, ?, 'apns', 'queued', 0, ?, ?, ?, ?)",
+                           ((i, bid, i, now, str(uuid.uuid4()), now, now) for i in range(1, N + 1)))
+        db.close()
+
+        herald = hb.Herald(binary, data, env)
+        print(f"delivering: herald pid {herald.process.pid}", flush=True)
+        started = time.time()
+        db = sqlite3.connect(os.path.join(data, "herald.db"), timeout=30)
+        done = 0
+        while done < N and time.time() - started < 600:
+            time.sleep(0.25)
+            done = db.execute("SELECT COUNT(*) FROM deliveries WHERE status != 'queued' AND status != 'sending'").fetchone()[0]
+        elapsed = time.time() - started
+        statuses = dict(db.execute("SELECT status, COUNT(*) FROM deliveries GROUP BY status").fetchall())
+        rss = herald.peak_rss_mb()
+        herald.stop()
+        rate = N / elapsed
+        print(f"bench/delivery  N={N}  statuses={statuses}")
+        print(f"  herald pipeline : {rate:10.0f} pushes/s  ({elapsed:.1f} s)  peak RSS {rss:.0f} MB")
+        print(f"  h2load reference: {h2load_rps:10.0f} req/s  (-c 4 -m 100, same server and payload)")
+        print(f"  ratio           : {rate / h2load_rps:10.1%}")
+    finally:
+        server.terminate()
+        server.wait()
+
+
+if __name__ == "__main__":
+    main()
