@@ -69,6 +69,8 @@ public protocol UserStore: Sendable {
     func createSession(tokenHash: String, businessID: Int64, userID: Int64, deviceID: Int64?, expiresAt: Timestamp, at now: Timestamp) throws -> Session
     /// The session whose token hashes to `tokenHash` (active or not).
     func session(tokenHash: String) throws -> Session?
+    /// The session whose token hashes to `tokenHash` with its user, in one read (every signed-in call does this).
+    func sessionWithUser(tokenHash: String) throws -> (session: Session, user: User)?
     /// Revokes a session.
     func revokeSession(id: Int64, at now: Timestamp) throws
 }

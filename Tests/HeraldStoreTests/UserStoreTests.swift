@@ -95,6 +95,10 @@ struct UserStoreTests {
         let session = try store.createSession(
             tokenHash: "abc", businessID: fixture.business.id, userID: fixture.user.id, deviceID: device.id, expiresAt: at(100), at: at(1))
         #expect(try store.session(tokenHash: "abc") == session)
+        let joined = try store.sessionWithUser(tokenHash: "abc")
+        #expect(joined?.session == session)
+        #expect(joined?.user == fixture.user)
+        #expect(try store.sessionWithUser(tokenHash: "nope") == nil)
         #expect(session.isActive(at: at(50)))
         #expect(!session.isActive(at: at(100)))
         try store.revokeSession(id: session.id, at: at(2))

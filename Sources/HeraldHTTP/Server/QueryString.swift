@@ -13,15 +13,22 @@ public enum QueryString {
     /// Parses `a=1&b=two` into pairs; a name without `=` has an empty value.
     public static func parse(_ query: String) -> [(name: String, value: String)] {
         var pairs: [(name: String, value: String)] = []
-        for part in query.split(separator: "&", omittingEmptySubsequences: true) {
-            if let equals = part.firstIndex(of: "=") {
-                pairs.append((
-                    percentDecoded(String(part[..<equals]), plusIsSpace: true),
-                    percentDecoded(String(part[part.index(after: equals)...]), plusIsSpace: true)
-                ))
-            } else {
-                pairs.append((percentDecoded(String(part), plusIsSpace: true), ""))
+        let utf8 = query.utf8
+        var start = utf8.startIndex
+        while start < utf8.endIndex {
+            let end = utf8[start...].firstIndex(of: UInt8(ascii: "&")) ?? utf8.endIndex
+            if start < end {
+                let part = utf8[start..<end]
+                if let equals = part.firstIndex(of: UInt8(ascii: "=")) {
+                    pairs.append((
+                        percentDecoded(String(Substring(part[..<equals])), plusIsSpace: true),
+                        percentDecoded(String(Substring(part[utf8.index(after: equals)...])), plusIsSpace: true)
+                    ))
+                } else {
+                    pairs.append((percentDecoded(String(Substring(part)), plusIsSpace: true), ""))
+                }
             }
+            start = end < utf8.endIndex ? utf8.index(after: end) : end
         }
         return pairs
     }

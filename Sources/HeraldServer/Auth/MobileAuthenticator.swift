@@ -72,9 +72,8 @@ final class MobileAuthenticator: Sendable {
         guard let token = request.bearerToken else {
             throw HTTPError(.unauthorized, field: "base", "You need to sign in or sign up before continuing.")
         }
-        guard let session = try store.session(tokenHash: AccessTokens.hash(token)), session.businessID == client.business.id,
-            session.isActive(at: clock.now()),
-            let user = try store.user(businessID: client.business.id, id: session.userID)
+        guard let (session, user) = try store.sessionWithUser(tokenHash: AccessTokens.hash(token)),
+            session.businessID == client.business.id, user.businessID == client.business.id, session.isActive(at: clock.now())
         else {
             throw HTTPError(.unauthorized, field: "base", "Invalid or expired access token.")
         }

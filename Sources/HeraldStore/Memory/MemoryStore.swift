@@ -240,6 +240,15 @@ public final class MemoryStore: Store {
         state.withLock { state in state.sessions.values.first { $0.tokenHash == tokenHash } }
     }
 
+    public func sessionWithUser(tokenHash: String) throws -> (session: Session, user: User)? {
+        state.withLock { state in
+            guard let session = state.sessions.values.first(where: { $0.tokenHash == tokenHash }),
+                let user = state.users[session.userID]
+            else { return nil }
+            return (session, user)
+        }
+    }
+
     public func revokeSession(id: Int64, at now: Timestamp) throws {
         state.withLock { state in
             if state.sessions[id]?.revokedAt == nil { state.sessions[id]?.revokedAt = now }

@@ -176,6 +176,19 @@ extension SQLStore {
         }
     }
 
+    public func sessionWithUser(tokenHash: String) throws -> (session: Session, user: User)? {
+        let columns = Self.sessionColumns.split(separator: ",").map { "s." + $0.trimmingSpaces() }
+            + Self.userColumns.split(separator: ",").map { "u." + $0.trimmingSpaces() }
+        return try database.read { db in
+            try db.row("""
+                SELECT \(raw: columns.joined(separator: ", ")) FROM sessions s JOIN users u ON u.id = s.user_id
+                WHERE s.token_hash = \(tokenHash)
+                """).map { row in
+                (Self.session(row), Self.user(SQLRow(values: Array(row.values[8...]))))
+            }
+        }
+    }
+
     public func revokeSession(id: Int64, at now: Timestamp) throws {
         try database.write { db in
             try db.execute("UPDATE sessions SET revoked_at = \(now) WHERE id = \(id) AND revoked_at IS NULL")
