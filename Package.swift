@@ -38,14 +38,17 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "herald", dependencies: ["HeraldServer", "HeraldHTTP", "HeraldObservability"]),
-        .target(name: "HeraldTesting", dependencies: ["HeraldServer", "HeraldCrypto", "HeraldStore", "HeraldModel", "HeraldObservability"]),
+        .target(
+            name: "HeraldTesting",
+            dependencies: ["HeraldServer", "HeraldCrypto", "HeraldStore", "HeraldModel", "HeraldObservability"]),
 
         .testTarget(name: "HeraldModelTests", dependencies: ["HeraldModel"]),
         .testTarget(name: "HeraldObservabilityTests", dependencies: ["HeraldObservability"]),
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
         .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldTesting"]),
         .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldTesting"]),
-        .testTarget(name: "HeraldDeliveryTests", dependencies: ["HeraldDelivery", "HeraldAPNs", "HeraldFCM", "HeraldTesting"]),
+        .testTarget(
+            name: "HeraldDeliveryTests", dependencies: ["HeraldDelivery", "HeraldAPNs", "HeraldFCM", "HeraldTesting"]),
         .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldTesting"]),
     ]
 )

@@ -34,7 +34,9 @@ public struct APNsCredential: Sendable {
     public var version: Timestamp
 
     /// A credential.
-    public init(keyID: String, teamID: String, topic: String, environment: Environment, key: P256PrivateKey, version: Timestamp) {
+    public init(
+        keyID: String, teamID: String, topic: String, environment: Environment, key: P256PrivateKey, version: Timestamp
+    ) {
         self.keyID = keyID
         self.teamID = teamID
         self.topic = topic

@@ -44,7 +44,8 @@ public final class APNsProvider: PushProvider {
     /// A provider sending through clients made by `makeClient` (one per credential); `credential` loads (and
     /// opens) a business's credential.
     public init(
-        makeClient: @escaping @Sendable () throws -> HTTP2Client, credential: @escaping @Sendable (Int64) throws -> APNsCredential?, clock: WallClock,
+        makeClient: @escaping @Sendable () throws -> HTTP2Client,
+        credential: @escaping @Sendable (Int64) throws -> APNsCredential?, clock: WallClock,
         configuration: Configuration = .init(), logger: Logger
     ) {
         self.makeClient = makeClient
@@ -103,12 +104,16 @@ public final class APNsProvider: PushProvider {
     public func send(_ push: OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) {
         let payload = APNsPayload.encode(push.content)
         guard payload.count <= APNsPayload.maximumSize else {
-            return completion(.failed(reason: "payload is \(payload.count) bytes; APNs accepts at most \(APNsPayload.maximumSize)"))
+            return completion(
+                .failed(reason: "payload is \(payload.count) bytes; APNs accepts at most \(APNsPayload.maximumSize)"))
         }
         send(push, payload: payload, refreshedToken: false, completion: completion)
     }
 
-    private func send(_ push: OutgoingPush, payload: [UInt8], refreshedToken: Bool, completion: @escaping @Sendable (PushResult) -> Void) {
+    private func send(
+        _ push: OutgoingPush, payload: [UInt8], refreshedToken: Bool,
+        completion: @escaping @Sendable (PushResult) -> Void
+    ) {
         let credential: APNsCredential
         let client: HTTP2Client
         let token: String
@@ -140,10 +145,13 @@ public final class APNsProvider: PushProvider {
                 completion(.retryable(reason: "transport: \(error.code)", retryAfter: nil))
             case .success(let response):
                 let outcome = Self.interpret(response, apnsID: push.apnsID)
-                if case .credentialRejected(let reason) = outcome, reason == APNsReason.expiredProviderToken.rawValue, !refreshedToken {
+                if case .credentialRejected(let reason) = outcome, reason == APNsReason.expiredProviderToken.rawValue,
+                    !refreshedToken
+                {
                     // The token aged out early (clock skew): sign a new one at once and resend this push once.
                     entries.withLock { $0[push.businessID]?.tokens.expired(token) }
-                    logger.notice("APNs provider token expired; signing a new one", ["business.id": String(push.businessID)])
+                    logger.notice(
+                        "APNs provider token expired; signing a new one", ["business.id": String(push.businessID)])
                     send(push, payload: payload, refreshedToken: true, completion: completion)
                 } else {
                     completion(outcome)

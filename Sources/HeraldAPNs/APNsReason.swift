@@ -17,7 +17,9 @@ public struct APNsReason: Sendable, Hashable, CustomStringConvertible {
     public static let payloadTooLarge = APNsReason("PayloadTooLarge")
 
     /// The token is dead or belongs to another app: remove it.
-    var meansDeadToken: Bool { [.badDeviceToken, .deviceTokenNotForTopic, .unregistered, .expiredToken].contains(self) }
+    var meansDeadToken: Bool {
+        [.badDeviceToken, .deviceTokenNotForTopic, .unregistered, .expiredToken].contains(self)
+    }
 
     /// The business's credential or app configuration is wrong: its pushes wait until it is replaced.
     var meansBrokenCredential: Bool {
@@ -29,8 +31,11 @@ public struct APNsReason: Sendable, Hashable, CustomStringConvertible {
 
     /// Apple's trouble, not ours: try again later.
     var meansRetry: Bool {
-        ["TooManyRequests", "TooManyProviderTokenUpdates", "InternalServerError", "ServiceUnavailable", "Shutdown", "IdleTimeout"]
-            .contains(rawValue)
+        [
+            "TooManyRequests", "TooManyProviderTokenUpdates", "InternalServerError", "ServiceUnavailable", "Shutdown",
+            "IdleTimeout",
+        ]
+        .contains(rawValue)
     }
 
     public var description: String { rawValue }

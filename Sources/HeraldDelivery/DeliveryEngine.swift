@@ -69,16 +69,22 @@ public final class DeliveryEngine: @unchecked Sendable {
         self.metrics = metrics
         self.random = random
         inFlightGauge = metrics.gauge("herald_delivery_in_flight", help: "Pushes sent and not yet answered.")
-        metrics.sampledGauge("herald_delivery_queue_depth", help: "Delivery jobs by state.", labels: ["state": "queued"]) {
+        metrics.sampledGauge(
+            "herald_delivery_queue_depth", help: "Delivery jobs by state.", labels: ["state": "queued"]
+        ) {
             [store, clock] in Double((try? store.queueDepth(at: clock.now()).queued) ?? -1)
         }
         metrics.sampledGauge("herald_delivery_queue_depth", help: "Delivery jobs by state.", labels: ["state": "due"]) {
             [store, clock] in Double((try? store.queueDepth(at: clock.now()).due) ?? -1)
         }
-        metrics.sampledGauge("herald_delivery_queue_depth", help: "Delivery jobs by state.", labels: ["state": "sending"]) {
+        metrics.sampledGauge(
+            "herald_delivery_queue_depth", help: "Delivery jobs by state.", labels: ["state": "sending"]
+        ) {
             [store, clock] in Double((try? store.queueDepth(at: clock.now()).sending) ?? -1)
         }
-        metrics.sampledGauge("herald_push_credentials_broken", help: "Push credentials the provider refused; their jobs wait.") {
+        metrics.sampledGauge(
+            "herald_push_credentials_broken", help: "Push credentials the provider refused; their jobs wait."
+        ) {
             [store] in Double((try? store.brokenCredentials().count) ?? -1)
         }
     }
@@ -86,11 +92,15 @@ public final class DeliveryEngine: @unchecked Sendable {
     /// Takes back this node's leases from a previous run (so a restart resumes at once) and starts the dispatcher.
     public func start() throws {
         let released = try store.releaseDeliveries(owner: configuration.owner, at: clock.now())
-        if released > 0 { logger.notice("resuming deliveries left by the previous run", ["delivery.count": String(released)]) }
+        if released > 0 {
+            logger.notice("resuming deliveries left by the previous run", ["delivery.count": String(released)])
+        }
         let broken = try store.brokenCredentials()
         state.withLock { state in
             state.running = true
-            for credential in broken { state.broken[Self.key(credential.businessID, credential.platform)] = credential.brokenReason }
+            for credential in broken {
+                state.broken[Self.key(credential.businessID, credential.platform)] = credential.brokenReason
+            }
         }
         let thread = Thread { [self] in run() }
         thread.name = "herald-delivery"
@@ -113,7 +123,8 @@ public final class DeliveryEngine: @unchecked Sendable {
         do {
             try store.rescheduleDeliveries(businessID: businessID, platform: platform, dueAt: clock.now())
         } catch {
-            logger.error("cannot reschedule waiting deliveries", ["business.id": String(businessID), "error": "\(error)"])
+            logger.error(
+                "cannot reschedule waiting deliveries", ["business.id": String(businessID), "error": "\(error)"])
         }
         wake()
     }
@@ -159,7 +170,9 @@ public final class DeliveryEngine: @unchecked Sendable {
             var claimedFull = false
             // Refill in batches (a quarter of the window at least): fewer, larger claims and fewer wake-ups of
             // the HTTP/2 loop, at the cost of a slightly less full window.
-            if capacity > 0 && (inFlight == 0 || capacity >= min(configuration.claimBatch, max(1, configuration.concurrency / 4))) {
+            if capacity > 0
+                && (inFlight == 0 || capacity >= min(configuration.claimBatch, max(1, configuration.concurrency / 4)))
+            {
                 let limit = min(capacity, configuration.claimBatch)
                 let claimed = claim(limit)
                 claimedFull = claimed == limit
@@ -202,26 +215,33 @@ public final class DeliveryEngine: @unchecked Sendable {
         func finish(_ outcome: DeliveryCompletion.Outcome, _ label: String) {
             count(job.platform, label)
             state.withLock {
-                $0.completions.append(DeliveryCompletion(
-                    id: job.id, leaseOwner: configuration.owner, outcome: outcome, deviceID: job.deviceID, token: job.token))
+                $0.completions.append(
+                    DeliveryCompletion(
+                        id: job.id, leaseOwner: configuration.owner, outcome: outcome, deviceID: job.deviceID,
+                        token: job.token))
             }
         }
         guard job.deviceBelongsToRecipient else {
             return finish(.skipped(reason: "device now signed in as another user"), "skipped")
         }
-        guard let token = job.token else { return finish(.skipped(reason: "token cleared (logged out or pruned)"), "skipped") }
+        guard let token = job.token else {
+            return finish(.skipped(reason: "token cleared (logged out or pruned)"), "skipped")
+        }
         guard let provider = providers[job.platform] else {
             return finish(.failed(reason: "no provider for \(job.platform)"), "failed")
         }
         let businessID = job.notification.businessID
         if let reason = state.withLock({ $0.broken[Self.key(businessID, job.platform)] }) {
-            return finish(.wait(until: now.adding(configuration.brokenCredentialWait), reason: "credential broken: \(reason)"), "waiting")
+            return finish(
+                .wait(until: now.adding(configuration.brokenCredentialWait), reason: "credential broken: \(reason)"),
+                "waiting")
         }
         let entry = job.notification
         let push = OutgoingPush(
             deliveryID: job.id, businessID: businessID, token: token, apnsID: job.apnsID,
             content: PushContent(
-                notificationID: entry.id, title: entry.title, subtitle: entry.subtitle, body: entry.body, sound: entry.sound,
+                notificationID: entry.id, title: entry.title, subtitle: entry.subtitle, body: entry.body,
+                sound: entry.sound,
                 badge: entry.pushStyle == .background ? nil : job.badge, media: entry.media,
                 extras: entry.extras.objectValue ?? [], isBackground: entry.pushStyle == .background),
             expiresAt: entry.createdAt.adding(configuration.expiration), attempt: job.attempts)
@@ -241,7 +261,9 @@ public final class DeliveryEngine: @unchecked Sendable {
         case .delivered(let messageID):
             (outcome, label) = (.delivered(providerMessageID: messageID), "delivered")
         case .retryable(let reason, let retryAfter):
-            if let delay = configuration.retry.delay(afterAttempt: job.attempts, retryAfter: retryAfter, random: random()) {
+            if let delay = configuration.retry.delay(
+                afterAttempt: job.attempts, retryAfter: retryAfter, random: random())
+            {
                 (outcome, label) = (.retry(at: now.adding(delay), reason: reason), "retried")
             } else {
                 (outcome, label) = (.failed(reason: "gave up after \(job.attempts) attempts: \(reason)"), "failed")
@@ -250,19 +272,26 @@ public final class DeliveryEngine: @unchecked Sendable {
             (outcome, label) = (.pruned(reason: reason, unregisteredAt: since), "pruned")
         case .credentialRejected(let reason):
             credentialBroken(businessID: job.notification.businessID, platform: job.platform, reason: reason, at: now)
-            (outcome, label) = (.wait(until: now.adding(configuration.brokenCredentialWait), reason: "credential broken: \(reason)"), "waiting")
+            (outcome, label) = (
+                .wait(until: now.adding(configuration.brokenCredentialWait), reason: "credential broken: \(reason)"),
+                "waiting"
+            )
         case .notConfigured(let reason), .failed(let reason):
             (outcome, label) = (.failed(reason: reason), "failed")
         }
         count(job.platform, label)
         latency(job.platform).observe(elapsed)
         if logger.isEnabled(.debug) {
-            logger.debug("push answered", [
-                "delivery.id": String(job.id), "notification.id": String(job.notification.id), "provider": job.platform.rawValue,
-                "outcome": label,
-            ])
+            logger.debug(
+                "push answered",
+                [
+                    "delivery.id": String(job.id), "notification.id": String(job.notification.id),
+                    "provider": job.platform.rawValue,
+                    "outcome": label,
+                ])
         }
-        let completion = DeliveryCompletion(id: job.id, leaseOwner: configuration.owner, outcome: outcome, deviceID: job.deviceID, token: job.token)
+        let completion = DeliveryCompletion(
+            id: job.id, leaseOwner: configuration.owner, outcome: outcome, deviceID: job.deviceID, token: job.token)
         // Record outcomes as soon as they arrive (what is accumulated meanwhile goes in the same transaction):
         // an answer Apple gave that isn't written yet is sent again after a crash.
         let shouldSignal = state.withLock { state -> Bool in
@@ -285,9 +314,11 @@ public final class DeliveryEngine: @unchecked Sendable {
             return state.broken[key] == nil
         }
         guard first else { return }
-        logger.error("push credential refused; its deliveries wait until it is replaced", [
-            "business.id": String(businessID), "provider": platform.rawValue, "reason": reason,
-        ])
+        logger.error(
+            "push credential refused; its deliveries wait until it is replaced",
+            [
+                "business.id": String(businessID), "provider": platform.rawValue, "reason": reason,
+            ])
         do {
             try store.markCredential(businessID: businessID, platform: platform, brokenReason: reason, observedAt: now)
         } catch {
@@ -305,7 +336,9 @@ public final class DeliveryEngine: @unchecked Sendable {
             try store.completeDeliveries(batch, at: clock.now())
         } catch {
             // Keep them: a later flush writes them. If the process dies first, the leases run out and the jobs are resent.
-            logger.error("cannot record delivery outcomes; will retry", ["delivery.count": String(batch.count), "error": "\(error)"])
+            logger.error(
+                "cannot record delivery outcomes; will retry",
+                ["delivery.count": String(batch.count), "error": "\(error)"])
             state.withLock { $0.completions.insert(contentsOf: batch, at: 0) }
             Thread.sleep(forTimeInterval: 0.05)
         }

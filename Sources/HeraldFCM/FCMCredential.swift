@@ -17,7 +17,10 @@ public struct FCMCredential: Sendable {
     public var version: Timestamp
 
     /// A credential.
-    public init(projectID: String, clientEmail: String, tokenURI: String, privateKeyID: String?, key: RSAPrivateKey, version: Timestamp) {
+    public init(
+        projectID: String, clientEmail: String, tokenURI: String, privateKeyID: String?, key: RSAPrivateKey,
+        version: Timestamp
+    ) {
         self.projectID = projectID
         self.clientEmail = clientEmail
         self.tokenURI = tokenURI

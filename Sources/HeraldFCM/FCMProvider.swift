@@ -71,7 +71,9 @@ public final class FCMProvider: PushProvider {
         send(push, retriedAuthentication: false, completion: completion)
     }
 
-    private func send(_ push: OutgoingPush, retriedAuthentication: Bool, completion: @escaping @Sendable (PushResult) -> Void) {
+    private func send(
+        _ push: OutgoingPush, retriedAuthentication: Bool, completion: @escaping @Sendable (PushResult) -> Void
+    ) {
         withAccessToken(push.businessID) { [self] result in
             switch result {
             case .failure(let failure):
@@ -84,8 +86,11 @@ public final class FCMProvider: PushProvider {
                 let base = configuration.baseURLOverride ?? "https://fcm.googleapis.com"
                 let request = HTTPClientRequest(
                     method: "POST",
-                    url: (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/v1/projects/\(credential.projectID)/messages:send",
-                    headers: [("authorization", "Bearer " + token), ("content-type", "application/json; charset=utf-8")],
+                    url: (base.hasSuffix("/") ? String(base.dropLast()) : base)
+                        + "/v1/projects/\(credential.projectID)/messages:send",
+                    headers: [
+                        ("authorization", "Bearer " + token), ("content-type", "application/json; charset=utf-8"),
+                    ],
                     body: message.encoded, timeout: configuration.requestTimeout)
                 client.execute(request) { [self] result in
                     switch result {
@@ -110,12 +115,16 @@ public final class FCMProvider: PushProvider {
 
     private func invalidate(_ businessID: Int64, token: String) {
         entries.withLock { entries in
-            if case .ready(let current, _) = entries[businessID]?.token, current == token { entries[businessID]!.token = .none }
+            if case .ready(let current, _) = entries[businessID]?.token, current == token {
+                entries[businessID]!.token = .none
+            }
         }
     }
 
     /// Calls `body` with a valid access token, fetching one (once for all concurrent callers) when needed.
-    private func withAccessToken(_ businessID: Int64, _ body: @escaping @Sendable (Result<String, PushResult.Failure>) -> Void) {
+    private func withAccessToken(
+        _ businessID: Int64, _ body: @escaping @Sendable (Result<String, PushResult.Failure>) -> Void
+    ) {
         let now = clock.now()
         enum Next {
             case use(String)
@@ -136,7 +145,9 @@ public final class FCMProvider: PushProvider {
         }
         let next = entries.withLock { entries -> Next in
             if entries[businessID] == nil, let loaded { entries[businessID] = Entry(credential: loaded) }
-            guard var entry = entries[businessID] else { return .fail(.retryable(reason: "credential replaced", retryAfter: nil)) }
+            guard var entry = entries[businessID] else {
+                return .fail(.retryable(reason: "credential replaced", retryAfter: nil))
+            }
             switch entry.token {
             case .ready(let token, let refreshAt) where now < refreshAt:
                 return .use(token)
@@ -167,23 +178,32 @@ public final class FCMProvider: PushProvider {
             var header: [(key: String, value: JSON)] = [("alg", "RS256"), ("typ", "JWT")]
             if let keyID = credential.privateKeyID { header.append(("kid", .string(keyID))) }
             let claims: JSON = [
-                "iss": .string(credential.clientEmail), "scope": .string(Self.scope), "aud": .string(credential.tokenURI),
+                "iss": .string(credential.clientEmail), "scope": .string(Self.scope),
+                "aud": .string(credential.tokenURI),
                 "iat": .int(now), "exp": .int(now + 3600),
             ]
-            let assertion = try JWT.signRS256(headerJSON: JSON.object(header).encodedString, claimsJSON: claims.encodedString, key: credential.key)
-            let form = "grant_type=" + QueryString.percentEncoded("urn:ietf:params:oauth:grant-type:jwt-bearer")
+            let assertion = try JWT.signRS256(
+                headerJSON: JSON.object(header).encodedString, claimsJSON: claims.encodedString, key: credential.key)
+            let form =
+                "grant_type=" + QueryString.percentEncoded("urn:ietf:params:oauth:grant-type:jwt-bearer")
                 + "&assertion=" + assertion
             request = HTTPClientRequest(
                 method: "POST", url: credential.tokenURI,
                 headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8),
                 timeout: configuration.requestTimeout)
         } catch {
-            return finishFetch(businessID, .failure(.init(.credentialRejected(reason: "cannot sign the OAuth assertion with the service account key"))))
+            return finishFetch(
+                businessID,
+                .failure(
+                    .init(.credentialRejected(reason: "cannot sign the OAuth assertion with the service account key"))))
         }
         client.execute(request) { [self] result in
             switch result {
             case .failure(let error):
-                finishFetch(businessID, .failure(.init(.retryable(reason: "OAuth token endpoint: transport: \(error.code)", retryAfter: nil))))
+                finishFetch(
+                    businessID,
+                    .failure(
+                        .init(.retryable(reason: "OAuth token endpoint: transport: \(error.code)", retryAfter: nil))))
             case .success(let response):
                 let body = try? JSON.parse(response.body)
                 if response.status == 200, let token = body?["access_token"]?.stringValue, !token.isEmpty {
@@ -196,7 +216,8 @@ public final class FCMProvider: PushProvider {
                     let description = body?["error_description"]?.stringValue.map { ": " + $0 } ?? ""
                     let reason = "OAuth token endpoint refused the service account: \(error)\(description)"
                     if response.status >= 500 || response.status == 429 {
-                        finishFetch(businessID, .failure(.init(.retryable(reason: reason, retryAfter: response.retryAfter))))
+                        finishFetch(
+                            businessID, .failure(.init(.retryable(reason: reason, retryAfter: response.retryAfter))))
                     } else {
                         finishFetch(businessID, .failure(.init(.credentialRejected(reason: reason))))
                     }
@@ -206,7 +227,9 @@ public final class FCMProvider: PushProvider {
     }
 
     /// Hands the outcome of a fetch to every waiter.
-    private func finishFetch(_ businessID: Int64, _ result: Result<String, PushResult.Failure>, refreshAt: Timestamp? = nil) {
+    private func finishFetch(
+        _ businessID: Int64, _ result: Result<String, PushResult.Failure>, refreshAt: Timestamp? = nil
+    ) {
         let waiters = entries.withLock { entries -> [@Sendable (Result<String, PushResult.Failure>) -> Void] in
             guard var entry = entries[businessID] else { return [] }
             var waiters: [@Sendable (Result<String, PushResult.Failure>) -> Void] = []
@@ -214,7 +237,9 @@ public final class FCMProvider: PushProvider {
                 waiters = pending
                 entry.token = .none
             }
-            if let refreshAt, case .success(let token) = result { entry.token = .ready(token: token, refreshAt: refreshAt) }
+            if let refreshAt, case .success(let token) = result {
+                entry.token = .ready(token: token, refreshAt: refreshAt)
+            }
             entries[businessID] = entry
             return waiters
         }
@@ -240,9 +265,12 @@ public final class FCMProvider: PushProvider {
         case "UNREGISTERED", "SENDER_ID_MISMATCH":
             return .unregistered(reason: reason, since: nil)
         case "INVALID_ARGUMENT":
-            let aboutToken = message.lowercased().contains("registration token")
+            let aboutToken =
+                message.lowercased().contains("registration token")
                 || (error?["details"]?.arrayValue ?? []).contains { detail in
-                    (detail["fieldViolations"]?.arrayValue ?? []).contains { $0["field"]?.stringValue == "message.token" }
+                    (detail["fieldViolations"]?.arrayValue ?? []).contains {
+                        $0["field"]?.stringValue == "message.token"
+                    }
                 }
             return aboutToken ? .unregistered(reason: reason, since: nil) : .failed(reason: reason)
         case "QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL":
@@ -251,7 +279,9 @@ public final class FCMProvider: PushProvider {
             return .credentialRejected(reason: reason)
         default:
             if response.status == 401 || response.status == 403 { return .credentialRejected(reason: reason) }
-            if response.status == 429 || response.status >= 500 { return .retryable(reason: reason, retryAfter: retryAfter) }
+            if response.status == 429 || response.status >= 500 {
+                return .retryable(reason: reason, retryAfter: retryAfter)
+            }
             return .failed(reason: reason)
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A structured logger: a message plus metadata, written as one logfmt line per event.
@@ -93,20 +93,36 @@ public struct Logger: Sendable {
     }
 
     /// Writes a trace event.
-    public func trace(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) { log(.trace, message(), extra) }
+    public func trace(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
+        log(.trace, message(), extra)
+    }
     /// Writes a debug event.
-    public func debug(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) { log(.debug, message(), extra) }
+    public func debug(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
+        log(.debug, message(), extra)
+    }
     /// Writes an info event.
-    public func info(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) { log(.info, message(), extra) }
+    public func info(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
+        log(.info, message(), extra)
+    }
     /// Writes a notice event.
-    public func notice(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) { log(.notice, message(), extra) }
+    public func notice(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
+        log(.notice, message(), extra)
+    }
     /// Writes a warning event.
-    public func warning(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) { log(.warning, message(), extra) }
+    public func warning(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
+        log(.warning, message(), extra)
+    }
     /// Writes an error event.
-    public func error(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) { log(.error, message(), extra) }
+    public func error(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
+        log(.error, message(), extra)
+    }
 
     static func quoted(_ value: String) -> String {
-        let needsQuotes = value.isEmpty || value.utf8.contains { $0 <= 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "\\") }
+        let needsQuotes =
+            value.isEmpty
+            || value.utf8.contains {
+                $0 <= 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "\\")
+            }
         guard needsQuotes else { return value }
         var out = "\""
         for scalar in value.unicodeScalars {
@@ -117,7 +133,11 @@ public struct Logger: Sendable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 { out += "\\u{\(String(scalar.value, radix: 16))}" } else { out.unicodeScalars.append(scalar) }
+                if scalar.value < 0x20 {
+                    out += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
             }
         }
         return out + "\""

@@ -55,7 +55,9 @@ public final class MetricsRegistry: Sendable {
     }
 
     /// A gauge whose value is read by `sample` at every scrape (queue depth, say). Replaces an earlier one.
-    public func sampledGauge(_ name: String, help: String, labels: [String: String] = [:], sample: @escaping @Sendable () -> Double) {
+    public func sampledGauge(
+        _ name: String, help: String, labels: [String: String] = [:], sample: @escaping @Sendable () -> Double
+    ) {
         let key = Self.renderLabels(labels)
         families.withLock { families in
             var family = families[name] ?? Family(help: help, type: "gauge")

@@ -23,7 +23,8 @@ public final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // us
             throw StoreError(.database, "cannot open SQLite database: \(message)")
         }
         sqlite3_extended_result_codes(handle, 1)
-        try executeScript("""
+        try executeScript(
+            """
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = NORMAL;
             PRAGMA foreign_keys = ON;
@@ -69,13 +70,16 @@ public final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // us
             case .text(var text):
                 status = text.withUTF8 { bytes in
                     bytes.withMemoryRebound(to: CChar.self) { chars in
-                        guard let base = chars.baseAddress else { return herald_sqlite3_bind_text(statement, index, Self.empty, 0) }
+                        guard let base = chars.baseAddress else {
+                            return herald_sqlite3_bind_text(statement, index, Self.empty, 0)
+                        }
                         return herald_sqlite3_bind_text(statement, index, base, Int32(chars.count))
                     }
                 }
             case .blob(let bytes):
                 status = bytes.withUnsafeBytes { raw in
-                    herald_sqlite3_bind_blob(statement, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, Int32(raw.count))
+                    herald_sqlite3_bind_blob(
+                        statement, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, Int32(raw.count))
                 }
             }
             guard status == SQLITE_OK else { throw error(status, "bind failed") }
@@ -119,7 +123,8 @@ public final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // us
                 case SQLITE_TEXT:
                     let count = Int(sqlite3_column_bytes(statement, column))
                     if let text = sqlite3_column_text(statement, column) {
-                        values.append(.text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)))
+                        values.append(
+                            .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)))
                     } else {
                         values.append(.text(""))
                     }

@@ -65,7 +65,9 @@ public enum Command {
             exit(1)
         }
         if application.adminTokenGenerated {
-            say("admin token (generated; kept in \(configuration.dataDirectory)/admin-token): \(application.adminToken)")
+            say(
+                "admin token (generated; kept in \(configuration.dataDirectory)/admin-token): \(application.adminToken)"
+            )
         }
         let shownHost = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         say("herald listening on http://\(shownHost):\(application.port)")

@@ -70,9 +70,11 @@ public final class HeraldApplication: @unchecked Sendable {
             var engineConfiguration = DeliveryEngine.Configuration(owner: try directory.nodeID())
             engineConfiguration.concurrency = options.concurrency
             engineConfiguration.lease = options.lease
-            engineConfiguration.retry = RetryPolicy(maxAttempts: options.maxAttempts, base: options.retryBase, cap: options.retryCap)
+            engineConfiguration.retry = RetryPolicy(
+                maxAttempts: options.maxAttempts, base: options.retryBase, cap: options.retryCap)
             delivery = DeliveryEngine(
-                store: store, providers: providers, clock: clock, configuration: engineConfiguration, logger: deliveryLogger,
+                store: store, providers: providers, clock: clock, configuration: engineConfiguration,
+                logger: deliveryLogger,
                 metrics: metrics)
         } else {
             providers = []
@@ -85,7 +87,10 @@ public final class HeraldApplication: @unchecked Sendable {
         SystemController(metrics: metrics).register(in: &router)
         AdminController(
             store: store, auth: AdminAuthenticator(token: adminToken), sealer: sealer, notifications: notifications,
-            clock: clock, credentialChanged: { business, platform in engine?.credentialChanged(businessID: business, platform: platform) }
+            clock: clock,
+            credentialChanged: { business, platform in
+                engine?.credentialChanged(businessID: business, platform: platform)
+            }
         ).register(in: &router)
         MobileController(
             store: store, auth: mobileAuth, notifications: notifications,
@@ -96,7 +101,9 @@ public final class HeraldApplication: @unchecked Sendable {
         let httpLogger = logger.labeled("herald.http")
         let application = Application(
             router: router,
-            middleware: [ObservabilityMiddleware(logger: httpLogger, metrics: metrics), ErrorMiddleware(logger: httpLogger)])
+            middleware: [
+                ObservabilityMiddleware(logger: httpLogger, metrics: metrics), ErrorMiddleware(logger: httpLogger),
+            ])
         var serverConfiguration = HTTPServer.Configuration(host: configuration.host, port: configuration.port)
         if let threads = configuration.httpThreads { serverConfiguration.threadCount = threads }
         server = HTTPServer(configuration: serverConfiguration, responder: application, logger: httpLogger)
@@ -113,7 +120,8 @@ public final class HeraldApplication: @unchecked Sendable {
             }
             return SQLStore(database: database)
         }
-        throw HeraldConfiguration.ConfigurationError(description: "PostgreSQL is not built into this version yet; use sqlite:<path>")
+        throw HeraldConfiguration.ConfigurationError(
+            description: "PostgreSQL is not built into this version yet; use sqlite:<path>")
     }
 
     /// The port the API listens on (after `start`).

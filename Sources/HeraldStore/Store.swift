@@ -10,7 +10,8 @@ public protocol Store: BusinessStore, UserStore, InboxStore, DeliveryQueue {}
 /// Businesses, their credentials, templates and locations.
 public protocol BusinessStore: Sendable {
     /// Creates a business. `clientID` and `posKeyHash` are unique.
-    func createBusiness(name: String, clientID: String, sealedSecret: [UInt8], posKeyHash: String, at now: Timestamp) throws -> Business
+    func createBusiness(name: String, clientID: String, sealedSecret: [UInt8], posKeyHash: String, at now: Timestamp)
+        throws -> Business
     /// The business with `id`.
     func business(id: Int64) throws -> Business?
     /// The business whose app signs as `clientID`.
@@ -57,7 +58,8 @@ public protocol UserStore: Sendable {
 
     /// Records the device a user calls from and sets or clears its token, atomically:
     /// the device moves to `userID` if someone else used it, and a token held by another device moves here.
-    func registerDevice(businessID: Int64, userID: Int64, _ registration: DeviceRegistration, at now: Timestamp) throws -> Device
+    func registerDevice(businessID: Int64, userID: Int64, _ registration: DeviceRegistration, at now: Timestamp) throws
+        -> Device
     /// Clears a device's token (logout).
     func clearToken(deviceID: Int64, at now: Timestamp) throws
     /// The devices signed in as `userID`.
@@ -66,7 +68,9 @@ public protocol UserStore: Sendable {
     func device(id: Int64) throws -> Device?
 
     /// Stores a new session.
-    func createSession(tokenHash: String, businessID: Int64, userID: Int64, deviceID: Int64?, expiresAt: Timestamp, at now: Timestamp) throws -> Session
+    func createSession(
+        tokenHash: String, businessID: Int64, userID: Int64, deviceID: Int64?, expiresAt: Timestamp, at now: Timestamp
+    ) throws -> Session
     /// The session whose token hashes to `tokenHash` (active or not).
     func session(tokenHash: String) throws -> Session?
     /// The session whose token hashes to `tokenHash` with its user, in one read (every signed-in call does this).
@@ -93,7 +97,8 @@ public protocol InboxStore: Sendable {
     /// The user's unread visible entries: the badge.
     func unreadCount(userID: Int64) throws -> Int
     /// Records an app-reported event about a user's entry; false when the entry isn't theirs.
-    func recordEvent(userID: Int64, notificationID: Int64, kind: NotificationEventKind, at now: Timestamp) throws -> Bool
+    func recordEvent(userID: Int64, notificationID: Int64, kind: NotificationEventKind, at now: Timestamp) throws
+        -> Bool
     /// How many events of `kind` an entry has.
     func eventCount(notificationID: Int64, kind: NotificationEventKind) throws -> Int
 }
@@ -101,7 +106,8 @@ public protocol InboxStore: Sendable {
 /// The durable delivery queue: jobs are rows claimed under a lease.
 public protocol DeliveryQueue: Sendable {
     /// Claims up to `limit` due jobs (queued and due, or whose lease ran out) for `owner` until `leaseUntil`.
-    func claimDeliveries(owner: String, limit: Int, leaseUntil: Timestamp, at now: Timestamp) throws -> [ClaimedDelivery]
+    func claimDeliveries(owner: String, limit: Int, leaseUntil: Timestamp, at now: Timestamp) throws
+        -> [ClaimedDelivery]
     /// Records attempts' outcomes; reports from owners who lost their lease are ignored. Returns how many applied.
     @discardableResult
     func completeDeliveries(_ completions: [DeliveryCompletion], at now: Timestamp) throws -> Int

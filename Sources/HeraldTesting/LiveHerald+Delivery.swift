@@ -31,24 +31,30 @@ extension LiveHerald {
 
     /// Makes an APNs key, registers it with `standIn` and sets it on `business` through the admin API.
     @discardableResult
-    public func configureAPNs(_ business: BusinessKeys, standIn: StandIn, keyID: String = "KEY1234567", teamID: String = "TEAM123456",
-        topic: String = "com.example.loyalty") throws -> APNsKeys
-    {
+    public func configureAPNs(
+        _ business: BusinessKeys, standIn: StandIn, keyID: String = "KEY1234567", teamID: String = "TEAM123456",
+        topic: String = "com.example.loyalty"
+    ) throws -> APNsKeys {
         let key = P256PrivateKey.generate()
         try standIn.registerAPNsKey(keyID: keyID, teamID: teamID, topic: topic, key: key)
-        let response = try admin("PUT", "/api/admin/businesses/\(business.id)/apns", json: JSON.object([
-            ("key_p8", .string(key.pemRepresentation)), ("key_id", .string(keyID)), ("team_id", .string(teamID)),
-            ("topic", .string(topic)), ("environment", "sandbox"),
-        ]).encodedString)
-        guard response.status == 200 else { throw TestHTTPClient.Failure(description: "cannot set APNs credentials: \(response)") }
+        let response = try admin(
+            "PUT", "/api/admin/businesses/\(business.id)/apns",
+            json: JSON.object([
+                ("key_p8", .string(key.pemRepresentation)), ("key_id", .string(keyID)), ("team_id", .string(teamID)),
+                ("topic", .string(topic)), ("environment", "sandbox"),
+            ]).encodedString)
+        guard response.status == 200 else {
+            throw TestHTTPClient.Failure(description: "cannot set APNs credentials: \(response)")
+        }
         return APNsKeys(key: key, keyID: keyID, teamID: teamID, topic: topic)
     }
 
     /// Makes a service account, registers it with `standIn` and sets it on `business` through the admin API.
     @discardableResult
-    public func configureFCM(_ business: BusinessKeys, standIn: StandIn, projectID: String = "loyalty-app",
-        clientEmail: String = "herald@loyalty-app.iam.gserviceaccount.com") throws -> RSAPrivateKey
-    {
+    public func configureFCM(
+        _ business: BusinessKeys, standIn: StandIn, projectID: String = "loyalty-app",
+        clientEmail: String = "herald@loyalty-app.iam.gserviceaccount.com"
+    ) throws -> RSAPrivateKey {
         let key = RSAPrivateKey.generate()
         try standIn.registerFCMAccount(clientEmail: clientEmail, projectID: projectID, key: key, privateKeyID: "key-1")
         let account: JSON = [
@@ -56,20 +62,26 @@ extension LiveHerald {
             "private_key": .string(key.pemRepresentation), "client_email": .string(clientEmail),
             "token_uri": .string(standIn.tokenURI),
         ]
-        let response = try admin("PUT", "/api/admin/businesses/\(business.id)/fcm", json: JSON.object([("service_account", account)]).encodedString)
-        guard response.status == 200 else { throw TestHTTPClient.Failure(description: "cannot set FCM credentials: \(response)") }
+        let response = try admin(
+            "PUT", "/api/admin/businesses/\(business.id)/fcm",
+            json: JSON.object([("service_account", account)]).encodedString)
+        guard response.status == 200 else {
+            throw TestHTTPClient.Failure(description: "cannot set FCM credentials: \(response)")
+        }
         return key
     }
 
     /// Sends a news item through the admin API; returns the notification ids.
-    public func sendNews(_ business: BusinessKeys, to userIDs: [Int64], title: String = "Our new menu", body: String = "Try it today!",
-        media: MediaAttachment? = nil) throws -> [Int64]
-    {
+    public func sendNews(
+        _ business: BusinessKeys, to userIDs: [Int64], title: String = "Our new menu", body: String = "Try it today!",
+        media: MediaAttachment? = nil
+    ) throws -> [Int64] {
         var fields: [(key: String, value: JSON)] = [
             ("user_ids", .array(userIDs.map { .int($0) })), ("title", .string(title)), ("body", .string(body)),
         ]
         if let media { fields.append(("media", ["url": .string(media.url), "type": .string(media.type)])) }
-        let response = try admin("POST", "/api/admin/businesses/\(business.id)/notifications", json: JSON.object(fields).encodedString)
+        let response = try admin(
+            "POST", "/api/admin/businesses/\(business.id)/notifications", json: JSON.object(fields).encodedString)
         guard response.status == 202, let ids = (response.json as? [String: Any])?["notification_ids"] as? [Int] else {
             throw TestHTTPClient.Failure(description: "cannot send news: \(response)")
         }
@@ -78,9 +90,10 @@ extension LiveHerald {
 
     /// Waits until every delivery of `notificationID` is final (delivered, failed, pruned, skipped), up to `timeout`.
     @discardableResult
-    public func waitForDeliveries(of notificationID: Int64, timeout: Duration = .seconds(15),
-        until done: ([Delivery]) -> Bool = { jobs in !jobs.isEmpty && jobs.allSatisfy { $0.status.isFinal } }) throws -> [Delivery]
-    {
+    public func waitForDeliveries(
+        of notificationID: Int64, timeout: Duration = .seconds(15),
+        until done: ([Delivery]) -> Bool = { jobs in !jobs.isEmpty && jobs.allSatisfy { $0.status.isFinal } }
+    ) throws -> [Delivery] {
         let deadline = ContinuousClock.now + timeout
         while true {
             let jobs = try application.store.deliveries(notificationID: notificationID)

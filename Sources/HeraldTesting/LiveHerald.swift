@@ -34,7 +34,8 @@ public final class LiveHerald: @unchecked Sendable {
         configuration.logLevel = logLevel
         configuration.httpThreads = 4
         configure(&configuration)
-        application = try HeraldApplication(configuration: configuration, logger: Logger(label: "herald", level: logLevel))
+        application = try HeraldApplication(
+            configuration: configuration, logger: Logger(label: "herald", level: logLevel))
         try application.start()
     }
 
@@ -65,9 +66,11 @@ public final class LiveHerald: @unchecked Sendable {
 
     /// Creates a business through the admin API.
     public func createBusiness(name: String = "Burger Co") throws -> BusinessKeys {
-        let response = try admin("POST", "/api/admin/businesses", json: JSON.object([("name", .string(name))]).encodedString)
+        let response = try admin(
+            "POST", "/api/admin/businesses", json: JSON.object([("name", .string(name))]).encodedString)
         guard response.status == 201, let object = response.json as? [String: Any], let id = object["id"] as? Int,
-            let client = object["client"] as? String, let secret = object["secret"] as? String, let posKey = object["pos_key"] as? String
+            let client = object["client"] as? String, let secret = object["secret"] as? String,
+            let posKey = object["pos_key"] as? String
         else { throw TestHTTPClient.Failure(description: "cannot create business: \(response)") }
         return BusinessKeys(id: Int64(id), client: client, secret: secret, posKey: posKey)
     }
@@ -120,13 +123,16 @@ public final class MobileTestClient: @unchecked Sendable {
 
     /// A signed call whose JSON body gets `"client"` added.
     public func call(_ method: String, _ target: String, json: [(String, JSON)]) throws -> TestHTTPClient.Response {
-        try call(method, target, body: JSON.object([("client", .string(business.client))] + json.map { ($0.0, $0.1) }).encodedString)
+        try call(
+            method, target,
+            body: JSON.object([("client", .string(business.client))] + json.map { ($0.0, $0.1) }).encodedString)
     }
 
     /// Signs up; keeps the token and user id. `token` is an `apn_token` (or `gcm_token` when `android`).
     @discardableResult
     public func signUp(
-        email: String, password: String = "password123", firstName: String = "Ann", token: String? = nil, android: Bool = false
+        email: String, password: String = "password123", firstName: String = "Ann", token: String? = nil,
+        android: Bool = false
     ) throws -> TestHTTPClient.Response {
         var user: [(key: String, value: JSON)] = [
             ("first_name", .string(firstName)), ("last_name", "Lee"), ("email", .string(email)),
@@ -140,7 +146,9 @@ public final class MobileTestClient: @unchecked Sendable {
 
     /// Logs in; keeps the token and user id.
     @discardableResult
-    public func logIn(email: String, password: String = "password123", token: String? = nil, android: Bool = false) throws -> TestHTTPClient.Response {
+    public func logIn(email: String, password: String = "password123", token: String? = nil, android: Bool = false)
+        throws -> TestHTTPClient.Response
+    {
         var user: [(key: String, value: JSON)] = [("email", .string(email)), ("password", .string(password))]
         if let token { user.append((android ? "gcm_token" : "apn_token", .string(token))) }
         let response = try call("POST", "/api2/mobile/users/login", json: [("user", .object(user))])

@@ -44,7 +44,9 @@ public final class StandIn: @unchecked Sendable {
         directory = try TemporaryDirectory(prefix: "herald-standin")
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", StandIn.repositoryRoot + "/Tests/StandIns/standin.py", "--workdir", directory.path]
+        process.arguments = [
+            "python3", StandIn.repositoryRoot + "/Tests/StandIns/standin.py", "--workdir", directory.path,
+        ]
         stdin = Pipe()
         let stdout = Pipe()
         process.standardInput = stdin
@@ -57,7 +59,10 @@ public final class StandIn: @unchecked Sendable {
         while true {
             let byte = handle.readData(ofLength: 1)
             guard let first = byte.first else {
-                throw Failure(description: "the stand-in exited before it was ready (is python3 with h2 and cryptography installed? pip install -r Tests/StandIns/requirements.txt)")
+                throw Failure(
+                    description:
+                        "the stand-in exited before it was ready (is python3 with h2 and cryptography installed? pip install -r Tests/StandIns/requirements.txt)"
+                )
             }
             if first == UInt8(ascii: "\n") { break }
             line.append(first)
@@ -65,7 +70,8 @@ public final class StandIn: @unchecked Sendable {
         let announced = try JSON.parse(line)
         guard let apns = announced["apns_url"]?.stringValue, let fcm = announced["fcm_url"]?.stringValue,
             let token = announced["token_uri"]?.stringValue, let ca = announced["ca_file"]?.stringValue,
-            let controlURL = announced["control_url"]?.stringValue, let port = controlURL.split(separator: ":").last.flatMap({ Int($0) })
+            let controlURL = announced["control_url"]?.stringValue,
+            let port = controlURL.split(separator: ":").last.flatMap({ Int($0) })
         else { throw Failure(description: "unexpected stand-in line: \(String(decoding: line, as: UTF8.self))") }
         apnsURL = apns
         fcmURL = fcm
@@ -87,21 +93,28 @@ public final class StandIn: @unchecked Sendable {
     /// A control API call; fails unless the answer is 2xx.
     @discardableResult
     public func call(_ method: String, _ path: String, _ body: JSON? = nil) throws -> JSON {
-        let response = try control.request(method, path, headers: [("Content-Type", "application/json")], body: body?.encoded ?? [])
-        guard (200..<300).contains(response.status) else { throw Failure(description: "\(method) \(path): \(response)") }
+        let response = try control.request(
+            method, path, headers: [("Content-Type", "application/json")], body: body?.encoded ?? [])
+        guard (200..<300).contains(response.status) else {
+            throw Failure(description: "\(method) \(path): \(response)")
+        }
         return (try? JSON.parse(response.body)) ?? .null
     }
 
     /// Registers an APNs key the stand-in verifies provider tokens with.
     public func registerAPNsKey(keyID: String, teamID: String, topic: String, key: P256PrivateKey) throws {
-        try call("POST", "/apns/keys", [
-            "key_id": .string(keyID), "team_id": .string(teamID), "topic": .string(topic),
-            "public_key_pem": .string(key.publicKey.pemRepresentation),
-        ])
+        try call(
+            "POST", "/apns/keys",
+            [
+                "key_id": .string(keyID), "team_id": .string(teamID), "topic": .string(topic),
+                "public_key_pem": .string(key.publicKey.pemRepresentation),
+            ])
     }
 
     /// Registers a service account the OAuth stand-in verifies assertions with.
-    public func registerFCMAccount(clientEmail: String, projectID: String, key: RSAPrivateKey, privateKeyID: String? = nil) throws {
+    public func registerFCMAccount(
+        clientEmail: String, projectID: String, key: RSAPrivateKey, privateKeyID: String? = nil
+    ) throws {
         var body: [(key: String, value: JSON)] = [
             ("client_email", .string(clientEmail)), ("project_id", .string(projectID)),
             ("public_key_pem", .string(key.publicKey.pemRepresentation)),

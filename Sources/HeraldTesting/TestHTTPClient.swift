@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A minimal blocking HTTP/1.1 client over one TCP connection, for tests that need exact control of the
@@ -64,7 +64,9 @@ public final class TestHTTPClient: @unchecked Sendable {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         inet_pton(AF_INET, host, &address.sin_addr)
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard result == 0 else {
             Glibc.close(fd)
@@ -82,7 +84,9 @@ public final class TestHTTPClient: @unchecked Sendable {
         try connect()
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let written = bytes[offset...].withUnsafeBytes {
+                Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if written <= 0 { throw Failure(description: "send failed: errno \(errno)") }
             offset += written
         }
@@ -109,7 +113,9 @@ public final class TestHTTPClient: @unchecked Sendable {
     }
 
     /// A request with a JSON text body.
-    public func request(_ method: String, _ target: String, headers: [(String, String)] = [], json: String) throws -> Response {
+    public func request(_ method: String, _ target: String, headers: [(String, String)] = [], json: String) throws
+        -> Response
+    {
         try request(method, target, headers: headers + [("Content-Type", "application/json")], body: Array(json.utf8))
     }
 
@@ -118,7 +124,8 @@ public final class TestHTTPClient: @unchecked Sendable {
         let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
         if count <= 0 {
             close()
-            throw Failure(description: count == 0 ? "connection closed by server" : "receive failed or timed out: errno \(errno)")
+            throw Failure(
+                description: count == 0 ? "connection closed by server" : "receive failed or timed out: errno \(errno)")
         }
         buffer.append(contentsOf: chunk[0..<count])
     }
@@ -134,11 +141,14 @@ public final class TestHTTPClient: @unchecked Sendable {
         buffer.removeFirst(headerEnd! + 4)
         var lines = head.components(separatedBy: "\r\n")
         let statusLine = lines.removeFirst().split(separator: " ")
-        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw Failure(description: "bad status line") }
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else {
+            throw Failure(description: "bad status line")
+        }
         var headers: [(name: String, value: String)] = []
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers.append((line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            headers.append(
+                (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
         var body: [UInt8] = []
         let lengthHeader = headers.first { $0.name == "content-length" }?.value
@@ -148,13 +158,16 @@ public final class TestHTTPClient: @unchecked Sendable {
             while buffer.count < length { try fill() }
             body = Array(buffer[0..<length])
             buffer.removeFirst(length)
-        } else if headers.contains(where: { $0.name == "transfer-encoding" && $0.value.lowercased().contains("chunked") }) {
+        } else if headers.contains(where: {
+            $0.name == "transfer-encoding" && $0.value.lowercased().contains("chunked")
+        }) {
             while true {
                 var lineEnd: Int?
                 while lineEnd == nil {
                     if let range = buffer.firstRange(of: [13, 10]) { lineEnd = range.lowerBound } else { try fill() }
                 }
-                let size = Int(String(decoding: buffer[0..<lineEnd!], as: UTF8.self).split(separator: ";")[0], radix: 16) ?? 0
+                let size =
+                    Int(String(decoding: buffer[0..<lineEnd!], as: UTF8.self).split(separator: ";")[0], radix: 16) ?? 0
                 buffer.removeFirst(lineEnd! + 2)
                 while buffer.count < size + 2 { try fill() }
                 body += buffer[0..<size]

@@ -22,7 +22,8 @@ public struct ErrorMiddleware: HTTPMiddleware {
         } catch let error as any HTTPErrorConvertible {
             return error.httpError.response
         } catch {
-            logger.error("unhandled error", ["request.id": request.id, "http.route": request.route ?? "", "error": "\(error)"])
+            logger.error(
+                "unhandled error", ["request.id": request.id, "http.route": request.route ?? "", "error": "\(error)"])
             return HTTPError(.internalServerError, field: "base", "internal error (request id \(request.id))").response
         }
     }

@@ -11,7 +11,10 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public var headers: [(name: String, value: String)]
 
     /// An error with several fields.
-    public init(_ status: HTTPStatus, errors: [(field: String, messages: [String])], headers: [(name: String, value: String)] = []) {
+    public init(
+        _ status: HTTPStatus, errors: [(field: String, messages: [String])],
+        headers: [(name: String, value: String)] = []
+    ) {
         self.status = status
         self.errors = errors
         self.headers = headers
@@ -25,7 +28,9 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     /// 400 with a message under `base`.
     public static func badRequest(_ message: String) -> HTTPError { HTTPError(.badRequest, field: "base", message) }
     /// 404 with a message under `base`.
-    public static func notFound(_ message: String = "not found") -> HTTPError { HTTPError(.notFound, field: "base", message) }
+    public static func notFound(_ message: String = "not found") -> HTTPError {
+        HTTPError(.notFound, field: "base", message)
+    }
     /// 401 with a message under `base`.
     public static func unauthorized(_ message: String) -> HTTPError { HTTPError(.unauthorized, field: "base", message) }
     /// 422 with a message on `field`.

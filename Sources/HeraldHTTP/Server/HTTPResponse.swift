@@ -26,7 +26,8 @@ public struct HTTPResponse: Sendable {
 
     /// A JSON response from already-encoded bytes.
     public static func json(_ encoded: [UInt8], status: HTTPStatus = .ok) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [("content-type", "application/json; charset=utf-8")], body: .bytes(encoded))
+        HTTPResponse(
+            status: status, headers: [("content-type", "application/json; charset=utf-8")], body: .bytes(encoded))
     }
 
     /// A JSON response.
@@ -35,7 +36,9 @@ public struct HTTPResponse: Sendable {
     }
 
     /// A JSON response written by `write`.
-    public static func json(status: HTTPStatus = .ok, capacity: Int = 256, _ write: (inout JSONWriter) -> Void) -> HTTPResponse {
+    public static func json(status: HTTPStatus = .ok, capacity: Int = 256, _ write: (inout JSONWriter) -> Void)
+        -> HTTPResponse
+    {
         var writer = JSONWriter(capacity: capacity)
         write(&writer)
         return json(writer.bytes, status: status)

@@ -76,10 +76,12 @@ public final class HTTPServer: @unchecked Sendable {
         var result: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(configuration.host, String(configuration.port), &hints, &result)
         guard status == 0, let info = result else {
-            throw StartError(description: "cannot resolve host \(configuration.host): \(String(cString: gai_strerror(status)))")
+            throw StartError(
+                description: "cannot resolve host \(configuration.host): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(result) }
-        var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue)
+        var flags = UInt32(
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue)
         flags |= UInt32(MHD_USE_ITC.rawValue)
         if info.pointee.ai_family == AF_INET6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -89,7 +91,8 @@ public final class HTTPServer: @unchecked Sendable {
             HTTPServer.uriLogger, context, UInt32(configuration.threadCount), UInt32(timeoutSeconds),
             configuration.connectionMemoryLimit, UInt32(configuration.connectionLimit))
         guard let daemon else {
-            throw StartError(description: "cannot listen on \(configuration.host):\(configuration.port) (address in use?)")
+            throw StartError(
+                description: "cannot listen on \(configuration.host):\(configuration.port) (address in use?)")
         }
         port = Int(herald_mhd_bound_port(daemon))
     }
@@ -121,13 +124,14 @@ public final class HTTPServer: @unchecked Sendable {
         init(target: String) { self.target = target }
     }
 
-    private static let uriLogger: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
-        -> UnsafeMutableRawPointer? = { context, uri, _ in
-            let server = Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
-            server.inFlight.add(1, ordering: .relaxed)
-            let state = RequestState(target: uri.map { String(cString: $0) } ?? "/")
-            return Unmanaged.passRetained(state).toOpaque()
-        }
+    private static let uriLogger:
+        @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
+            -> UnsafeMutableRawPointer? = { context, uri, _ in
+                let server = Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
+                server.inFlight.add(1, ordering: .relaxed)
+                let state = RequestState(target: uri.map { String(cString: $0) } ?? "/")
+                return Unmanaged.passRetained(state).toOpaque()
+            }
 
     private static let completedHandler: MHD_RequestCompletedCallback = { context, _, stateSlot, _ in
         guard let stateSlot, let pointer = stateSlot.pointee else { return }
@@ -157,8 +161,10 @@ public final class HTTPServer: @unchecked Sendable {
             let headerCount = Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil))
             if headerCount > configuration.maxHeaderCount {
                 return queue(
-                    HTTPError(.requestHeaderFieldsTooLarge, field: "base",
-                        "too many header fields: \(headerCount), at most \(configuration.maxHeaderCount)").response,
+                    HTTPError(
+                        .requestHeaderFieldsTooLarge, field: "base",
+                        "too many header fields: \(headerCount), at most \(configuration.maxHeaderCount)"
+                    ).response,
                     on: connection, requestID: nextRequestID(nil))
             }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
@@ -202,7 +208,8 @@ public final class HTTPServer: @unchecked Sendable {
             response = error.response
         } catch {
             logger.error("unhandled error", ["request.id": requestID, "error": "\(error)"])
-            response = HTTPError(.internalServerError, field: "base", "internal error (request id \(requestID))").response
+            response =
+                HTTPError(.internalServerError, field: "base", "internal error (request id \(requestID))").response
         }
         return queue(response, on: connection, requestID: nil)
     }
@@ -224,7 +231,10 @@ public final class HTTPServer: @unchecked Sendable {
 
     private func nextRequestID(_ offered: String?) -> String {
         if let offered, !offered.isEmpty, offered.utf8.count <= 64,
-            offered.utf8.allSatisfy({ $0 == 0x2D || $0 == 0x5F || $0 == 0x2E || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+            offered.utf8.allSatisfy({
+                $0 == 0x2D || $0 == 0x5F || $0 == 0x2E || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0)
+                    || (0x61...0x7A).contains($0)
+            })
         {
             return offered
         }
@@ -263,13 +273,16 @@ public final class HTTPServer: @unchecked Sendable {
         case .bytes(let bytes):
             created = bytes.withUnsafeBytes { buffer in
                 MHD_create_response_from_buffer(
-                    buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), MHD_ResponseMemoryMode(rawValue: 2)!)  // MHD_RESPMEM_MUST_COPY
+                    buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress),
+                    MHD_ResponseMemoryMode(rawValue: 2)!)  // MHD_RESPMEM_MUST_COPY
             }
         case .file(let path, let offset, let length):
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             if descriptor < 0 {
                 logger.error("cannot open response file", ["error": String(cString: strerror(errno))])
-                return queue(HTTPError(.internalServerError, field: "base", "file unavailable").response, on: connection, requestID: requestID)
+                return queue(
+                    HTTPError(.internalServerError, field: "base", "file unavailable").response, on: connection,
+                    requestID: requestID)
             }
             created = MHD_create_response_from_fd_at_offset64(UInt64(length), descriptor, UInt64(offset))
             if created == nil { close(descriptor) }

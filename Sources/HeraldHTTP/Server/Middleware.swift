@@ -30,7 +30,9 @@ public struct Application: HTTPResponder {
             request.route = "unmatched"
             let allow = allowed.map(\.rawValue).joined(separator: ", ")
             handler = { _ in
-                throw HTTPError(.methodNotAllowed, field: "base", "method not allowed; allowed: \(allow)", headers: [("allow", allow)])
+                throw HTTPError(
+                    .methodNotAllowed, field: "base", "method not allowed; allowed: \(allow)",
+                    headers: [("allow", allow)])
             }
         case .notFound:
             request.route = "unmatched"

@@ -39,11 +39,13 @@ public struct ObservabilityMiddleware: HTTPMiddleware {
         if logger.isEnabled(.info) {
             let (seconds, attoseconds) = elapsed.components
             let millis = Double(seconds) * 1000 + Double(attoseconds) / 1e15
-            logger.info("request", [
-                "request.id": request.id, "http.method": request.method.rawValue, "http.path": request.path,
-                "http.route": route, "http.status": String(response.status.code),
-                "duration_ms": String(Double(Int(millis * 1000)) / 1000), "remote": request.remoteAddress ?? "",
-            ])
+            logger.info(
+                "request",
+                [
+                    "request.id": request.id, "http.method": request.method.rawValue, "http.path": request.path,
+                    "http.route": route, "http.status": String(response.status.code),
+                    "duration_ms": String(Double(Int(millis * 1000)) / 1000), "remote": request.remoteAddress ?? "",
+                ])
         }
         return response
     }
@@ -61,7 +63,8 @@ public struct ObservabilityMiddleware: HTTPMiddleware {
     private func histogram(_ route: String) -> Histogram {
         if let existing = cache.histograms.withLock({ $0[route] }) { return existing }
         let created = metrics.histogram(
-            "herald_http_request_duration_seconds", help: "Time to answer HTTP requests, by route.", labels: ["route": route])
+            "herald_http_request_duration_seconds", help: "Time to answer HTTP requests, by route.",
+            labels: ["route": route])
         cache.histograms.withLock { $0[route] = created }
         return created
     }

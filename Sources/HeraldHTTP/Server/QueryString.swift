@@ -20,10 +20,11 @@ public enum QueryString {
             if start < end {
                 let part = utf8[start..<end]
                 if let equals = part.firstIndex(of: UInt8(ascii: "=")) {
-                    pairs.append((
-                        percentDecoded(String(Substring(part[..<equals])), plusIsSpace: true),
-                        percentDecoded(String(Substring(part[utf8.index(after: equals)...])), plusIsSpace: true)
-                    ))
+                    pairs.append(
+                        (
+                            percentDecoded(String(Substring(part[..<equals])), plusIsSpace: true),
+                            percentDecoded(String(Substring(part[utf8.index(after: equals)...])), plusIsSpace: true)
+                        ))
                 } else {
                     pairs.append((percentDecoded(String(Substring(part)), plusIsSpace: true), ""))
                 }

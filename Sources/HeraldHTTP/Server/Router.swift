@@ -85,7 +85,8 @@ public struct Router: Sendable {
         if let route = node.handlers[method] ?? (method == .head ? node.handlers[.get] : nil) {
             return .found(handler: route.handler, pattern: route.pattern, parameters: parameters)
         }
-        return node.handlers.isEmpty ? .notFound : .methodNotAllowed(allowed: node.handlers.keys.sorted { $0.rawValue < $1.rawValue })
+        return node.handlers.isEmpty
+            ? .notFound : .methodNotAllowed(allowed: node.handlers.keys.sorted { $0.rawValue < $1.rawValue })
     }
 
     private func find(_ node: Node, _ segments: ArraySlice<Substring>, _ parameters: inout [String: String]) -> Node? {

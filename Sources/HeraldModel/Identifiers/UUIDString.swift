@@ -3,7 +3,8 @@ public enum UUIDString {
     /// A random (version 4) UUID.
     public static func random() -> String {
         var generator = SystemRandomNumberGenerator()
-        return format(UInt64.random(in: .min ... .max, using: &generator), UInt64.random(in: .min ... .max, using: &generator))
+        return format(
+            UInt64.random(in: .min ... .max, using: &generator), UInt64.random(in: .min ... .max, using: &generator))
     }
 
     /// Formats 128 bits as a version-4 UUID string.

@@ -110,7 +110,9 @@ extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Express
     public init(floatLiteral value: Double) { self = .double(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(arrayLiteral elements: JSON...) { self = .array(elements) }
-    public init(dictionaryLiteral elements: (String, JSON)...) { self = .object(elements.map { (key: $0.0, value: $0.1) }) }
+    public init(dictionaryLiteral elements: (String, JSON)...) {
+        self = .object(elements.map { (key: $0.0, value: $0.1) })
+    }
     public init(nilLiteral: ()) { self = .null }
 }
 

@@ -256,7 +256,9 @@ struct JSONParser {
         if index < input.count, input[index] == UInt8(ascii: "e") || input[index] == UInt8(ascii: "E") {
             isInteger = false
             index += 1
-            if index < input.count, input[index] == UInt8(ascii: "+") || input[index] == UInt8(ascii: "-") { index += 1 }
+            if index < input.count, input[index] == UInt8(ascii: "+") || input[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard index < input.count, isDigit(input[index]) else { throw fail("invalid number") }
             while index < input.count, isDigit(input[index]) { index += 1 }
         }

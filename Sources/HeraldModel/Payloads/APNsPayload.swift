@@ -60,7 +60,9 @@ public enum APNsPayload {
         content.sound = aps["sound"]?.stringValue
         content.badge = aps["badge"]?.int64Value.map { Int($0) }
         content.isBackground = aps["content-available"]?.int64Value == 1 && alert == nil
-        if let attachment = payload["ab"]?["att"], let url = attachment["url"]?.stringValue, let type = attachment["type"]?.stringValue {
+        if let attachment = payload["ab"]?["att"], let url = attachment["url"]?.stringValue,
+            let type = attachment["type"]?.stringValue
+        {
             content.media = MediaAttachment(url: url, type: type)
         }
         content.extras = (payload.objectValue ?? []).filter { !PushContent.reservedKeys.contains($0.key) }

@@ -22,7 +22,11 @@ public enum FCMPayload {
         var android: [(key: String, value: JSON)] = [("priority", .string(content.isBackground ? "normal" : "high"))]
         if let collapseKey { android.append(("collapse_key", .string(collapseKey))) }
         if !content.isBackground, let sound = content.sound {
-            android.append(("notification", .object([("sound", .string(sound)), ("notification_count", .int(Int64(content.badge ?? 0)))])))
+            android.append(
+                (
+                    "notification",
+                    .object([("sound", .string(sound)), ("notification_count", .int(Int64(content.badge ?? 0)))])
+                ))
         }
         message.append(("android", .object(android)))
         return .object([("message", .object(message))])
@@ -54,7 +58,9 @@ public enum FCMPayload {
         content.subtitle = data["subtitle"]
         content.badge = data["badge"].flatMap { Int($0) }
         content.isBackground = data["content_available"] == "1"
-        if let url = data["ab_att_url"], let type = data["ab_att_type"] { content.media = MediaAttachment(url: url, type: type) }
+        if let url = data["ab_att_url"], let type = data["ab_att_type"] {
+            content.media = MediaAttachment(url: url, type: type)
+        }
         let own: Set<String> = ["n", "subtitle", "badge", "content_available", "ab_att_url", "ab_att_type"]
         content.extras = data.keys.sorted().filter { !own.contains($0) }.map { key in
             let text = data[key]!
@@ -67,7 +73,8 @@ public enum FCMPayload {
         switch value {
         case .string(let text): return text
         case .int(let number): return String(number)
-        case .double(let number): return number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+        case .double(let number):
+            return number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
         case .bool(let flag): return flag ? "1" : "0"
         case .null: return ""
         default: return value.encodedString

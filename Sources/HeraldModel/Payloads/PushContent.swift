@@ -23,7 +23,8 @@ public struct PushContent: Sendable, Equatable {
     /// Content for a push.
     public init(
         notificationID: Int64, title: String? = nil, subtitle: String? = nil, body: String? = nil, sound: String? = nil,
-        badge: Int? = nil, media: MediaAttachment? = nil, extras: [(key: String, value: JSON)] = [], isBackground: Bool = false
+        badge: Int? = nil, media: MediaAttachment? = nil, extras: [(key: String, value: JSON)] = [],
+        isBackground: Bool = false
     ) {
         self.notificationID = notificationID
         self.title = title

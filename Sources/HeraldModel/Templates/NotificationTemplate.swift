@@ -68,8 +68,12 @@ public struct NotificationTemplate: Sendable, Equatable {
                 problems.append((field, message.description))
             case .success(let names):
                 for name in names where !allowed.contains(name) {
-                    problems.append((field, "unknown placeholder {{\(name)}}; \(event) provides: "
-                        + allowed.sorted().map { "{{\($0)}}" }.joined(separator: ", ")))
+                    problems.append(
+                        (
+                            field,
+                            "unknown placeholder {{\(name)}}; \(event) provides: "
+                                + allowed.sorted().map { "{{\($0)}}" }.joined(separator: ", ")
+                        ))
                 }
             }
             if text.utf8.count > 1000 { problems.append((field, "is too long (at most 1000 bytes)")) }
@@ -148,36 +152,52 @@ public struct NotificationTemplate: Sendable, Equatable {
 
     static let defaults: [EventName: NotificationTemplate] = {
         let list: [NotificationTemplate] = [
-            .init(event: .checkin, title: "Points Earned", subtitle: "You've earned points!",
-                  body: "You've got {{points}} points from your last visit at {{location}}!"),
-            .init(event: .posScannerCheckin, title: "Points Earned", subtitle: "You've earned points!",
-                  body: "You've got {{points}} points from your last visit at {{location}}!"),
-            .init(event: .checkinRetrySuccess, title: "Points Earned", subtitle: "Your check-in went through",
-                  body: "You've got {{points}} points from your visit at {{location}}!"),
-            .init(event: .checkinRetryFail, title: "Check-in failed", subtitle: "We couldn't add your points",
-                  body: "We couldn't add the points from your visit at {{location}}. Please scan your receipt again."),
-            .init(event: .checkinVoid, title: "Check-in voided", subtitle: "Points removed",
-                  body: "The {{points}} points from your visit at {{location}} were removed."),
-            .init(event: .pendingCheckin, title: "Check-in pending", subtitle: "Your points are on the way",
-                  body: "Your {{points}} points from {{location}} will be added once your visit is confirmed."),
-            .init(event: .redemption, title: "You've got a discount", subtitle: "You've got a discount",
-                  body: "You've got a discount", sound: ""),
-            .init(event: .pointsToReward, title: "Reward unlocked", subtitle: "Your points became a reward",
-                  body: "You've converted {{points}} points into {{reward}}!"),
-            .init(event: .pointsToCurrency, title: "Reward unlocked", subtitle: "Your points became banked rewards",
-                  body: "You've converted {{points}} points into {{amount}} of banked rewards!"),
-            .init(event: .survey, title: "How was your visit", subtitle: "Share your experience!",
-                  body: "Please share your experience from your last visit at {{location}}."),
-            .init(event: .giftCard, title: "Gift card updated", body: "Your gift card balance is now {{balance}}.", sound: ""),
+            .init(
+                event: .checkin, title: "Points Earned", subtitle: "You've earned points!",
+                body: "You've got {{points}} points from your last visit at {{location}}!"),
+            .init(
+                event: .posScannerCheckin, title: "Points Earned", subtitle: "You've earned points!",
+                body: "You've got {{points}} points from your last visit at {{location}}!"),
+            .init(
+                event: .checkinRetrySuccess, title: "Points Earned", subtitle: "Your check-in went through",
+                body: "You've got {{points}} points from your visit at {{location}}!"),
+            .init(
+                event: .checkinRetryFail, title: "Check-in failed", subtitle: "We couldn't add your points",
+                body: "We couldn't add the points from your visit at {{location}}. Please scan your receipt again."),
+            .init(
+                event: .checkinVoid, title: "Check-in voided", subtitle: "Points removed",
+                body: "The {{points}} points from your visit at {{location}} were removed."),
+            .init(
+                event: .pendingCheckin, title: "Check-in pending", subtitle: "Your points are on the way",
+                body: "Your {{points}} points from {{location}} will be added once your visit is confirmed."),
+            .init(
+                event: .redemption, title: "You've got a discount", subtitle: "You've got a discount",
+                body: "You've got a discount", sound: ""),
+            .init(
+                event: .pointsToReward, title: "Reward unlocked", subtitle: "Your points became a reward",
+                body: "You've converted {{points}} points into {{reward}}!"),
+            .init(
+                event: .pointsToCurrency, title: "Reward unlocked", subtitle: "Your points became banked rewards",
+                body: "You've converted {{points}} points into {{amount}} of banked rewards!"),
+            .init(
+                event: .survey, title: "How was your visit", subtitle: "Share your experience!",
+                body: "Please share your experience from your last visit at {{location}}."),
+            .init(
+                event: .giftCard, title: "Gift card updated", body: "Your gift card balance is now {{balance}}.",
+                sound: ""),
             .init(event: .news, title: "{{title}}", subtitle: "{{subtitle}}", body: "{{body}}"),
-            .init(event: .signup, title: "Welcome to {{business}}", subtitle: "Thanks for joining!",
-                  body: "Hi {{first_name}}, welcome to {{business}}!"),
-            .init(event: .welcomeOffer, title: "A welcome gift", subtitle: "Just for joining",
-                  body: "{{offer}} is waiting for you. Enjoy!"),
-            .init(event: .campaignOffer, title: "A new offer for you", subtitle: "{{offer}}",
-                  body: "{{offer}} is waiting for you in your inbox."),
-            .init(event: .offerExpiry, title: "Your offer expires soon", subtitle: "Don't miss out",
-                  body: "{{offer}} expires on {{expiry}}."),
+            .init(
+                event: .signup, title: "Welcome to {{business}}", subtitle: "Thanks for joining!",
+                body: "Hi {{first_name}}, welcome to {{business}}!"),
+            .init(
+                event: .welcomeOffer, title: "A welcome gift", subtitle: "Just for joining",
+                body: "{{offer}} is waiting for you. Enjoy!"),
+            .init(
+                event: .campaignOffer, title: "A new offer for you", subtitle: "{{offer}}",
+                body: "{{offer}} is waiting for you in your inbox."),
+            .init(
+                event: .offerExpiry, title: "Your offer expires soon", subtitle: "Don't miss out",
+                body: "{{offer}} expires on {{expiry}}."),
         ]
         return Dictionary(uniqueKeysWithValues: list.map { ($0.event, $0) })
     }()

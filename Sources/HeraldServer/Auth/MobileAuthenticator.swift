@@ -73,7 +73,8 @@ final class MobileAuthenticator: Sendable {
             throw HTTPError(.unauthorized, field: "base", "You need to sign in or sign up before continuing.")
         }
         guard let (session, user) = try store.sessionWithUser(tokenHash: AccessTokens.hash(token)),
-            session.businessID == client.business.id, user.businessID == client.business.id, session.isActive(at: clock.now())
+            session.businessID == client.business.id, user.businessID == client.business.id,
+            session.isActive(at: clock.now())
         else {
             throw HTTPError(.unauthorized, field: "base", "Invalid or expired access token.")
         }

@@ -21,7 +21,8 @@ public struct DataDirectory: Sendable {
             guard isDirectory.boolValue else { throw Failure(description: "data dir \(path) is not a directory") }
         } else {
             do {
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
                 throw Failure(description: "cannot create data dir \(path): \(error.localizedDescription)")
             }
@@ -35,7 +36,9 @@ public struct DataDirectory: Sendable {
     func read(_ name: String) throws -> String? {
         let path = file(name)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else { throw Failure(description: "cannot read \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Failure(description: "cannot read \(path)")
+        }
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -43,7 +46,9 @@ public struct DataDirectory: Sendable {
     func writeSecret(_ text: String, to name: String) throws {
         let path = file(name)
         let temporary = path + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data((text + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(
+                atPath: temporary, contents: Data((text + "\n").utf8), attributes: [.posixPermissions: 0o600])
         else { throw Failure(description: "cannot write \(temporary)") }
         guard rename(temporary, path) == 0 else { throw Failure(description: "cannot rename \(temporary) to \(path)") }
     }
@@ -58,7 +63,9 @@ public struct DataDirectory: Sendable {
             return key
         }
         if let stored = try read("secret.key") {
-            guard let key = Self.decodeKey(stored) else { throw Failure(description: "\(file("secret.key")) is not a 32-byte hex key") }
+            guard let key = Self.decodeKey(stored) else {
+                throw Failure(description: "\(file("secret.key")) is not a 32-byte hex key")
+            }
             try ensurePrivate("secret.key")
             return key
         }

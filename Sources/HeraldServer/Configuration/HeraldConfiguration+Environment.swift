@@ -36,7 +36,9 @@ extension HeraldConfiguration {
         ]
         while index < arguments.count {
             let argument = arguments[index]
-            guard argument.hasPrefix("--") else { throw ConfigurationError(description: "unexpected argument \(argument)") }
+            guard argument.hasPrefix("--") else {
+                throw ConfigurationError(description: "unexpected argument \(argument)")
+            }
             var name = String(argument.dropFirst(2))
             var value: String?
             if let equals = name.firstIndex(of: "=") {
@@ -46,7 +48,9 @@ extension HeraldConfiguration {
             if valueFlags.contains(name) {
                 if value == nil {
                     index += 1
-                    guard index < arguments.count else { throw ConfigurationError(description: "--\(name) needs a value") }
+                    guard index < arguments.count else {
+                        throw ConfigurationError(description: "--\(name) needs a value")
+                    }
                     value = arguments[index]
                 }
                 flags[name] = value
@@ -65,7 +69,8 @@ extension HeraldConfiguration {
         func integer(_ flag: String, _ variable: String, in range: ClosedRange<Int>) throws -> Int? {
             guard let text = value(flag, variable) else { return nil }
             guard let number = Int(text), range.contains(number) else {
-                throw ConfigurationError(description: "--\(flag) / \(variable) must be a number in \(range), not \(text)")
+                throw ConfigurationError(
+                    description: "--\(flag) / \(variable) must be a number in \(range), not \(text)")
             }
             return number
         }
@@ -83,20 +88,27 @@ extension HeraldConfiguration {
         configuration.publicURL = value("public-url", "HERALD_PUBLIC_URL")
         if let level = value("log-level", "HERALD_LOG_LEVEL") {
             guard let parsed = Logger.Level(name: level) else {
-                throw ConfigurationError(description: "unknown log level \(level); use trace, debug, info, notice, warning or error")
+                throw ConfigurationError(
+                    description: "unknown log level \(level); use trace, debug, info, notice, warning or error")
             }
             configuration.logLevel = parsed
         }
         configuration.httpThreads = try integer("http-threads", "HERALD_HTTP_THREADS", in: 1...1024)
-        if switches.contains("no-delivery") || environment["HERALD_DELIVERY"] == "off" { configuration.delivery.enabled = false }
+        if switches.contains("no-delivery") || environment["HERALD_DELIVERY"] == "off" {
+            configuration.delivery.enabled = false
+        }
         if let concurrency = try integer("delivery-concurrency", "HERALD_DELIVERY_CONCURRENCY", in: 1...100_000) {
             configuration.delivery.concurrency = concurrency
         }
         if let cost = try integer("password-cost", "HERALD_PASSWORD_COST", in: 2...1_048_576) {
-            guard cost & (cost - 1) == 0 else { throw ConfigurationError(description: "--password-cost must be a power of two") }
+            guard cost & (cost - 1) == 0 else {
+                throw ConfigurationError(description: "--password-cost must be a power of two")
+            }
             configuration.passwordCost = UInt64(cost)
         }
-        if let url = configuration.database, !(url.hasPrefix("sqlite:") || url.hasPrefix("postgres://") || url.hasPrefix("postgresql://")) {
+        if let url = configuration.database,
+            !(url.hasPrefix("sqlite:") || url.hasPrefix("postgres://") || url.hasPrefix("postgresql://"))
+        {
             throw ConfigurationError(description: "--database must be sqlite:<path> or postgres://…, not \(url)")
         }
         return configuration

@@ -62,7 +62,8 @@ struct AdminController: Sendable {
         let posKey = AccessTokens.generate(prefix: "hpos_")
         let clientID = Hex.encode(SecureRandom.bytes(count: 16))
         let business = try store.createBusiness(
-            name: name!, clientID: clientID, sealedSecret: try sealer.seal(Array(secret.utf8), purpose: "business-secret"),
+            name: name!, clientID: clientID,
+            sealedSecret: try sealer.seal(Array(secret.utf8), purpose: "business-secret"),
             posKeyHash: AccessTokens.hash(posKey), at: clock.now())
         return .json(
             .object([
@@ -74,18 +75,24 @@ struct AdminController: Sendable {
     @Sendable func showBusiness(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try business(request)
         func credentialJSON(_ platform: PushPlatform) throws -> JSON {
-            guard let credential = try store.credential(businessID: business.id, platform: platform) else { return .null }
-            var pairs: [(key: String, value: JSON)] = credential.settings.keys.sorted().map { ($0, .string(credential.settings[$0]!)) }
+            guard let credential = try store.credential(businessID: business.id, platform: platform) else {
+                return .null
+            }
+            var pairs: [(key: String, value: JSON)] = credential.settings.keys.sorted().map {
+                ($0, .string(credential.settings[$0]!))
+            }
             pairs.append(("status", .string(credential.brokenReason == nil ? "ok" : "broken")))
             pairs.append(("broken_reason", JSON(credential.brokenReason)))
             pairs.append(("updated_at", .string(credential.updatedAt.iso8601)))
             return .object(pairs)
         }
-        return .json(.object([
-            ("id", .int(business.id)), ("name", .string(business.name)), ("client", .string(business.clientID)),
-            ("settings", business.settings.json), ("apns", try credentialJSON(.apns)), ("fcm", try credentialJSON(.fcm)),
-            ("created_at", .string(business.createdAt.iso8601)),
-        ]))
+        return .json(
+            .object([
+                ("id", .int(business.id)), ("name", .string(business.name)), ("client", .string(business.clientID)),
+                ("settings", business.settings.json), ("apns", try credentialJSON(.apns)),
+                ("fcm", try credentialJSON(.fcm)),
+                ("created_at", .string(business.createdAt.iso8601)),
+            ]))
     }
 
     // MARK: - Credentials
@@ -105,25 +112,35 @@ struct AdminController: Sendable {
             }
         }
         let keyID = AdminRules.requiredString(body, "key_id", max: 10, &errors)
-        if let keyID, !AdminRules.isAppleIdentifier(keyID) { errors.add("key_id", "must be 10 letters or digits (the .p8 key's id)") }
+        if let keyID, !AdminRules.isAppleIdentifier(keyID) {
+            errors.add("key_id", "must be 10 letters or digits (the .p8 key's id)")
+        }
         let teamID = AdminRules.requiredString(body, "team_id", max: 10, &errors)
-        if let teamID, !AdminRules.isAppleIdentifier(teamID) { errors.add("team_id", "must be 10 letters or digits (your Apple team id)") }
+        if let teamID, !AdminRules.isAppleIdentifier(teamID) {
+            errors.add("team_id", "must be 10 letters or digits (your Apple team id)")
+        }
         let topic = AdminRules.requiredString(body, "topic", max: 255, &errors)
-        if let topic, !AdminRules.isBundleID(topic) { errors.add("topic", "must be the app's bundle id, like com.example.app") }
+        if let topic, !AdminRules.isBundleID(topic) {
+            errors.add("topic", "must be the app's bundle id, like com.example.app")
+        }
         let environment = body["environment"]?.stringValue ?? "production"
-        if body["environment"] != nil, body["environment"]?.stringValue == nil || !["sandbox", "production"].contains(environment) {
+        if body["environment"] != nil,
+            body["environment"]?.stringValue == nil || !["sandbox", "production"].contains(environment)
+        {
             errors.add("environment", "must be sandbox or production")
         }
         try errors.check()
-        try store.setCredential(PushCredential(
-            businessID: business.id, platform: .apns,
-            settings: ["key_id": keyID!, "team_id": teamID!, "topic": topic!, "environment": environment],
-            sealedKey: try sealer.seal(Array(keyText!.utf8), purpose: "apns-key"), updatedAt: clock.now()))
+        try store.setCredential(
+            PushCredential(
+                businessID: business.id, platform: .apns,
+                settings: ["key_id": keyID!, "team_id": teamID!, "topic": topic!, "environment": environment],
+                sealedKey: try sealer.seal(Array(keyText!.utf8), purpose: "apns-key"), updatedAt: clock.now()))
         credentialChanged(business.id, .apns)
-        return .json(.object([
-            ("key_id", .string(keyID!)), ("team_id", .string(teamID!)), ("topic", .string(topic!)),
-            ("environment", .string(environment)), ("status", "ok"),
-        ]))
+        return .json(
+            .object([
+                ("key_id", .string(keyID!)), ("team_id", .string(teamID!)), ("topic", .string(topic!)),
+                ("environment", .string(environment)), ("status", "ok"),
+            ]))
     }
 
     @Sendable func setFCM(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -141,7 +158,9 @@ struct AdminController: Sendable {
         } else {
             parsed = account
         }
-        guard case .object = parsed else { throw HTTPError.invalid("service_account", "must be the key file's JSON object") }
+        guard case .object = parsed else {
+            throw HTTPError.invalid("service_account", "must be the key file's JSON object")
+        }
         if let type = parsed["type"], type.stringValue != "service_account" {
             errors.add("service_account.type", "must be service_account")
         }
@@ -152,7 +171,8 @@ struct AdminController: Sendable {
         if let tokenURI, !(tokenURI.hasPrefix("https://") || tokenURI.hasPrefix("http://")) {
             errors.add("service_account.token_uri", "must be an https URL")
         }
-        if let key = AdminRules.requiredString(parsed, "private_key", max: 20_000, &errors, prefix: "service_account.") {
+        if let key = AdminRules.requiredString(parsed, "private_key", max: 20_000, &errors, prefix: "service_account.")
+        {
             do {
                 _ = try RSAPrivateKey(pemRepresentation: key)
             } catch {
@@ -162,20 +182,23 @@ struct AdminController: Sendable {
         try errors.check()
         var settings = ["project_id": projectID!, "client_email": email!, "token_uri": tokenURI!]
         if let keyID = parsed["private_key_id"]?.stringValue { settings["private_key_id"] = keyID }
-        try store.setCredential(PushCredential(
-            businessID: business.id, platform: .fcm, settings: settings,
-            sealedKey: try sealer.seal(parsed.encoded, purpose: "fcm-account"), updatedAt: clock.now()))
+        try store.setCredential(
+            PushCredential(
+                businessID: business.id, platform: .fcm, settings: settings,
+                sealedKey: try sealer.seal(parsed.encoded, purpose: "fcm-account"), updatedAt: clock.now()))
         credentialChanged(business.id, .fcm)
-        return .json(.object([
-            ("project_id", .string(projectID!)), ("client_email", .string(email!)), ("status", "ok"),
-        ]))
+        return .json(
+            .object([
+                ("project_id", .string(projectID!)), ("client_email", .string(email!)), ("status", "ok"),
+            ]))
     }
 
     // MARK: - Templates
 
     private func event(_ request: HTTPRequest) throws -> EventName {
         guard let name = request.parameter("event"), NotificationTemplate.default(for: EventName(name)) != nil else {
-            throw HTTPError.notFound("unknown event; events are: " + EventName.all.map(\.rawValue).joined(separator: ", "))
+            throw HTTPError.notFound(
+                "unknown event; events are: " + EventName.all.map(\.rawValue).joined(separator: ", "))
         }
         return EventName(name)
     }
@@ -199,7 +222,9 @@ struct AdminController: Sendable {
     private func template(from body: JSON, over base: NotificationTemplate) throws -> NotificationTemplate {
         var template = base
         var errors = FieldErrors()
-        for (field, keyPath) in [("title", \NotificationTemplate.title), ("subtitle", \.subtitle), ("body", \.body), ("sound", \.sound)] {
+        for (field, keyPath) in [
+            ("title", \NotificationTemplate.title), ("subtitle", \.subtitle), ("body", \.body), ("sound", \.sound),
+        ] {
             guard let value = body[field] else { continue }
             if value.isNull {
                 template[keyPath: keyPath] = ""
@@ -210,7 +235,11 @@ struct AdminController: Sendable {
             }
         }
         if let enabled = body["enabled"] {
-            if let flag = enabled.boolValue { template.enabled = flag } else { errors.add("enabled", "must be true or false") }
+            if let flag = enabled.boolValue {
+                template.enabled = flag
+            } else {
+                errors.add("enabled", "must be true or false")
+            }
         }
         if let media = body["media"] {
             template.media = media.isNull ? nil : MediaRules.attachment(media, field: "media", &errors)
@@ -242,13 +271,17 @@ struct AdminController: Sendable {
         let template = try template(from: body["template"] ?? .object([]), over: current)
         var values = Self.sampleValues(business: business)
         for pair in body["values"]?.objectValue ?? [] {
-            if let text = pair.value.stringValue ?? pair.value.int64Value.map({ String($0) }) { values[pair.key] = text }
+            if let text = pair.value.stringValue ?? pair.value.int64Value.map({ String($0) }) {
+                values[pair.key] = text
+            }
         }
         let rendered = template.render(values)
-        return .json(.object([
-            ("title", .string(rendered.title)), ("subtitle", JSON(rendered.subtitle)), ("body", .string(rendered.body)),
-            ("sound", JSON(rendered.sound)), ("enabled", .bool(template.enabled)),
-        ]))
+        return .json(
+            .object([
+                ("title", .string(rendered.title)), ("subtitle", JSON(rendered.subtitle)),
+                ("body", .string(rendered.body)),
+                ("sound", JSON(rendered.sound)), ("enabled", .bool(template.enabled)),
+            ]))
     }
 
     /// The values a preview fills in when the caller gives none: the seed's own example.
@@ -257,7 +290,8 @@ struct AdminController: Sendable {
             "first_name": "Jamie", "last_name": "Rivera", "business": business.name, "points": "12",
             "total_points": "112", "location": "Brooklyn Location", "transaction_id": "POS_6118542_1487057215",
             "discount": "3", "balance": "25.00", "offer": "Free Fries", "reward": "Free Fries", "amount": "5.00",
-            "expiry": "2026-12-31", "survey": "Visit survey", "title": "Our new menu", "body": "Try the new burger today!",
+            "expiry": "2026-12-31", "survey": "Visit survey", "title": "Our new menu",
+            "body": "Try the new burger today!",
         ]
     }
 
@@ -271,13 +305,18 @@ struct AdminController: Sendable {
         var storeNumber: String?
         if let value = body["store_number"], !value.isNull {
             storeNumber = value.stringValue ?? value.int64Value.map { String($0) }
-            if storeNumber == nil || storeNumber!.count > 50 { errors.add("store_number", "must be a string of at most 50 characters") }
+            if storeNumber == nil || storeNumber!.count > 50 {
+                errors.add("store_number", "must be a string of at most 50 characters")
+            }
         }
         try errors.check()
-        let location = try store.createLocation(businessID: business.id, name: name!, storeNumber: storeNumber, at: clock.now())
-        return .json(.object([
-            ("id", .int(location.id)), ("name", .string(location.name)), ("store_number", JSON(location.storeNumber)),
-        ]), status: .created)
+        let location = try store.createLocation(
+            businessID: business.id, name: name!, storeNumber: storeNumber, at: clock.now())
+        return .json(
+            .object([
+                ("id", .int(location.id)), ("name", .string(location.name)),
+                ("store_number", JSON(location.storeNumber)),
+            ]), status: .created)
     }
 
     @Sendable func sendNews(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -311,20 +350,27 @@ struct AdminController: Sendable {
         var users: [User] = []
         var unknown: [Int64] = []
         for id in Array(Set(userIDs)).sorted() {
-            if let user = try store.user(businessID: business.id, id: id) { users.append(user) } else { unknown.append(id) }
+            if let user = try store.user(businessID: business.id, id: id) {
+                users.append(user)
+            } else {
+                unknown.append(id)
+            }
         }
         if !unknown.isEmpty {
-            throw HTTPError.invalid("user_ids", "unknown users: " + unknown.prefix(20).map(String.init).joined(separator: ", "))
+            throw HTTPError.invalid(
+                "user_ids", "unknown users: " + unknown.prefix(20).map(String.init).joined(separator: ", "))
         }
         var values = ["title": title!, "body": text!]
         if let subtitle { values["subtitle"] = subtitle }
         let events = users.map { user -> EventNotification in
-            var event = EventNotification(business: business, user: user, event: .news, kind: .news, values: values, media: media)
+            var event = EventNotification(
+                business: business, user: user, event: .news, kind: .news, values: values, media: media)
             event.extras = ["u": .int(user.id)]
             return event
         }
         let entries = try notifications.notify(events)
-        return .json(.object([("notification_ids", .array(entries.compactMap { $0.map { .int($0.id) } }))]), status: .accepted)
+        return .json(
+            .object([("notification_ids", .array(entries.compactMap { $0.map { .int($0.id) } }))]), status: .accepted)
     }
 
     @Sendable func listDeliveries(_ request: HTTPRequest) throws -> HTTPResponse {

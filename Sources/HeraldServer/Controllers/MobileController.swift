@@ -32,7 +32,8 @@ struct MobileController: Sendable {
         let fields = try userFields(parameters)
         var errors = FieldErrors()
         let email = AccountRules.email(fields["email"], &errors, required: true)
-        let password = AccountRules.password(fields["password"], confirmation: fields["password_confirmation"], &errors, required: true)
+        let password = AccountRules.password(
+            fields["password"], confirmation: fields["password_confirmation"], &errors, required: true)
         let firstName = AccountRules.name(fields["first_name"], "first_name", &errors)
         let lastName = AccountRules.name(fields["last_name"], "last_name", &errors)
         let phone = AccountRules.phone(fields["phone"], &errors)
@@ -45,7 +46,8 @@ struct MobileController: Sendable {
         let hash = try passwords.hash(password!)
         let now = clock.now()
         let user = try store.createUser(
-            NewUser(businessID: client.business.id, email: email!, passwordHash: hash, firstName: firstName ?? "",
+            NewUser(
+                businessID: client.business.id, email: email!, passwordHash: hash, firstName: firstName ?? "",
                 lastName: lastName ?? "", phone: phone ?? nil),
             at: now)
         let device = try registerDevice(request, business: client.business, user: user, token: token)
@@ -81,14 +83,21 @@ struct MobileController: Sendable {
         var errors = FieldErrors()
         var changes = UserChanges()
         if fields["email"] != nil { changes.email = AccountRules.email(fields["email"], &errors, required: true) }
-        if fields["first_name"] != nil { changes.firstName = AccountRules.name(fields["first_name"], "first_name", &errors) }
-        if fields["last_name"] != nil { changes.lastName = AccountRules.name(fields["last_name"], "last_name", &errors) }
+        if fields["first_name"] != nil {
+            changes.firstName = AccountRules.name(fields["first_name"], "first_name", &errors)
+        }
+        if fields["last_name"] != nil {
+            changes.lastName = AccountRules.name(fields["last_name"], "last_name", &errors)
+        }
         if fields["phone"] != nil { changes.phone = AccountRules.phone(fields["phone"], &errors) }
         var newPassword: String?
         if fields["password"] != nil {
-            newPassword = AccountRules.password(fields["password"], confirmation: fields["password_confirmation"], &errors, required: true)
+            newPassword = AccountRules.password(
+                fields["password"], confirmation: fields["password_confirmation"], &errors, required: true)
             if let current = fields["current_password"]?.stringValue {
-                if !passwords.verify(current, against: user.passwordHash) { errors.add("current_password", "is invalid") }
+                if !passwords.verify(current, against: user.passwordHash) {
+                    errors.add("current_password", "is invalid")
+                }
             } else {
                 errors.add("current_password", "can't be blank")
             }
@@ -198,11 +207,12 @@ struct MobileController: Sendable {
         _ = try store.markRead(userID: user.id, ids: marked, at: now)
         let rewards: [Int64] = []
         let badge = try store.unreadCount(userID: user.id)
-        return .json(.object([
-            ("user_notifications", .array(marked.map { .int($0) })),
-            ("rewards", .array(rewards.map { .int($0) })),
-            ("badge", .int(Int64(badge))),
-        ]))
+        return .json(
+            .object([
+                ("user_notifications", .array(marked.map { .int($0) })),
+                ("rewards", .array(rewards.map { .int($0) })),
+                ("badge", .int(Int64(badge))),
+            ]))
     }
 
     // MARK: - Helpers
@@ -215,7 +225,9 @@ struct MobileController: Sendable {
     }
 
     private func deviceKey(_ request: HTTPRequest, user: User, platform: PushPlatform, session: Session?) -> String {
-        if let header = request.header("punchh-app-device-id"), !header.isEmpty, header.utf8.count <= 200 { return header }
+        if let header = request.header("punchh-app-device-id"), !header.isEmpty, header.utf8.count <= 200 {
+            return header
+        }
         if let deviceID = session?.deviceID, let device = try? store.device(id: deviceID), device.userID == user.id {
             return device.deviceKey
         }
@@ -223,7 +235,9 @@ struct MobileController: Sendable {
     }
 
     /// Records the calling device and its token (if the request carried one or named its device).
-    private func registerDevice(_ request: HTTPRequest, business: Business, user: User, token: AccountRules.PushToken?) throws -> Device? {
+    private func registerDevice(_ request: HTTPRequest, business: Business, user: User, token: AccountRules.PushToken?)
+        throws -> Device?
+    {
         let header = request.header("punchh-app-device-id")
         guard token != nil || (header?.isEmpty == false) else { return nil }
         let platform = token?.platform ?? AccountRules.platform(userAgent: request.header("user-agent"))
@@ -235,7 +249,9 @@ struct MobileController: Sendable {
             at: clock.now())
     }
 
-    private func sessionResponse(for user: User, business: Business, device: Device?, at now: Timestamp) throws -> HTTPResponse {
+    private func sessionResponse(for user: User, business: Business, device: Device?, at now: Timestamp) throws
+        -> HTTPResponse
+    {
         let token = AccessTokens.generate(prefix: "hat_")
         let expires = now.adding(tokenLifetime)
         _ = try store.createSession(

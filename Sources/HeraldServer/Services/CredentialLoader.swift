@@ -14,7 +14,8 @@ struct CredentialLoader: Sendable {
         guard let stored = try store.credential(businessID: businessID, platform: .apns) else { return nil }
         let pem = String(decoding: try sealer.open(stored.sealedKey, purpose: "apns-key"), as: UTF8.self)
         return APNsCredential(
-            keyID: stored.settings["key_id"] ?? "", teamID: stored.settings["team_id"] ?? "", topic: stored.settings["topic"] ?? "",
+            keyID: stored.settings["key_id"] ?? "", teamID: stored.settings["team_id"] ?? "",
+            topic: stored.settings["topic"] ?? "",
             environment: APNsCredential.Environment(stored.settings["environment"] ?? "production"),
             key: try P256PrivateKey(pemRepresentation: pem), version: stored.updatedAt)
     }
@@ -27,6 +28,7 @@ struct CredentialLoader: Sendable {
         return FCMCredential(
             projectID: stored.settings["project_id"] ?? "", clientEmail: stored.settings["client_email"] ?? "",
             tokenURI: stored.settings["token_uri"] ?? "https://oauth2.googleapis.com/token",
-            privateKeyID: stored.settings["private_key_id"], key: try RSAPrivateKey(pemRepresentation: pem), version: stored.updatedAt)
+            privateKeyID: stored.settings["private_key_id"], key: try RSAPrivateKey(pemRepresentation: pem),
+            version: stored.updatedAt)
     }
 }

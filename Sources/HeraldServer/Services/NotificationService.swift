@@ -38,7 +38,8 @@ final class NotificationService: Sendable {
 
     /// The draft for one event, or nil when the business disabled its template.
     func draft(_ event: EventNotification) throws -> NotificationDraft? {
-        guard let (template, _) = try template(businessID: event.business.id, event: event.event), template.enabled else {
+        guard let (template, _) = try template(businessID: event.business.id, event: event.event), template.enabled
+        else {
             return nil
         }
         var values = event.values
@@ -50,7 +51,8 @@ final class NotificationService: Sendable {
             businessID: event.business.id, userID: event.user.id, kind: event.kind, event: event.event.rawValue,
             title: text.title, subtitle: text.subtitle, body: text.body,
             sound: event.pushStyle == .background ? nil : text.sound, media: event.media ?? template.media,
-            extras: event.extras, pushStyle: event.pushStyle, visibleInInbox: event.visibleInInbox, rewardID: event.rewardID)
+            extras: event.extras, pushStyle: event.pushStyle, visibleInInbox: event.visibleInInbox,
+            rewardID: event.rewardID)
     }
 
     /// Writes the entries (and their delivery jobs) for `events`, skipping disabled templates; wakes the workers.

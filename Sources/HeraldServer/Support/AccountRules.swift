@@ -33,7 +33,8 @@ enum AccountRules {
         }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard email.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
-            !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !email.contains(where: { $0.isWhitespace || $0.isNewline })
+            !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
+            !email.contains(where: { $0.isWhitespace || $0.isNewline })
         else {
             errors.add("email", "is invalid")
             return nil
@@ -43,7 +44,9 @@ enum AccountRules {
 
     static func password(_ value: JSON?, confirmation: JSON?, _ errors: inout FieldErrors, required: Bool) -> String? {
         guard let text = value?.stringValue, !text.isEmpty else {
-            if required || value != nil { errors.add("password", value == nil || value?.stringValue != nil ? "can't be blank" : "is invalid") }
+            if required || value != nil {
+                errors.add("password", value == nil || value?.stringValue != nil ? "can't be blank" : "is invalid")
+            }
             return nil
         }
         if text.count < 8 { errors.add("password", "is too short (minimum is 8 characters)") }
@@ -97,7 +100,9 @@ enum AccountRules {
         return nil
     }
 
-    private static func token(_ value: JSON, field: String, platform: PushPlatform, _ errors: inout FieldErrors) -> PushToken? {
+    private static func token(_ value: JSON, field: String, platform: PushPlatform, _ errors: inout FieldErrors)
+        -> PushToken?
+    {
         if value.isNull { return PushToken(platform: platform, value: nil) }
         guard let text = value.stringValue else {
             errors.add(field, "is invalid")
@@ -108,11 +113,16 @@ enum AccountRules {
         let valid: Bool
         if platform == .apns {
             // APNs device tokens are hex: 32 bytes today, possibly longer later.
-            valid = token.utf8.count >= 64 && token.utf8.count <= 200 && token.utf8.count % 2 == 0
+            valid =
+                token.utf8.count >= 64 && token.utf8.count <= 200 && token.utf8.count % 2 == 0
                 && token.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) || ($0 >= 65 && $0 <= 70) }
         } else {
-            valid = token.utf8.count >= 20 && token.utf8.count <= 4096
-                && token.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 45 || $0 == 95 || $0 == 58 || $0 == 46 }
+            valid =
+                token.utf8.count >= 20 && token.utf8.count <= 4096
+                && token.utf8.allSatisfy {
+                    ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 45 || $0 == 95
+                        || $0 == 58 || $0 == 46
+                }
         }
         guard valid else {
             errors.add(field, "is invalid")

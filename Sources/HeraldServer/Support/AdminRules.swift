@@ -3,7 +3,9 @@ import HeraldModel
 /// What the admin API accepts in its fields.
 enum AdminRules {
     /// A required, non-blank string of at most `max` characters; adds an error on `prefix + key` otherwise.
-    static func requiredString(_ object: JSON, _ key: String, max: Int, _ errors: inout FieldErrors, prefix: String = "") -> String? {
+    static func requiredString(
+        _ object: JSON, _ key: String, max: Int, _ errors: inout FieldErrors, prefix: String = ""
+    ) -> String? {
         guard let value = object[key], !value.isNull else {
             errors.add(prefix + key, "can't be blank")
             return nil
@@ -32,9 +34,14 @@ enum AdminRules {
     /// A bundle id: dot-separated letters, digits and hyphens.
     static func isBundleID(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count >= 2 && parts.allSatisfy { part in
-            !part.isEmpty && part.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 45 || $0 == 95 }
-        }
+        return parts.count >= 2
+            && parts.allSatisfy { part in
+                !part.isEmpty
+                    && part.utf8.allSatisfy {
+                        ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 45
+                            || $0 == 95
+                    }
+            }
     }
 }
 
@@ -61,7 +68,8 @@ enum MediaRules {
             errors.add(field, "must be an object with url and type")
             return nil
         }
-        guard let url = value["url"]?.stringValue, url.hasPrefix("https://") || url.hasPrefix("http://"), url.count <= 2000,
+        guard let url = value["url"]?.stringValue, url.hasPrefix("https://") || url.hasPrefix("http://"),
+            url.count <= 2000,
             !url.contains(where: { $0.isWhitespace })
         else {
             errors.add(field + ".url", "must be an http or https URL")

@@ -71,7 +71,10 @@ enum Presenter {
             ("sound", .string(template.sound)),
             ("enabled", .bool(template.enabled)),
             ("media", template.media.map { .object([("url", .string($0.url)), ("type", .string($0.type))]) } ?? .null),
-            ("placeholders", .array(NotificationTemplate.placeholders(for: template.event).sorted().map { .string($0) })),
+            (
+                "placeholders",
+                .array(NotificationTemplate.placeholders(for: template.event).sorted().map { .string($0) })
+            ),
             ("customized", .bool(customized)),
         ])
     }

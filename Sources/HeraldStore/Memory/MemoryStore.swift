@@ -37,7 +37,9 @@ public final class MemoryStore: Store {
 
     // MARK: - Businesses
 
-    public func createBusiness(name: String, clientID: String, sealedSecret: [UInt8], posKeyHash: String, at now: Timestamp) throws -> Business {
+    public func createBusiness(
+        name: String, clientID: String, sealedSecret: [UInt8], posKeyHash: String, at now: Timestamp
+    ) throws -> Business {
         try state.withLock { state in
             if state.businesses.values.contains(where: { $0.clientID == clientID }) {
                 throw StoreError(.conflict, field: "client", "client id already taken")
@@ -71,7 +73,9 @@ public final class MemoryStore: Store {
         }
     }
 
-    private static func credentialKey(_ businessID: Int64, _ platform: PushPlatform) -> String { "\(businessID)/\(platform)" }
+    private static func credentialKey(_ businessID: Int64, _ platform: PushPlatform) -> String {
+        "\(businessID)/\(platform)"
+    }
 
     public func setCredential(_ credential: PushCredential) throws {
         try state.withLock { state in
@@ -86,7 +90,9 @@ public final class MemoryStore: Store {
         state.withLock { $0.credentials[Self.credentialKey(businessID, platform)] }
     }
 
-    public func markCredential(businessID: Int64, platform: PushPlatform, brokenReason: String?, observedAt: Timestamp) throws {
+    public func markCredential(businessID: Int64, platform: PushPlatform, brokenReason: String?, observedAt: Timestamp)
+        throws
+    {
         state.withLock { state in
             let key = Self.credentialKey(businessID, platform)
             guard let credential = state.credentials[key], credential.updatedAt <= observedAt else { return }
@@ -112,10 +118,13 @@ public final class MemoryStore: Store {
         state.withLock { $0.templates["\(businessID)/\(event)"] }
     }
 
-    public func createLocation(businessID: Int64, name: String, storeNumber: String?, at now: Timestamp) throws -> Location {
+    public func createLocation(businessID: Int64, name: String, storeNumber: String?, at now: Timestamp) throws
+        -> Location
+    {
         try state.withLock { state in
             guard state.businesses[businessID] != nil else { throw StoreError.notFound("business") }
-            let location = Location(id: state.makeID(), businessID: businessID, name: name, storeNumber: storeNumber, createdAt: now)
+            let location = Location(
+                id: state.makeID(), businessID: businessID, name: name, storeNumber: storeNumber, createdAt: now)
             state.locations[location.id] = location
             return location
         }
@@ -138,7 +147,9 @@ public final class MemoryStore: Store {
         }
     }
 
-    private static func checkUnique(_ state: inout State, businessID: Int64, email: String?, phone: String?, except: Int64?) throws {
+    private static func checkUnique(
+        _ state: inout State, businessID: Int64, email: String?, phone: String?, except: Int64?
+    ) throws {
         for user in state.users.values where user.businessID == businessID && user.id != except {
             if let email, user.email == email { throw StoreError(.conflict, field: "email", "email already taken") }
             if let phone, user.phone == phone { throw StoreError(.conflict, field: "phone", "phone already taken") }
@@ -160,7 +171,8 @@ public final class MemoryStore: Store {
     public func updateUser(businessID: Int64, id: Int64, _ changes: UserChanges, at now: Timestamp) throws -> User {
         try state.withLock { state in
             guard var user = state.users[id], user.businessID == businessID else { throw StoreError.notFound("user") }
-            try Self.checkUnique(&state, businessID: businessID, email: changes.email, phone: changes.phone ?? nil, except: id)
+            try Self.checkUnique(
+                &state, businessID: businessID, email: changes.email, phone: changes.phone ?? nil, except: id)
             if let email = changes.email { user.email = email }
             if let hash = changes.passwordHash { user.passwordHash = hash }
             if let first = changes.firstName { user.firstName = first }
@@ -172,11 +184,15 @@ public final class MemoryStore: Store {
         }
     }
 
-    public func registerDevice(businessID: Int64, userID: Int64, _ registration: DeviceRegistration, at now: Timestamp) throws -> Device {
+    public func registerDevice(businessID: Int64, userID: Int64, _ registration: DeviceRegistration, at now: Timestamp)
+        throws -> Device
+    {
         try state.withLock { state in
             guard state.users[userID]?.businessID == businessID else { throw StoreError.notFound("user") }
             var device: Device
-            if let existing = state.devices.values.first(where: { $0.businessID == businessID && $0.deviceKey == registration.deviceKey }) {
+            if let existing = state.devices.values.first(where: {
+                $0.businessID == businessID && $0.deviceKey == registration.deviceKey
+            }) {
                 device = existing
                 if device.userID != userID {  // the phone changed hands: the old user's token must not follow
                     device.userID = userID
@@ -191,7 +207,8 @@ public final class MemoryStore: Store {
             if let userAgent = registration.userAgent { device.userAgent = userAgent }
             if let token = registration.token {
                 if let token {
-                    for (id, other) in state.devices where id != device.id && other.businessID == businessID
+                    for (id, other) in state.devices
+                    where id != device.id && other.businessID == businessID
                         && other.platform == registration.platform && other.token == token
                     {
                         state.devices[id]!.token = nil
@@ -226,7 +243,9 @@ public final class MemoryStore: Store {
 
     public func device(id: Int64) throws -> Device? { state.withLock { $0.devices[id] } }
 
-    public func createSession(tokenHash: String, businessID: Int64, userID: Int64, deviceID: Int64?, expiresAt: Timestamp, at now: Timestamp) throws -> Session {
+    public func createSession(
+        tokenHash: String, businessID: Int64, userID: Int64, deviceID: Int64?, expiresAt: Timestamp, at now: Timestamp
+    ) throws -> Session {
         state.withLock { state in
             let session = Session(
                 id: state.makeID(), tokenHash: tokenHash, businessID: businessID, userID: userID, deviceID: deviceID,
@@ -261,13 +280,17 @@ public final class MemoryStore: Store {
         state.withLock { state in drafts.map { Self.insert($0, into: &state, at: now, makeUUID: makeUUID) } }
     }
 
-    static func insert(_ draft: NotificationDraft, into state: inout State, at now: Timestamp, makeUUID: () -> String) -> InboxEntry {
+    static func insert(_ draft: NotificationDraft, into state: inout State, at now: Timestamp, makeUUID: () -> String)
+        -> InboxEntry
+    {
         let entry = InboxEntry(id: state.makeID(), draft: draft, createdAt: now)
         state.notifications[entry.id] = entry
         state.notificationsByUser[draft.userID, default: []].append(entry.id)
         if draft.visibleInInbox { state.users[draft.userID]?.inboxVersion += 1 }
         guard draft.pushStyle != .none else { return entry }
-        let devices = state.devices.values.filter { $0.userID == draft.userID && $0.token != nil }.sorted { $0.id < $1.id }
+        let devices = state.devices.values.filter { $0.userID == draft.userID && $0.token != nil }.sorted {
+            $0.id < $1.id
+        }
         for device in devices {
             let delivery = Delivery(
                 id: state.makeID(), notificationID: entry.id, businessID: draft.businessID, deviceID: device.id,
@@ -279,14 +302,17 @@ public final class MemoryStore: Store {
     }
 
     private static func visible(_ state: State, _ id: Int64) -> InboxEntry? {
-        guard !state.deletedNotifications.contains(id), let entry = state.notifications[id], entry.visibleInInbox else { return nil }
+        guard !state.deletedNotifications.contains(id), let entry = state.notifications[id], entry.visibleInInbox else {
+            return nil
+        }
         return entry
     }
 
     public func notifications(userID: Int64, limit: Int, offset: Int) throws -> [InboxEntry] {
         state.withLock { state in
             let ids = state.notificationsByUser[userID] ?? []
-            return ids.reversed().compactMap { Self.visible(state, $0) }.dropFirst(max(0, offset)).prefix(max(0, limit)).map { $0 }
+            return ids.reversed().compactMap { Self.visible(state, $0) }.dropFirst(max(0, offset)).prefix(max(0, limit))
+                .map { $0 }
         }
     }
 
@@ -331,7 +357,9 @@ public final class MemoryStore: Store {
         }
     }
 
-    public func recordEvent(userID: Int64, notificationID: Int64, kind: NotificationEventKind, at now: Timestamp) throws -> Bool {
+    public func recordEvent(userID: Int64, notificationID: Int64, kind: NotificationEventKind, at now: Timestamp) throws
+        -> Bool
+    {
         state.withLock { state in
             guard let entry = state.notifications[notificationID], entry.userID == userID else { return false }
             state.events.append((notificationID, userID, kind, now))
@@ -345,7 +373,9 @@ public final class MemoryStore: Store {
 
     // MARK: - Delivery queue
 
-    public func claimDeliveries(owner: String, limit: Int, leaseUntil: Timestamp, at now: Timestamp) throws -> [ClaimedDelivery] {
+    public func claimDeliveries(owner: String, limit: Int, leaseUntil: Timestamp, at now: Timestamp) throws
+        -> [ClaimedDelivery]
+    {
         state.withLock { state in
             let due = state.deliveries.values.filter { delivery in
                 switch delivery.status {
@@ -402,7 +432,8 @@ public final class MemoryStore: Store {
                 case .pruned(let reason, let unregisteredAt):
                     delivery.status = .pruned
                     delivery.lastReason = reason
-                    if var device = state.devices[completion.deviceID], device.token != nil, device.token == completion.token,
+                    if var device = state.devices[completion.deviceID], device.token != nil,
+                        device.token == completion.token,
                         unregisteredAt == nil || (device.tokenUpdatedAt ?? Timestamp(milliseconds: 0)) < unregisteredAt!
                     {
                         device.token = nil

@@ -31,7 +31,8 @@ public struct User: Sendable, Equatable {
     /// A user record.
     public init(
         id: Int64, businessID: Int64, email: String, passwordHash: String, firstName: String, lastName: String,
-        phone: String? = nil, points: Int64 = 0, bankedCurrency: Double = 0, inboxVersion: Int64 = 0, createdAt: Timestamp,
+        phone: String? = nil, points: Int64 = 0, bankedCurrency: Double = 0, inboxVersion: Int64 = 0,
+        createdAt: Timestamp,
         updatedAt: Timestamp
     ) {
         self.id = id
@@ -65,7 +66,10 @@ public struct NewUser: Sendable {
     public var phone: String?
 
     /// The fields of a new user.
-    public init(businessID: Int64, email: String, passwordHash: String, firstName: String, lastName: String, phone: String? = nil) {
+    public init(
+        businessID: Int64, email: String, passwordHash: String, firstName: String, lastName: String,
+        phone: String? = nil
+    ) {
         self.businessID = businessID
         self.email = email
         self.passwordHash = passwordHash
@@ -89,7 +93,10 @@ public struct UserChanges: Sendable {
     public var phone: String??
 
     /// No changes.
-    public init(email: String? = nil, passwordHash: String? = nil, firstName: String? = nil, lastName: String? = nil, phone: String?? = nil) {
+    public init(
+        email: String? = nil, passwordHash: String? = nil, firstName: String? = nil, lastName: String? = nil,
+        phone: String?? = nil
+    ) {
         self.email = email
         self.passwordHash = passwordHash
         self.firstName = firstName

@@ -23,7 +23,8 @@ public enum Migrator {
     public static func migrate(_ database: any SQLDatabase, _ migrations: [Migration], at now: Int64) throws -> [Int] {
         try database.write { connection in
             try connection.executeScript(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)")
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
+            )
             let current = try connection.scalar("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
             let known = migrations.map(\.version).max() ?? 0
             guard current <= known else {
@@ -35,7 +36,8 @@ public enum Migrator {
                     try connection.executeScript(statement)
                 }
                 try connection.execute(
-                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (\(migration.version), \(migration.name), \(now))")
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (\(migration.version), \(migration.name), \(now))"
+                )
                 applied.append(migration.version)
             }
             return applied

@@ -14,32 +14,39 @@ extension SQLStore {
             apnsID: row.text(10), createdAt: row.timestamp(11), updatedAt: row.timestamp(12))
     }
 
-    public func claimDeliveries(owner: String, limit: Int, leaseUntil: Timestamp, at now: Timestamp) throws -> [ClaimedDelivery] {
+    public func claimDeliveries(owner: String, limit: Int, leaseUntil: Timestamp, at now: Timestamp) throws
+        -> [ClaimedDelivery]
+    {
         guard limit > 0 else { return [] }
         let lock = database.dialect.skipLocked
         return try database.write { db in
             var ids: [Int64] = []
             // Jobs whose worker died: their lease ran out.
-            try db.forEachRow("""
+            try db.forEachRow(
+                """
                 UPDATE deliveries SET status = 'sending', lease_owner = \(owner), lease_until = \(leaseUntil),
                     attempts = attempts + 1, updated_at = \(now)
                 WHERE id IN (SELECT id FROM deliveries WHERE status = 'sending' AND lease_until <= \(now)
                              ORDER BY lease_until LIMIT \(limit) \(raw: lock))
                 RETURNING id
-                """) { ids.append($0.int(0)) }
+                """
+            ) { ids.append($0.int(0)) }
             if ids.count < limit {
-                try db.forEachRow("""
+                try db.forEachRow(
+                    """
                     UPDATE deliveries SET status = 'sending', lease_owner = \(owner), lease_until = \(leaseUntil),
                         attempts = attempts + 1, updated_at = \(now)
                     WHERE id IN (SELECT id FROM deliveries WHERE status = 'queued' AND next_attempt_at <= \(now)
                                  ORDER BY next_attempt_at, id LIMIT \(limit - ids.count) \(raw: lock))
                     RETURNING id
-                    """) { ids.append($0.int(0)) }
+                    """
+                ) { ids.append($0.int(0)) }
             }
             guard !ids.isEmpty else { return [] }
             var claimed: [ClaimedDelivery] = []
             claimed.reserveCapacity(ids.count)
-            try db.forEachRow("""
+            try db.forEachRow(
+                """
                 SELECT d.id, d.attempts, d.apns_id, d.platform, v.token, v.token_updated_at, d.device_id, v.user_id,
                     (SELECT COUNT(*) FROM notifications u WHERE u.user_id = n.user_id AND u.read_at IS NULL
                         AND u.deleted_at IS NULL AND u.visible = 1),
@@ -49,12 +56,16 @@ extension SQLStore {
                 JOIN devices v ON v.id = d.device_id
                 WHERE d.id IN (\(list: ids))
                 ORDER BY d.id
-                """) { row in
+                """
+            ) { row in
                 let entry = Self.notification(row, from: 9)
-                claimed.append(ClaimedDelivery(
-                    id: row.int(0), attempts: Int(row.int(1)), apnsID: row.text(2), platform: PushPlatform(row.text(3)),
-                    token: row.optionalText(4), tokenUpdatedAt: row.optionalTimestamp(5), deviceID: row.int(6),
-                    deviceBelongsToRecipient: row.int(7) == entry.userID, notification: entry, badge: Int(row.int(8))))
+                claimed.append(
+                    ClaimedDelivery(
+                        id: row.int(0), attempts: Int(row.int(1)), apnsID: row.text(2),
+                        platform: PushPlatform(row.text(3)),
+                        token: row.optionalText(4), tokenUpdatedAt: row.optionalTimestamp(5), deviceID: row.int(6),
+                        deviceBelongsToRecipient: row.int(7) == entry.userID, notification: entry,
+                        badge: Int(row.int(8))))
             }
             return claimed
         }
@@ -65,21 +76,25 @@ extension SQLStore {
         return try database.write { db in
             var applied = 0
             for completion in completions {
-                let owned: SQLQuery = " WHERE id = \(completion.id) AND status = 'sending' AND lease_owner = \(completion.leaseOwner)"
+                let owned: SQLQuery =
+                    " WHERE id = \(completion.id) AND status = 'sending' AND lease_owner = \(completion.leaseOwner)"
                 let changed: Int
                 switch completion.outcome {
                 case .delivered(let messageID):
-                    changed = try db.execute("""
+                    changed = try db.execute(
+                        """
                         UPDATE deliveries SET status = 'delivered', provider_message_id = \(messageID), last_reason = NULL,
                             lease_owner = NULL, lease_until = NULL, updated_at = \(now)\(owned)
                         """)
                 case .retry(let at, let reason):
-                    changed = try db.execute("""
+                    changed = try db.execute(
+                        """
                         UPDATE deliveries SET status = 'queued', next_attempt_at = \(at), last_reason = \(reason),
                             lease_owner = NULL, lease_until = NULL, updated_at = \(now)\(owned)
                         """)
                 case .wait(let until, let reason):
-                    changed = try db.execute("""
+                    changed = try db.execute(
+                        """
                         UPDATE deliveries SET status = 'queued', next_attempt_at = \(until), last_reason = \(reason),
                             attempts = attempts - 1, lease_owner = NULL, lease_until = NULL, updated_at = \(now)\(owned)
                         """)
@@ -90,7 +105,8 @@ extension SQLStore {
                     case .skipped: status = DeliveryStatus.skipped.rawValue
                     default: status = DeliveryStatus.pruned.rawValue
                     }
-                    changed = try db.execute("""
+                    changed = try db.execute(
+                        """
                         UPDATE deliveries SET status = \(status), last_reason = \(reason),
                             lease_owner = NULL, lease_until = NULL, updated_at = \(now)\(owned)
                         """)
@@ -98,7 +114,8 @@ extension SQLStore {
                 if changed > 0, case .pruned(_, let unregisteredAt) = completion.outcome, let token = completion.token {
                     // A token registered again after Apple saw it die stays.
                     let cutoff = unregisteredAt ?? Timestamp(milliseconds: Int64.max)
-                    try db.execute("""
+                    try db.execute(
+                        """
                         UPDATE devices SET token = NULL, token_updated_at = \(now), updated_at = \(now)
                         WHERE id = \(completion.deviceID) AND token = \(token)
                           AND COALESCE(token_updated_at, 0) < \(cutoff)
@@ -112,7 +129,8 @@ extension SQLStore {
 
     public func releaseDeliveries(owner: String, at now: Timestamp) throws -> Int {
         try database.write { db in
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE deliveries SET status = 'queued', attempts = attempts - 1, next_attempt_at = \(now),
                     lease_owner = NULL, lease_until = NULL, updated_at = \(now)
                 WHERE status = 'sending' AND lease_owner = \(owner)
@@ -122,14 +140,17 @@ extension SQLStore {
 
     public func deliveries(notificationID: Int64) throws -> [Delivery] {
         try database.read { db in
-            try db.rows("SELECT \(raw: Self.deliveryColumns) FROM deliveries WHERE notification_id = \(notificationID) ORDER BY id")
-                .map(Self.delivery)
+            try db.rows(
+                "SELECT \(raw: Self.deliveryColumns) FROM deliveries WHERE notification_id = \(notificationID) ORDER BY id"
+            )
+            .map(Self.delivery)
         }
     }
 
     public func queueDepth(at now: Timestamp) throws -> QueueDepth {
         try database.read { db in
-            let row = try db.row("""
+            let row = try db.row(
+                """
                 SELECT
                     (SELECT COUNT(*) FROM deliveries WHERE status = 'queued'),
                     (SELECT COUNT(*) FROM deliveries WHERE status = 'queued' AND next_attempt_at <= \(now)),
@@ -141,7 +162,8 @@ extension SQLStore {
 
     public func rescheduleDeliveries(businessID: Int64, platform: PushPlatform, dueAt: Timestamp) throws {
         _ = try database.write { db in
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE deliveries SET next_attempt_at = \(dueAt)
                 WHERE business_id = \(businessID) AND platform = \(platform.rawValue) AND status = 'queued'
                 """)

@@ -12,15 +12,20 @@ extension SQLStore {
         return InboxEntry(
             id: row.int(o), businessID: row.int(o + 1), userID: row.int(o + 2), kind: InboxKind(row.text(o + 3)),
             event: row.text(o + 4), title: row.text(o + 5), subtitle: row.optionalText(o + 6), body: row.text(o + 7),
-            sound: row.optionalText(o + 8), media: row.optionalText(o + 9).map { MediaAttachment(url: $0, type: row.text(o + 10)) },
-            extras: parseJSON(row.text(o + 11)), pushStyle: PushStyle(row.text(o + 12)), visibleInInbox: row.bool(o + 13),
+            sound: row.optionalText(o + 8),
+            media: row.optionalText(o + 9).map { MediaAttachment(url: $0, type: row.text(o + 10)) },
+            extras: parseJSON(row.text(o + 11)), pushStyle: PushStyle(row.text(o + 12)),
+            visibleInInbox: row.bool(o + 13),
             rewardID: row.optionalInt(o + 14), createdAt: row.timestamp(o + 15), readAt: row.optionalTimestamp(o + 16))
     }
 
     /// Inserts one entry and its delivery jobs on `db` (inside the caller's transaction).
-    func insertNotification(_ draft: NotificationDraft, on db: any SQLConnection, at now: Timestamp) throws -> InboxEntry {
+    func insertNotification(_ draft: NotificationDraft, on db: any SQLConnection, at now: Timestamp) throws
+        -> InboxEntry
+    {
         let extras = draft.extras.encodedString
-        let id = try db.scalar("""
+        let id = try db.scalar(
+            """
             INSERT INTO notifications (business_id, user_id, kind, event, title, subtitle, body, sound, media_url, media_type,
                 extras, push_style, visible, reward_id, created_at)
             VALUES (\(draft.businessID), \(draft.userID), \(draft.kind.rawValue), \(draft.event), \(draft.title),
@@ -31,11 +36,14 @@ extension SQLStore {
         if draft.visibleInInbox { try bumpInboxVersion(draft.userID, on: db) }
         if draft.pushStyle != .none {
             var deviceIDs: [(Int64, String)] = []
-            try db.forEachRow("SELECT id, platform FROM devices WHERE user_id = \(draft.userID) AND token IS NOT NULL ORDER BY id") {
+            try db.forEachRow(
+                "SELECT id, platform FROM devices WHERE user_id = \(draft.userID) AND token IS NOT NULL ORDER BY id"
+            ) {
                 deviceIDs.append(($0.int(0), $0.text(1)))
             }
             for (deviceID, platform) in deviceIDs {
-                try db.execute("""
+                try db.execute(
+                    """
                     INSERT INTO deliveries (notification_id, business_id, device_id, platform, status, attempts,
                         next_attempt_at, apns_id, created_at, updated_at)
                     VALUES (\(id), \(draft.businessID), \(deviceID), \(platform), 'queued', 0, \(now), \(makeUUID()), \(now), \(now))
@@ -55,36 +63,44 @@ extension SQLStore {
 
     public func notifications(userID: Int64, limit: Int, offset: Int) throws -> [InboxEntry] {
         try database.read { db in
-            try db.rows("""
+            try db.rows(
+                """
                 SELECT \(raw: Self.notificationColumns) FROM notifications
                 WHERE user_id = \(userID) AND deleted_at IS NULL AND visible = 1
                 ORDER BY id DESC LIMIT \(max(0, limit)) OFFSET \(max(0, offset))
-                """).map { Self.notification($0) }
+                """
+            ).map { Self.notification($0) }
         }
     }
 
     public func notification(userID: Int64, id: Int64) throws -> InboxEntry? {
         try database.read { db in
-            try db.row("""
+            try db.row(
+                """
                 SELECT \(raw: Self.notificationColumns) FROM notifications
                 WHERE id = \(id) AND user_id = \(userID) AND deleted_at IS NULL AND visible = 1
-                """).map { Self.notification($0) }
+                """
+            ).map { Self.notification($0) }
         }
     }
 
     public func notification(businessID: Int64, id: Int64) throws -> InboxEntry? {
         try database.read { db in
-            try db.row("SELECT \(raw: Self.notificationColumns) FROM notifications WHERE id = \(id) AND business_id = \(businessID)")
-                .map { Self.notification($0) }
+            try db.row(
+                "SELECT \(raw: Self.notificationColumns) FROM notifications WHERE id = \(id) AND business_id = \(businessID)"
+            )
+            .map { Self.notification($0) }
         }
     }
 
     public func deleteNotification(userID: Int64, id: Int64, at now: Timestamp) throws -> Bool {
         try database.write { db in
-            let deleted = try db.execute("""
-                UPDATE notifications SET deleted_at = \(now)
-                WHERE id = \(id) AND user_id = \(userID) AND deleted_at IS NULL AND visible = 1
-                """) > 0
+            let deleted =
+                try db.execute(
+                    """
+                    UPDATE notifications SET deleted_at = \(now)
+                    WHERE id = \(id) AND user_id = \(userID) AND deleted_at IS NULL AND visible = 1
+                    """) > 0
             if deleted { try bumpInboxVersion(userID, on: db) }
             return deleted
         }
@@ -93,7 +109,8 @@ extension SQLStore {
     public func markRead(userID: Int64, ids: [Int64], at now: Timestamp) throws -> Int {
         guard !ids.isEmpty else { return 0 }
         return try database.write { db in
-            let changed = try db.execute("""
+            let changed = try db.execute(
+                """
                 UPDATE notifications SET read_at = \(now)
                 WHERE user_id = \(userID) AND id IN (\(list: Array(Set(ids)))) AND read_at IS NULL
                   AND deleted_at IS NULL AND visible = 1
@@ -105,19 +122,25 @@ extension SQLStore {
 
     public func unreadCount(userID: Int64) throws -> Int {
         try database.read { db in
-            Int(try db.scalar("""
-                SELECT COUNT(*) FROM notifications
-                WHERE user_id = \(userID) AND read_at IS NULL AND deleted_at IS NULL AND visible = 1
-                """))
+            Int(
+                try db.scalar(
+                    """
+                    SELECT COUNT(*) FROM notifications
+                    WHERE user_id = \(userID) AND read_at IS NULL AND deleted_at IS NULL AND visible = 1
+                    """))
         }
     }
 
-    public func recordEvent(userID: Int64, notificationID: Int64, kind: NotificationEventKind, at now: Timestamp) throws -> Bool {
+    public func recordEvent(userID: Int64, notificationID: Int64, kind: NotificationEventKind, at now: Timestamp) throws
+        -> Bool
+    {
         try database.write { db in
-            guard try db.row("SELECT id FROM notifications WHERE id = \(notificationID) AND user_id = \(userID)") != nil else {
+            guard try db.row("SELECT id FROM notifications WHERE id = \(notificationID) AND user_id = \(userID)") != nil
+            else {
                 return false
             }
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO notification_events (notification_id, user_id, kind, created_at)
                 VALUES (\(notificationID), \(userID), \(kind.rawValue), \(now))
                 """)
@@ -127,9 +150,11 @@ extension SQLStore {
 
     public func eventCount(notificationID: Int64, kind: NotificationEventKind) throws -> Int {
         try database.read { db in
-            Int(try db.scalar("""
-                SELECT COUNT(*) FROM notification_events WHERE notification_id = \(notificationID) AND kind = \(kind.rawValue)
-                """))
+            Int(
+                try db.scalar(
+                    """
+                    SELECT COUNT(*) FROM notification_events WHERE notification_id = \(notificationID) AND kind = \(kind.rawValue)
+                    """))
         }
     }
 }

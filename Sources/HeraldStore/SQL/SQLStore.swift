@@ -22,14 +22,18 @@ public final class SQLStore: Store {
 
     static func business(_ row: SQLRow) -> Business {
         Business(
-            id: row.int(0), name: row.text(1), clientID: row.text(2), sealedSecret: row.blob(3), posKeyHash: row.text(4),
+            id: row.int(0), name: row.text(1), clientID: row.text(2), sealedSecret: row.blob(3),
+            posKeyHash: row.text(4),
             settings: BusinessSettings(json: parseJSON(row.text(5))), createdAt: row.timestamp(6))
     }
 
-    public func createBusiness(name: String, clientID: String, sealedSecret: [UInt8], posKeyHash: String, at now: Timestamp) throws -> Business {
+    public func createBusiness(
+        name: String, clientID: String, sealedSecret: [UInt8], posKeyHash: String, at now: Timestamp
+    ) throws -> Business {
         try database.write { db in
             let settings = BusinessSettings().json.encodedString
-            let row = try db.row("""
+            let row = try db.row(
+                """
                 INSERT INTO businesses (name, client_id, sealed_secret, pos_key_hash, settings, created_at)
                 VALUES (\(name), \(clientID), \(sealedSecret), \(posKeyHash), \(settings), \(now))
                 RETURNING \(raw: Self.businessColumns)
@@ -46,13 +50,15 @@ public final class SQLStore: Store {
 
     public func business(clientID: String) throws -> Business? {
         try database.read { db in
-            try db.row("SELECT \(raw: Self.businessColumns) FROM businesses WHERE client_id = \(clientID)").map(Self.business)
+            try db.row("SELECT \(raw: Self.businessColumns) FROM businesses WHERE client_id = \(clientID)").map(
+                Self.business)
         }
     }
 
     public func business(posKeyHash: String) throws -> Business? {
         try database.read { db in
-            try db.row("SELECT \(raw: Self.businessColumns) FROM businesses WHERE pos_key_hash = \(posKeyHash)").map(Self.business)
+            try db.row("SELECT \(raw: Self.businessColumns) FROM businesses WHERE pos_key_hash = \(posKeyHash)").map(
+                Self.business)
         }
     }
 
@@ -64,7 +70,8 @@ public final class SQLStore: Store {
 
     public func updateSettings(businessID: Int64, _ settings: BusinessSettings) throws {
         try database.write { db in
-            let changed = try db.execute("UPDATE businesses SET settings = \(settings.json.encodedString) WHERE id = \(businessID)")
+            let changed = try db.execute(
+                "UPDATE businesses SET settings = \(settings.json.encodedString) WHERE id = \(businessID)")
             if changed == 0 { throw StoreError.notFound("business") }
         }
     }
@@ -73,7 +80,8 @@ public final class SQLStore: Store {
 
     static func credential(_ row: SQLRow) -> PushCredential {
         PushCredential(
-            businessID: row.int(0), platform: PushPlatform(row.text(1)), settings: [String: String](json: parseJSON(row.text(2))),
+            businessID: row.int(0), platform: PushPlatform(row.text(1)),
+            settings: [String: String](json: parseJSON(row.text(2))),
             sealedKey: row.blob(3), brokenReason: row.optionalText(4), updatedAt: row.timestamp(5))
     }
 
@@ -82,7 +90,8 @@ public final class SQLStore: Store {
             guard try db.row("SELECT id FROM businesses WHERE id = \(credential.businessID)") != nil else {
                 throw StoreError.notFound("business")
             }
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO credentials (business_id, platform, settings, sealed_key, broken_reason, updated_at)
                 VALUES (\(credential.businessID), \(credential.platform.rawValue), \(credential.settings.json.encodedString),
                         \(credential.sealedKey), NULL, \(credential.updatedAt))
@@ -94,16 +103,21 @@ public final class SQLStore: Store {
 
     public func credential(businessID: Int64, platform: PushPlatform) throws -> PushCredential? {
         try database.read { db in
-            try db.row("""
+            try db.row(
+                """
                 SELECT \(raw: Self.credentialColumns) FROM credentials
                 WHERE business_id = \(businessID) AND platform = \(platform.rawValue)
-                """).map(Self.credential)
+                """
+            ).map(Self.credential)
         }
     }
 
-    public func markCredential(businessID: Int64, platform: PushPlatform, brokenReason: String?, observedAt: Timestamp) throws {
+    public func markCredential(businessID: Int64, platform: PushPlatform, brokenReason: String?, observedAt: Timestamp)
+        throws
+    {
         _ = try database.write { db in
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE credentials SET broken_reason = \(brokenReason)
                 WHERE business_id = \(businessID) AND platform = \(platform.rawValue) AND updated_at <= \(observedAt)
                 """)
@@ -112,10 +126,12 @@ public final class SQLStore: Store {
 
     public func brokenCredentials() throws -> [PushCredential] {
         try database.read { db in
-            try db.rows("""
+            try db.rows(
+                """
                 SELECT \(raw: Self.credentialColumns) FROM credentials WHERE broken_reason IS NOT NULL
                 ORDER BY business_id, platform
-                """).map(Self.credential)
+                """
+            ).map(Self.credential)
         }
     }
 
@@ -124,7 +140,8 @@ public final class SQLStore: Store {
             guard try db.row("SELECT id FROM businesses WHERE id = \(businessID)") != nil else {
                 throw StoreError.notFound("business")
             }
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO templates (business_id, event, title, subtitle, body, sound, enabled, media_url, media_type, updated_at)
                 VALUES (\(businessID), \(template.event.rawValue), \(template.title), \(template.subtitle), \(template.body),
                         \(template.sound), \(template.enabled), \(template.media?.url), \(template.media?.type), \(now))
@@ -137,10 +154,12 @@ public final class SQLStore: Store {
 
     public func template(businessID: Int64, event: EventName) throws -> NotificationTemplate? {
         try database.read { db in
-            try db.row("""
+            try db.row(
+                """
                 SELECT title, subtitle, body, sound, enabled, media_url, media_type FROM templates
                 WHERE business_id = \(businessID) AND event = \(event.rawValue)
-                """).map { row in
+                """
+            ).map { row in
                 NotificationTemplate(
                     event: event, title: row.text(0), subtitle: row.text(1), body: row.text(2), sound: row.text(3),
                     enabled: row.bool(4),
@@ -152,25 +171,33 @@ public final class SQLStore: Store {
     static let locationColumns = "id, business_id, name, store_number, created_at"
 
     static func location(_ row: SQLRow) -> Location {
-        Location(id: row.int(0), businessID: row.int(1), name: row.text(2), storeNumber: row.optionalText(3), createdAt: row.timestamp(4))
+        Location(
+            id: row.int(0), businessID: row.int(1), name: row.text(2), storeNumber: row.optionalText(3),
+            createdAt: row.timestamp(4))
     }
 
-    public func createLocation(businessID: Int64, name: String, storeNumber: String?, at now: Timestamp) throws -> Location {
+    public func createLocation(businessID: Int64, name: String, storeNumber: String?, at now: Timestamp) throws
+        -> Location
+    {
         try database.write { db in
             guard try db.row("SELECT id FROM businesses WHERE id = \(businessID)") != nil else {
                 throw StoreError.notFound("business")
             }
-            return Self.location(try db.row("""
-                INSERT INTO locations (business_id, name, store_number, created_at)
-                VALUES (\(businessID), \(name), \(storeNumber), \(now)) RETURNING \(raw: Self.locationColumns)
-                """)!)
+            return Self.location(
+                try db.row(
+                    """
+                    INSERT INTO locations (business_id, name, store_number, created_at)
+                    VALUES (\(businessID), \(name), \(storeNumber), \(now)) RETURNING \(raw: Self.locationColumns)
+                    """)!)
         }
     }
 
     public func location(businessID: Int64, id: Int64) throws -> Location? {
         try database.read { db in
-            try db.row("SELECT \(raw: Self.locationColumns) FROM locations WHERE id = \(id) AND business_id = \(businessID)")
-                .map(Self.location)
+            try db.row(
+                "SELECT \(raw: Self.locationColumns) FROM locations WHERE id = \(id) AND business_id = \(businessID)"
+            )
+            .map(Self.location)
         }
     }
 }
