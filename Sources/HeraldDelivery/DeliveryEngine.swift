@@ -99,7 +99,8 @@ public final class DeliveryEngine: @unchecked Sendable {
         state.withLock { state in
             state.running = true
             for credential in broken {
-                state.broken[Self.key(credential.businessID, credential.platform)] = credential.brokenReason
+                state.broken[Self.key(credential.businessID, credential.platform)] =
+                    "credential broken: " + (credential.brokenReason ?? "")
             }
         }
         let thread = Thread { [self] in run() }
@@ -232,9 +233,7 @@ public final class DeliveryEngine: @unchecked Sendable {
         }
         let businessID = job.notification.businessID
         if let reason = state.withLock({ $0.broken[Self.key(businessID, job.platform)] }) {
-            return finish(
-                .wait(until: now.adding(configuration.brokenCredentialWait), reason: "credential broken: \(reason)"),
-                "waiting")
+            return finish(parked(job, reason: reason, at: now), "waiting")
         }
         let entry = job.notification
         let push = OutgoingPush(
@@ -272,11 +271,12 @@ public final class DeliveryEngine: @unchecked Sendable {
             (outcome, label) = (.pruned(reason: reason, unregisteredAt: since), "pruned")
         case .credentialRejected(let reason):
             credentialBroken(businessID: job.notification.businessID, platform: job.platform, reason: reason, at: now)
-            (outcome, label) = (
-                .wait(until: now.adding(configuration.brokenCredentialWait), reason: "credential broken: \(reason)"),
-                "waiting"
-            )
-        case .notConfigured(let reason), .failed(let reason):
+            (outcome, label) = (parked(job, reason: "credential broken: \(reason)", at: now), "waiting")
+        case .notConfigured(let reason):
+            // Not an error yet: the operator may add the credential, which makes the job due again at once.
+            _ = state.withLock { $0.broken.updateValue(reason, forKey: Self.key(job.notification.businessID, job.platform)) }
+            (outcome, label) = (parked(job, reason: reason, at: now), "waiting")
+        case .failed(let reason):
             (outcome, label) = (.failed(reason: reason), "failed")
         }
         count(job.platform, label)
@@ -307,10 +307,18 @@ public final class DeliveryEngine: @unchecked Sendable {
         }
     }
 
+    /// A job that can't go out until its business's credential is set or fixed: it waits, unless it is past
+    /// the time Apple or Google would still deliver it anyway.
+    private func parked(_ job: ClaimedDelivery, reason: String, at now: Timestamp) -> DeliveryCompletion.Outcome {
+        let expires = job.notification.createdAt.adding(configuration.expiration)
+        guard now < expires else { return .failed(reason: "expired while waiting: \(reason)") }
+        return .wait(until: min(expires, now.adding(configuration.brokenCredentialWait)), reason: reason)
+    }
+
     private func credentialBroken(businessID: Int64, platform: PushPlatform, reason: String, at now: Timestamp) {
         let first = state.withLock { state -> Bool in
             let key = Self.key(businessID, platform)
-            defer { state.broken[key] = reason }
+            defer { state.broken[key] = "credential broken: " + reason }
             return state.broken[key] == nil
         }
         guard first else { return }

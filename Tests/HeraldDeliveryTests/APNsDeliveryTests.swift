@@ -171,6 +171,18 @@ struct APNsDeliveryTests {
         #expect(!(try herald.admin("GET", "/api/admin/businesses/\(business.id)").text.contains("\"status\":\"broken\"")))
     }
 
+    @Test func pushesWaitForCredentialsAndGoOutOnceTheyAreSet() throws {
+        let newcomer = try herald.createBusiness(name: "No Keys Yet")
+        let app = herald.mobileClient(for: newcomer, deviceID: "device-\(UUID().uuidString)")
+        #expect(try app.signUp(email: "early@example.com", token: randomAPNsToken()).status == 200)
+        let id = try #require(try herald.sendNews(newcomer, to: [app.userID!]).first)
+        let waiting = try herald.waitForDeliveries(of: id) { jobs in jobs.first?.lastReason != nil }
+        #expect(waiting.first?.status == .queued, "\(waiting)")
+        #expect(waiting.first?.lastReason?.contains("no APNs credentials") == true)
+        try herald.configureAPNs(newcomer, standIn: standIn, keyID: "LATE123456", teamID: "TEAM999999", topic: "com.example.late")
+        #expect(try herald.waitForDeliveries(of: id).first?.status == .delivered)
+    }
+
     @Test func aDeviceLoggedOutReceivesNothing() throws {
         let (app, _) = try signUp("ann@example.com")
         let logout = try app.call("DELETE", "/api2/mobile/users/logout", json: [])
