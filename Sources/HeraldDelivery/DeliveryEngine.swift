@@ -274,7 +274,9 @@ public final class DeliveryEngine: @unchecked Sendable {
             (outcome, label) = (parked(job, reason: "credential broken: \(reason)", at: now), "waiting")
         case .notConfigured(let reason):
             // Not an error yet: the operator may add the credential, which makes the job due again at once.
-            _ = state.withLock { $0.broken.updateValue(reason, forKey: Self.key(job.notification.businessID, job.platform)) }
+            _ = state.withLock {
+                $0.broken.updateValue(reason, forKey: Self.key(job.notification.businessID, job.platform))
+            }
             (outcome, label) = (parked(job, reason: reason, at: now), "waiting")
         case .failed(let reason):
             (outcome, label) = (.failed(reason: reason), "failed")

@@ -92,10 +92,11 @@ public final class HeraldApplication: @unchecked Sendable {
                 engine?.credentialChanged(businessID: business, platform: platform)
             }
         ).register(in: &router)
+        let passwords = PasswordHasher(parameters: .init(n: configuration.passwordCost, r: 8, p: 1))
         MobileController(
-            store: store, auth: mobileAuth, notifications: notifications,
-            passwords: PasswordHasher(parameters: .init(n: configuration.passwordCost, r: 8, p: 1)), clock: clock,
-            tokenLifetime: configuration.accessTokenLifetime
+            store: store, auth: mobileAuth, notifications: notifications, passwords: passwords, clock: clock,
+            tokenLifetime: configuration.accessTokenLifetime,
+            dummyHash: try passwords.hash(Base64URL.encode(SecureRandom.bytes(count: 24)))
         ).register(in: &router)
 
         let httpLogger = logger.labeled("herald.http")

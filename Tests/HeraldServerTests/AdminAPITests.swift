@@ -498,9 +498,7 @@ struct AdminAPITests {
         let fixture = try ServerFixture()
         let body = JSON.object([("body", "Oops }} you've got {{points}} points")]).encodedString
         let response = try fixture.herald.admin("PUT", path(fixture, "/templates/checkin"), json: body)
-        withKnownIssue("NotificationTemplate.placeholderNames only looks for }} after the last placeholder") {
-            expectError(response, 422, ["body"])
-        }
+        expectError(response, 422, ["body"])
     }
 
     @Test func blankTitleOrBodyAndWrongTypesAre422() throws {

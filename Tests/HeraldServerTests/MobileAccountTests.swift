@@ -416,10 +416,8 @@ struct MobileAccountTests {
         #expect(try app.logOut().status == 200)
         let tokens = try fixture.store.devices(userID: app.userID!).map(\.token)
         let deliveries = try fixture.deliveryCount(forNewsTo: app.userID!)
-        withKnownIssue("MobileController.logOut only clears session.deviceID, which is nil for this session") {
-            #expect(tokens.allSatisfy { $0 == nil }, "tokens left: \(tokens)")
-            #expect(deliveries == 0)
-        }
+        #expect(tokens.allSatisfy { $0 == nil }, "tokens left: \(tokens)")
+        #expect(deliveries == 0)
     }
 
     @Test(
@@ -439,12 +437,8 @@ struct MobileAccountTests {
         expectError(try ann.profile(), 401, ["base"])
         let tokens = try fixture.store.devices(userID: bob.userID!).map(\.token)
         let deliveries = try fixture.deliveryCount(forNewsTo: bob.userID!)
-        withKnownIssue(
-            "MobileController.logOut clears session.deviceID without checking the device still belongs to the session's user"
-        ) {
-            #expect(tokens == [bobsToken])
-            #expect(deliveries == 1)
-        }
+        #expect(tokens == [bobsToken])
+        #expect(deliveries == 1)
     }
 
     @Test func theWelcomeIsPushedToTheNewDevice() throws {
@@ -488,11 +482,7 @@ struct MobileAccountTests {
         let fixture = try ServerFixture()
         for email in ["a\u{0}b@example.com", "ann\u{7}@example.com", "ann@exam\u{1F}ple.com", "ann@example..com"] {
             let response = try fixture.app().signUp(email: email)
-            withKnownIssue(
-                "AccountRules.email only refuses whitespace, and checks only the domain's first and last character"
-            ) {
-                expectError(response, 422, "email", "is invalid")
-            }
+            expectError(response, 422, "email", "is invalid")
         }
     }
 
@@ -506,11 +496,9 @@ struct MobileAccountTests {
         let second = try fixture.app().signUp(email: decomposed)
         let login = fixture.app()
         let loginStatus = try login.logIn(email: decomposed).status
-        withKnownIssue("AccountRules.normalizedEmail lower-cases but does not normalize; SQLite compares bytes") {
-            expectError(second, 422, "email", "has already been taken")
-            #expect(loginStatus == 200)
-            #expect(login.userID == first.userID)
-        }
+        expectError(second, 422, "email", "has already been taken")
+        #expect(loginStatus == 200)
+        #expect(login.userID == first.userID)
     }
 
     @Test func anOverlongPasswordIs422() throws {

@@ -275,10 +275,8 @@ struct MobileInboxTests {
         #expect(response.status == 200)
         #expect(response.value?["badge"] == .int(0))
         let opens = try fixture.store.eventCount(notificationID: all[0], kind: .opened)
-        withKnownIssue("MobileController.markRead loops over ids without removing duplicates") {
-            #expect(response.value?["user_notifications"] == [.int(all[0])])
-            #expect(opens == 1)
-        }
+        #expect(response.value?["user_notifications"] == [.int(all[0])])
+        #expect(opens == 1)
     }
 
     @Test(.bug(id: "apitests-3", "an event_type that is not a string is silently taken as read_through_app"))
@@ -287,11 +285,7 @@ struct MobileInboxTests {
         let (app, all) = try userWithNews(fixture, news: 0)
         for eventType: JSON in [.object([("type", "app_open_via_push")]), .array(["app_open_via_push"])] {
             let response = try app.markRead(.string("\(all[0])"), eventType: eventType)
-            withKnownIssue(
-                "RequestParameters.string answers nil for objects and arrays, and markRead defaults to read_through_app"
-            ) {
-                expectError(response, 422, ["event_type"])
-            }
+            expectError(response, 422, ["event_type"])
         }
     }
 }

@@ -8,6 +8,12 @@ public struct HTTPRequest: Sendable {
     public var target: String
     /// The percent-decoded path, without the query.
     public var path: String
+    /// The path as received (still percent-encoded): routing splits it before decoding each segment, so an
+    /// encoded slash stays inside its parameter.
+    public var rawPath: String {
+        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return target }
+        return String(target[..<mark])
+    }
     /// The query's name/value pairs, percent-decoded, in order.
     public var query: [(name: String, value: String)]
     /// Header fields with lower-cased names, in order.

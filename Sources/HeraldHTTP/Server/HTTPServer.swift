@@ -165,12 +165,13 @@ public final class HTTPServer: @unchecked Sendable {
                         .requestHeaderFieldsTooLarge, field: "base",
                         "too many header fields: \(headerCount), at most \(configuration.maxHeaderCount)"
                     ).response,
-                    on: connection, requestID: nextRequestID(nil))
+                    on: connection, requestID: nextRequestID(offeredRequestID(connection)))
             }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                 let declared = Int(String(cString: length)), declared > configuration.maxBodySize
             {
-                return queue(bodyTooLarge().response, on: connection, requestID: nextRequestID(nil))
+                return queue(
+                    bodyTooLarge().response, on: connection, requestID: nextRequestID(offeredRequestID(connection)))
             }
             // Answering on this first call would make libmicrohttpd close the connection: wait for the next.
             return .YES
@@ -190,7 +191,8 @@ public final class HTTPServer: @unchecked Sendable {
             return .YES
         }
         if state.bodyTooLarge {
-            return queue(bodyTooLarge().response, on: connection, requestID: nextRequestID(nil))
+            return queue(
+                bodyTooLarge().response, on: connection, requestID: nextRequestID(offeredRequestID(connection)))
         }
         var headers = HeaderCollector()
         withUnsafeMutablePointer(to: &headers) { pointer in
@@ -227,6 +229,10 @@ public final class HTTPServer: @unchecked Sendable {
         let collector = context.assumingMemoryBound(to: HeaderCollector.self)
         collector.pointee.fields.append((String(cString: key).lowercased(), value.map { String(cString: $0) } ?? ""))
         return .YES
+    }
+
+    private func offeredRequestID(_ connection: OpaquePointer) -> String? {
+        MHD_lookup_connection_value(connection, .HEADER_KIND, "x-request-id").map { String(cString: $0) }
     }
 
     private func nextRequestID(_ offered: String?) -> String {

@@ -21,7 +21,7 @@ public struct Application: HTTPResponder {
     public func respond(to request: HTTPRequest) throws -> HTTPResponse {
         var request = request
         let handler: HTTPHandler
-        switch router.match(request.method, request.path) {
+        switch router.match(request.method, request.rawPath) {
         case .found(let found, let pattern, let parameters):
             request.route = pattern
             request.pathParameters = parameters

@@ -50,7 +50,12 @@ public struct ObservabilityMiddleware: HTTPMiddleware {
         return response
     }
 
+    /// Methods kept as labels; any other token a client invents is counted as `other`, so clients can't grow
+    /// the series without bound.
+    private static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
     private func counter(_ method: String, _ route: String, _ status: Int) -> Counter {
+        let method = Self.knownMethods.contains(method) ? method : "other"
         let key = CounterKey(method: method, route: route, status: status)
         if let existing = cache.counters.withLock({ $0[key] }) { return existing }
         let created = metrics.counter(

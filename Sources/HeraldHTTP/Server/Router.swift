@@ -78,10 +78,14 @@ public struct Router: Sendable {
     /// Adds a DELETE route.
     public mutating func delete(_ pattern: String, _ handler: @escaping HTTPHandler) { add(.delete, pattern, handler) }
 
-    /// Finds the route for `method` and `path`. Literal segments win over parameters.
+    /// Finds the route for `method` and `path` (as received: each segment is percent-decoded after the path is
+    /// split, so `%2F` stays inside its segment). Literal segments win over parameters.
     public func match(_ method: HTTPMethod, _ path: String) -> Match {
         var parameters: [String: String] = [:]
-        guard let node = find(root, path.split(separator: "/")[...], &parameters) else { return .notFound }
+        let segments = path.split(separator: "/").map {
+            Substring(QueryString.percentDecoded(String($0), plusIsSpace: false))
+        }
+        guard let node = find(root, segments[...], &parameters) else { return .notFound }
         if let route = node.handlers[method] ?? (method == .head ? node.handlers[.get] : nil) {
             return .found(handler: route.handler, pattern: route.pattern, parameters: parameters)
         }

@@ -26,8 +26,10 @@ public enum JSON: Sendable, Equatable {
         case (.string(let a), .string(let b)): return a == b
         case (.array(let a), .array(let b)): return a == b
         case (.object(let a), .object(let b)):
-            guard a.count == b.count else { return false }
-            return a.allSatisfy { pair in b.contains { $0.key == pair.key && $0.value == pair.value } }
+            // As objects are read: the last value of a repeated key wins; order doesn't matter.
+            let left = Dictionary(a.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+            let right = Dictionary(b.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+            return left == right
         default: return false
         }
     }

@@ -111,6 +111,7 @@ public struct NotificationTemplate: Sendable, Equatable {
         var names: [String] = []
         var rest = text[...]
         while let open = rest.range(of: "{{") {
+            if rest[..<open.lowerBound].contains("}}") { return .failure(PlaceholderError("has a }} without {{")) }
             guard let close = rest[open.upperBound...].range(of: "}}") else {
                 return .failure(PlaceholderError("has an unclosed {{"))
             }

@@ -75,12 +75,14 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
             bytes[13] == 58, bytes[16] == 58,
             let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
             let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day), hour < 24,
+            minute < 60, second < 61
         else { return nil }
         var index = 19
         var millis: Int64 = 0
         if index < bytes.count, bytes[index] == 46 {
             index += 1
+            guard index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 else { return nil }
             var scale: Int64 = 100
             while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
                 millis += Int64(bytes[index] - 48) * scale
@@ -104,6 +106,14 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         let days = Self.days(fromCivilYear: year, month: month, day: day)
         let total = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         self.init(milliseconds: total * 1000 + millis)
+    }
+
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     // Howard Hinnant's civil-from-days and days-from-civil algorithms.

@@ -38,7 +38,7 @@ struct AdminController: Sendable {
 
     /// The business named by the `{id}` path parameter; 404 when there is none.
     func business(_ request: HTTPRequest) throws -> Business {
-        guard let id = request.parameter("id").flatMap({ Int64($0) }), let business = try store.business(id: id) else {
+        guard let id = request.parameter("id").flatMap(PathID.parse), let business = try store.business(id: id) else {
             throw HTTPError.notFound("business not found")
         }
         return business
@@ -367,6 +367,9 @@ struct AdminController: Sendable {
                 business: business, user: user, event: .news, kind: .news, values: values, media: media)
             event.extras = ["u": .int(user.id)]
             return event
+        }
+        if let first = events.first, let draft = try notifications.draft(first) {
+            try PushSizeRule.check(draft, field: "body")
         }
         let entries = try notifications.notify(events)
         return .json(

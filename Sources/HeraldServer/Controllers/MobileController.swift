@@ -11,6 +11,9 @@ struct MobileController: Sendable {
     let passwords: PasswordHasher
     let clock: WallClock
     let tokenLifetime: Duration
+    /// A hash (at the configured cost) of a password nobody knows, checked when a login's email is unknown so
+    /// that failure takes as long as a wrong password: timing doesn't tell which emails have accounts.
+    let dummyHash: String
     let inboxPages = InboxPageCache()
 
     func register(in router: inout Router) {
@@ -69,7 +72,7 @@ struct MobileController: Sendable {
         try errors.check()
         let user = try store.user(businessID: client.business.id, email: AccountRules.normalizedEmail(emailText))
         // Verify against a dummy hash when the email is unknown, so timing doesn't tell which emails exist.
-        let valid = passwords.verify(password, against: user?.passwordHash ?? AccountRules.dummyHash)
+        let valid = passwords.verify(password, against: user?.passwordHash ?? dummyHash)
         guard let user, valid else { throw HTTPError.invalid("base", "Incorrect information submitted. Please retry.") }
         let device = try registerDevice(request, business: client.business, user: user, token: token)
         return try sessionResponse(for: user, business: client.business, device: device, at: clock.now())
@@ -120,11 +123,20 @@ struct MobileController: Sendable {
     @Sendable func logOut(_ request: HTTPRequest) throws -> HTTPResponse {
         let parameters = try RequestParameters(request)
         let client = try auth.client(request, parameters)
-        let (session, _) = try auth.session(request, client: client)
+        let (session, user) = try auth.session(request, client: client)
         let now = clock.now()
         try store.revokeSession(id: session.id, at: now)
-        // A logged-out device receives nothing.
-        if let deviceID = session.deviceID { try store.clearToken(deviceID: deviceID, at: now) }
+        // A logged-out device receives nothing: the session's device (unless someone else has signed in on it
+        // since), or, for an app that never named its device, the devices registered under the user's own key.
+        if let deviceID = session.deviceID {
+            if let device = try store.device(id: deviceID), device.userID == user.id {
+                try store.clearToken(deviceID: deviceID, at: now)
+            }
+        } else {
+            for device in try store.devices(userID: user.id) where device.deviceKey.hasPrefix("user:\(user.id):") {
+                try store.clearToken(deviceID: device.id, at: now)
+            }
+        }
         return .json(.object([]))
     }
 
@@ -179,7 +191,7 @@ struct MobileController: Sendable {
         let parameters = try RequestParameters(request)
         let client = try auth.client(request, parameters)
         let (_, user) = try auth.session(request, client: client)
-        guard let id = request.parameter("id").flatMap({ Int64($0) }),
+        guard let id = request.parameter("id").flatMap(PathID.parse),
             try store.deleteNotification(userID: user.id, id: id, at: clock.now())
         else { throw HTTPError.notFound("notification not found") }
         return .json(.object([]))
@@ -189,11 +201,12 @@ struct MobileController: Sendable {
         let parameters = try RequestParameters(request)
         let client = try auth.client(request, parameters)
         let (_, user) = try auth.session(request, client: client)
-        let eventType = parameters.string("event_type") ?? "read_through_app"
+        let eventType = parameters.has("event_type") ? parameters.string("event_type") : "read_through_app"
         guard eventType == "read_through_app" || eventType == "app_open_via_push" else {
             throw HTTPError.invalid("event_type", "must be read_through_app or app_open_via_push")
         }
-        let ids = try parameters.idList("user_notifications") ?? []
+        var seen = Set<Int64>()
+        let ids = try (parameters.idList("user_notifications") ?? []).filter { seen.insert($0).inserted }
         let rewardIDs = try parameters.idList("rewards") ?? []
         guard ids.count + rewardIDs.count <= 1000 else { throw HTTPError.invalid("base", "at most 1000 ids at once") }
         let now = clock.now()

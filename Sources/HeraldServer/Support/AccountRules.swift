@@ -1,3 +1,4 @@
+import Foundation
 import HeraldHTTP
 import HeraldModel
 import HeraldStore
@@ -10,11 +11,9 @@ enum AccountRules {
         let value: String?
     }
 
-    /// A valid hash of nothing anyone knows, checked when an email is unknown so failures take as long either way.
-    static let dummyHash = "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
-
+    /// Trimmed, in Unicode NFC (so "é" typed either way is one account), lower-cased.
     static func normalizedEmail(_ text: String) -> String {
-        text.trimmingCharacters(in: " ").lowercased()
+        text.trimmingCharacters(in: " ").precomposedStringWithCanonicalMapping.lowercased()
     }
 
     static func email(_ value: JSON?, _ errors: inout FieldErrors, required: Bool) -> String? {
@@ -32,9 +31,13 @@ enum AccountRules {
             return nil
         }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard email.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
-            !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
-            !email.contains(where: { $0.isWhitespace || $0.isNewline })
+        let domainLabels = parts.count == 2 ? parts[1].split(separator: ".", omittingEmptySubsequences: false) : []
+        let unprintable = email.unicodeScalars.contains { scalar in
+            scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
+                || scalar.properties.isWhitespace
+        }
+        guard email.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty, domainLabels.count >= 2,
+            domainLabels.allSatisfy({ !$0.isEmpty }), !unprintable
         else {
             errors.add("email", "is invalid")
             return nil

@@ -80,6 +80,14 @@ struct RequestParameters {
     }
 }
 
+/// Ids in paths: digits only (no sign, no spaces), within Int64.
+enum PathID {
+    static func parse(_ text: String) -> Int64? {
+        guard !text.isEmpty, text.utf8.count <= 19, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return Int64(text)
+    }
+}
+
 extension StringProtocol {
     func trimmingCharacters(in character: Character) -> String {
         var slice = self[...]
