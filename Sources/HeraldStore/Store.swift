@@ -5,7 +5,7 @@ import HeraldModel
 ///
 /// Operations that must be atomic are single methods: the store, not its caller, owns transactions.
 /// Methods are synchronous and thread-safe; they are called from many request threads at once.
-public protocol Store: BusinessStore, UserStore, InboxStore, DeliveryQueue {}
+public protocol Store: BusinessStore, UserStore, InboxStore, DeliveryQueue, LoyaltyStore {}
 
 /// Businesses, their credentials, templates and locations.
 public protocol BusinessStore: Sendable {

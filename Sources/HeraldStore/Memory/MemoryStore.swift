@@ -19,7 +19,13 @@ public final class MemoryStore: Store {
         var events: [(notificationID: Int64, userID: Int64, kind: NotificationEventKind, at: Timestamp)] = []
         var deliveries: [Int64: Delivery] = [:]
         var leases: [Int64: (owner: String, until: Timestamp)] = [:]
-        var extensions = MemoryStoreExtensions()
+        var offers: [Int64: Offer] = [:]
+        var rewards: [Int64: Reward] = [:]
+        var checkins: [Int64: Checkin] = [:]
+        var redemptions: [Int64: Redemption] = [:]
+        var giftCards: [Int64: GiftCard] = [:]
+        var surveys: [Int64: Survey] = [:]
+        var userSurveys: [Int64: UserSurvey] = [:]
 
         mutating func makeID() -> Int64 {
             defer { nextID += 1 }
@@ -28,7 +34,7 @@ public final class MemoryStore: Store {
     }
 
     let state = Mutex(State())
-    private let makeUUID: @Sendable () -> String
+    let makeUUID: @Sendable () -> String
 
     /// An empty store; `makeUUID` makes the stable `apns-id` of each delivery.
     public init(makeUUID: @escaping @Sendable () -> String = { UUIDString.random() }) {
@@ -494,6 +500,3 @@ public final class MemoryStore: Store {
         }
     }
 }
-
-/// Room for the loyalty tables (offers, check-ins, surveys) kept by `MemoryStore`.
-struct MemoryStoreExtensions {}

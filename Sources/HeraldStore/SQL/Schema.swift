@@ -1,7 +1,69 @@
 /// Herald's schema, as migrations. Append; never edit a released one.
 public enum Schema {
     /// Every migration, in order.
-    public static let migrations: [Migration] = [foundation, inboxVersion]
+    public static let migrations: [Migration] = [foundation, inboxVersion, loyalty]
+
+    /// Offers and rewards, check-ins, redemptions, gift cards, surveys.
+    static let loyalty = Migration(version: 3, name: "loyalty") { dialect in
+        let id = dialect.identityPrimaryKey
+        let money = "DOUBLE PRECISION"
+        return [
+            """
+            CREATE TABLE offers (
+                id \(id), business_id BIGINT NOT NULL REFERENCES businesses(id), name TEXT NOT NULL,
+                description TEXT NOT NULL, image_url TEXT, media_url TEXT, media_type TEXT, discount \(money) NOT NULL,
+                available_from BIGINT, available_until BIGINT, expires_at BIGINT, valid_for_seconds BIGINT,
+                created_at BIGINT NOT NULL)
+            """,
+            """
+            CREATE TABLE rewards (
+                id \(id), business_id BIGINT NOT NULL REFERENCES businesses(id), user_id BIGINT NOT NULL REFERENCES users(id),
+                offer_id BIGINT NOT NULL REFERENCES offers(id), source TEXT NOT NULL, granted_at BIGINT NOT NULL,
+                expires_at BIGINT, read_at BIGINT, redemption_code TEXT, redeemed_at BIGINT, reminder_sent_at BIGINT,
+                notification_id BIGINT)
+            """,
+            "CREATE UNIQUE INDEX rewards_code ON rewards (business_id, redemption_code) WHERE redemption_code IS NOT NULL",
+            "CREATE INDEX rewards_user ON rewards (user_id, id)",
+            """
+            CREATE INDEX rewards_reminders ON rewards (business_id, expires_at)
+                WHERE reminder_sent_at IS NULL AND redeemed_at IS NULL AND expires_at IS NOT NULL
+            """,
+            """
+            CREATE TABLE checkins (
+                id \(id), business_id BIGINT NOT NULL REFERENCES businesses(id), user_id BIGINT NOT NULL REFERENCES users(id),
+                location_id BIGINT NOT NULL REFERENCES locations(id), points BIGINT NOT NULL, source TEXT NOT NULL,
+                transaction_id TEXT NOT NULL, status TEXT NOT NULL, is_first BIGINT NOT NULL, user_survey_id BIGINT,
+                notification_id BIGINT, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
+                UNIQUE (business_id, transaction_id))
+            """,
+            "CREATE INDEX checkins_user ON checkins (user_id, status)",
+            """
+            CREATE TABLE redemptions (
+                id \(id), business_id BIGINT NOT NULL REFERENCES businesses(id), user_id BIGINT NOT NULL REFERENCES users(id),
+                location_id BIGINT NOT NULL REFERENCES locations(id), discount \(money) NOT NULL, reward_id BIGINT,
+                transaction_id TEXT, notification_id BIGINT, created_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX redemptions_transaction ON redemptions (business_id, transaction_id)",
+            """
+            CREATE TABLE gift_cards (
+                id \(id), business_id BIGINT NOT NULL REFERENCES businesses(id), uuid TEXT NOT NULL,
+                user_id BIGINT NOT NULL REFERENCES users(id), balance \(money) NOT NULL, updated_at BIGINT NOT NULL,
+                UNIQUE (business_id, uuid))
+            """,
+            """
+            CREATE TABLE surveys (
+                id \(id), business_id BIGINT NOT NULL REFERENCES businesses(id), title TEXT NOT NULL, definition TEXT NOT NULL,
+                url TEXT, created_at BIGINT NOT NULL)
+            """,
+            """
+            CREATE TABLE user_surveys (
+                id \(id), business_id BIGINT NOT NULL REFERENCES businesses(id), survey_id BIGINT NOT NULL REFERENCES surveys(id),
+                user_id BIGINT NOT NULL REFERENCES users(id), location_id BIGINT, created_at BIGINT NOT NULL,
+                submitted_at BIGINT, answers TEXT)
+            """,
+            "CREATE INDEX user_surveys_user ON user_surveys (user_id)",
+        ]
+    }
 
     /// A per-user counter bumped with every inbox change, validating cached inbox pages.
     static let inboxVersion = Migration(version: 2, name: "inbox_version") { _ in

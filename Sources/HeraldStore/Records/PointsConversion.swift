@@ -1,0 +1,33 @@
+/// A business's rule turning points into rewards: every `threshold` points become one offer or an amount of
+/// banked currency, and the points are spent.
+public struct PointsConversion: Sendable, Equatable {
+    /// How many conversions a balance allows, and the balance left.
+    public let conversions: Int
+    /// Points left after them.
+    public let remainingPoints: Int64
+
+    /// Applies `settings` to a balance of `points`; at most 100 conversions at once (an absurd balance can't
+    /// flood a user's inbox).
+    public init(points: Int64, settings: BusinessSettings) {
+        guard settings.conversionThreshold > 0, points >= settings.conversionThreshold else {
+            conversions = 0
+            remainingPoints = points
+            return
+        }
+        let count = min(points / settings.conversionThreshold, 100)
+        conversions = Int(count)
+        remainingPoints = points - count * settings.conversionThreshold
+    }
+}
+
+/// Redemption codes: short, unambiguous, upper-case.
+public enum RedemptionCode {
+    /// Letters and digits without look-alikes (no 0/O, 1/I/L).
+    public static let alphabet = Array("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
+
+    /// A random 8-character code.
+    public static func random() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<8).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+    }
+}
