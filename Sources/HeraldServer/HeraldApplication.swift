@@ -85,13 +85,17 @@ public final class HeraldApplication: @unchecked Sendable {
         let mobileAuth = MobileAuthenticator(store: store, sealer: sealer, clock: clock)
         var router = Router()
         SystemController(metrics: metrics).register(in: &router)
-        AdminController(
+        let admin = AdminController(
             store: store, auth: AdminAuthenticator(token: adminToken), sealer: sealer, notifications: notifications,
             clock: clock,
             credentialChanged: { business, platform in
                 engine?.credentialChanged(businessID: business, platform: platform)
-            }
-        ).register(in: &router)
+            })
+        admin.register(in: &router)
+        AdminLoyaltyController(store: store, admin: admin, notifications: notifications, clock: clock).register(in: &router)
+        POSController(store: store, auth: POSAuthenticator(store: store), notifications: notifications, clock: clock)
+            .register(in: &router)
+        MobileLoyaltyController(store: store, auth: mobileAuth, clock: clock).register(in: &router)
         let passwords = PasswordHasher(parameters: .init(n: configuration.passwordCost, r: 8, p: 1))
         MobileController(
             store: store, auth: mobileAuth, notifications: notifications, passwords: passwords, clock: clock,

@@ -55,6 +55,14 @@ struct MobileController: Sendable {
             at: now)
         let device = try registerDevice(request, business: client.business, user: user, token: token)
         try notifications.notify([EventNotification(business: client.business, user: user, event: .signup)])
+        if let offerID = client.business.settings.welcomeOfferID,
+            let offer = try store.offer(businessID: client.business.id, id: offerID), offer.isAvailable(at: now)
+        {
+            _ = try store.grantOffer(
+                businessID: client.business.id, offerID: offerID, userIDs: [user.id], source: "welcome_offer",
+                event: .welcomeOffer, drafter: try notifications.drafter(for: client.business), at: now)
+            notifications.jobsAdded()
+        }
         return try sessionResponse(for: user, business: client.business, device: device, at: now)
     }
 
@@ -218,7 +226,7 @@ struct MobileController: Sendable {
             }
         }
         _ = try store.markRead(userID: user.id, ids: marked, at: now)
-        let rewards: [Int64] = []
+        let rewards = try store.markRewardsRead(userID: user.id, ids: rewardIDs, at: now)
         let badge = try store.unreadCount(userID: user.id)
         return .json(
             .object([

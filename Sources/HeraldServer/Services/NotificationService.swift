@@ -36,6 +36,16 @@ final class NotificationService: Sendable {
         return NotificationTemplate.default(for: event).map { ($0, false) }
     }
 
+    /// A drafter for loyalty events of `business`, with every template resolved now (one read), so it can run
+    /// inside a store transaction.
+    func drafter(for business: Business) throws -> TemplateDrafter {
+        var templates: [EventName: NotificationTemplate] = [:]
+        for event in EventName.all {
+            if let (template, _) = try template(businessID: business.id, event: event) { templates[event] = template }
+        }
+        return TemplateDrafter(business: business, templates: templates)
+    }
+
     /// The draft for one event, or nil when the business disabled its template.
     func draft(_ event: EventNotification) throws -> NotificationDraft? {
         guard let (template, _) = try template(businessID: event.business.id, event: event.event), template.enabled

@@ -1,3 +1,5 @@
+import HeraldHTTP
+import HeraldStore
 import HeraldModel
 
 /// What the admin API accepts in its fields.
@@ -24,6 +26,27 @@ enum AdminRules {
             return nil
         }
         return trimmed
+    }
+
+    /// `user_ids`: a non-empty list of at most 10,000 ids, all of them users of `businessID` (422 naming the
+    /// unknown ones otherwise). Duplicates are dropped; order is kept.
+    static func userIDs(_ body: JSON, store: any Store, businessID: Int64) throws -> [Int64] {
+        guard let items = body["user_ids"]?.arrayValue, !items.isEmpty else {
+            throw HTTPError.invalid("user_ids", "must be a non-empty list of user ids")
+        }
+        guard items.count <= 10_000 else { throw HTTPError.invalid("user_ids", "at most 10000 users per call") }
+        var seen = Set<Int64>()
+        var ids: [Int64] = []
+        for item in items {
+            guard let id = item.int64Value else { throw HTTPError.invalid("user_ids", "must be a list of user ids") }
+            if seen.insert(id).inserted { ids.append(id) }
+        }
+        var unknown: [Int64] = []
+        for id in ids where try store.user(businessID: businessID, id: id) == nil { unknown.append(id) }
+        if !unknown.isEmpty {
+            throw HTTPError.invalid("user_ids", "unknown users: " + unknown.prefix(20).map(String.init).joined(separator: ", "))
+        }
+        return ids
     }
 
     /// Apple's key ids and team ids: 10 upper-case letters or digits.

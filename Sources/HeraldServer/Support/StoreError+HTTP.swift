@@ -7,7 +7,11 @@ extension StoreError: HTTPErrorConvertible {
     public var httpError: HTTPError {
         switch code {
         case .notFound: return .notFound(message)
-        case .conflict: return .invalid(field ?? "base", "has already been taken")
+        case .conflict:
+            // Unique fields read as Punchh words them; other conflicts (a used code, a survey answered) say why.
+            let unique: Set<String> = ["email", "phone", "client"]
+            let field = self.field ?? "base"
+            return .invalid(field, unique.contains(field) ? "has already been taken" : message)
         default: return HTTPError(.serviceUnavailable, field: "base", "storage unavailable, retry later")
         }
     }

@@ -1,0 +1,158 @@
+import HeraldHTTP
+import HeraldModel
+import HeraldStore
+
+/// The admin API's loyalty program: offers and their grants, the business rules (point conversion,
+/// reminders, welcome offer), and surveys.
+struct AdminLoyaltyController: Sendable {
+    let store: any Store
+    let admin: AdminController
+    let notifications: NotificationService
+    let clock: WallClock
+
+    func register(in router: inout Router) {
+        router.post("/api/admin/businesses/{id}/offers", admin.guarded(createOffer))
+        router.get("/api/admin/businesses/{id}/offers/{offer_id}", admin.guarded(showOffer))
+        router.post("/api/admin/businesses/{id}/offers/{offer_id}/grant", admin.guarded(grantOffer))
+        router.get("/api/admin/businesses/{id}/settings", admin.guarded(showSettings))
+        router.put("/api/admin/businesses/{id}/settings", admin.guarded(updateSettings))
+    }
+
+    static func json(_ offer: Offer) -> JSON {
+        .object([
+            ("id", .int(offer.id)), ("name", .string(offer.name)), ("description", .string(offer.description)),
+            ("image_url", JSON(offer.imageURL)),
+            ("media", offer.media.map { ["url": .string($0.url), "type": .string($0.type)] } ?? .null),
+            ("discount", .double(offer.discount)), ("available_from", JSON(offer.availableFrom?.iso8601)),
+            ("available_until", JSON(offer.availableUntil?.iso8601)), ("expires_at", JSON(offer.expiresAt?.iso8601)),
+            ("valid_days", offer.validForSeconds.map { .double(Double($0) / 86_400) } ?? .null),
+            ("created_at", .string(offer.createdAt.iso8601)),
+        ])
+    }
+
+    private func offerID(_ request: HTTPRequest) throws -> Int64 {
+        guard let id = request.parameter("offer_id").flatMap(PathID.parse) else { throw HTTPError.notFound("offer not found") }
+        return id
+    }
+
+    @Sendable func createOffer(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try admin.business(request)
+        let body = try admin.object(request)
+        var errors = FieldErrors()
+        let name = AdminRules.requiredString(body, "name", max: 200, &errors)
+        let description = body["description"].map { $0.stringValue ?? "" } ?? ""
+        if description.count > 2000 { errors.add("description", "is too long (maximum is 2000 characters)") }
+        var imageURL: String?
+        if let value = body["image_url"], !value.isNull {
+            imageURL = value.stringValue
+            if imageURL == nil || !(imageURL!.hasPrefix("https://") || imageURL!.hasPrefix("http://")) || imageURL!.count > 2000 {
+                errors.add("image_url", "must be an http or https URL")
+            }
+        }
+        var media: MediaAttachment?
+        if let value = body["media"], !value.isNull { media = MediaRules.attachment(value, field: "media", &errors) }
+        let discount = POSRules.amount(body["discount"] ?? 0, field: "discount", &errors)
+        func time(_ field: String) -> Timestamp? {
+            guard let value = body[field], !value.isNull else { return nil }
+            guard let text = value.stringValue, let time = Timestamp(iso8601: text) else {
+                errors.add(field, "must be an ISO 8601 time like 2026-12-31T23:59:59Z")
+                return nil
+            }
+            return time
+        }
+        let from = time("available_from")
+        let until = time("available_until")
+        let expires = time("expires_at")
+        if let from, let until, until <= from { errors.add("available_until", "must be after available_from") }
+        var validFor: Int64?
+        if let value = body["valid_days"], !value.isNull {
+            if let days = value.doubleValue, days > 0, days <= 3650 {
+                validFor = Int64(days * 86_400)
+            } else {
+                errors.add("valid_days", "must be a number of days from 0 to 3650")
+            }
+        }
+        try errors.check()
+        let offer = try store.createOffer(
+            Offer(
+                id: 0, businessID: business.id, name: name!, description: description, imageURL: imageURL, media: media,
+                discount: discount ?? 0, availableFrom: from, availableUntil: until, expiresAt: expires, validForSeconds: validFor,
+                createdAt: clock.now()),
+            at: clock.now())
+        return .json(Self.json(offer), status: .created)
+    }
+
+    @Sendable func showOffer(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try admin.business(request)
+        guard let offer = try store.offer(businessID: business.id, id: try offerID(request)) else {
+            throw HTTPError.notFound("offer not found")
+        }
+        return .json(Self.json(offer))
+    }
+
+    /// Grants an offer to users: each grant a reward, an inbox entry and a push (`campaign_offer`).
+    @Sendable func grantOffer(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try admin.business(request)
+        let body = try admin.object(request)
+        guard let offer = try store.offer(businessID: business.id, id: try offerID(request)) else {
+            throw HTTPError.notFound("offer not found")
+        }
+        let userIDs = try AdminRules.userIDs(body, store: store, businessID: business.id)
+        guard offer.isAvailable(at: clock.now()) else { throw HTTPError.invalid("offer_id", "the offer is not available now") }
+        let granted = try store.grantOffer(
+            businessID: business.id, offerID: offer.id, userIDs: userIDs, source: "campaign_offer", event: .campaignOffer,
+            drafter: try notifications.drafter(for: business), at: clock.now())
+        notifications.jobsAdded()
+        return .json(
+            .object([
+                ("reward_ids", .array(granted.map { .int($0.reward.id) })),
+                ("notification_ids", .array(granted.compactMap { $0.notification.map { .int($0.id) } })),
+            ]), status: .accepted)
+    }
+
+    @Sendable func showSettings(_ request: HTTPRequest) throws -> HTTPResponse {
+        .json(try admin.business(request).settings.json)
+    }
+
+    /// The business rules; fields left out keep their values.
+    @Sendable func updateSettings(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try admin.business(request)
+        let body = try admin.object(request)
+        var settings = business.settings
+        var errors = FieldErrors()
+        if let value = body["conversion_threshold"] {
+            if let number = value.int64Value, number >= 0, number <= 10_000_000 { settings.conversionThreshold = number } else {
+                errors.add("conversion_threshold", "must be a whole number of points (0 turns conversion off)")
+            }
+        }
+        if let value = body["conversion_kind"] {
+            if let kind = value.stringValue, ["reward", "currency"].contains(kind) { settings.conversionKind = kind } else {
+                errors.add("conversion_kind", "must be reward or currency")
+            }
+        }
+        if let value = body["conversion_currency_amount"] {
+            settings.conversionCurrencyAmount = POSRules.amount(value, field: "conversion_currency_amount", &errors) ?? 0
+        }
+        for (field, keyPath) in [("conversion_offer_id", \BusinessSettings.conversionOfferID), ("welcome_offer_id", \.welcomeOfferID)] {
+            guard let value = body[field] else { continue }
+            if value.isNull {
+                settings[keyPath: keyPath] = nil
+            } else if let id = POSRules.id(value), try store.offer(businessID: business.id, id: id) != nil {
+                settings[keyPath: keyPath] = id
+            } else {
+                errors.add(field, "must be the id of one of this business's offers")
+            }
+        }
+        if let value = body["offer_reminder_lead_hours"] {
+            if let hours = value.doubleValue, hours >= 0, hours <= 24 * 90 { settings.offerReminderLeadSeconds = Int64(hours * 3600) } else {
+                errors.add("offer_reminder_lead_hours", "must be a number of hours from 0 (off) to 2160")
+            }
+        }
+        if settings.conversionThreshold > 0, settings.conversionKind == "reward", settings.conversionOfferID == nil {
+            errors.add("conversion_offer_id", "is required when points convert into a reward")
+        }
+        try errors.check()
+        try store.updateSettings(businessID: business.id, settings)
+        return .json(settings.json)
+    }
+}

@@ -1,0 +1,158 @@
+import HeraldHTTP
+import HeraldModel
+import HeraldStore
+
+/// The mobile API's loyalty calls (CONTRACT §3): offers and their redemption codes, and the callbacks the app
+/// makes when a push points it somewhere — Transaction Details (`t`), Gift Card Balance (`gc`), Fetch User Survey (`s`).
+struct MobileLoyaltyController: Sendable {
+    let store: any Store
+    let auth: MobileAuthenticator
+    let clock: WallClock
+
+    func register(in router: inout Router) {
+        router.get("/api2/mobile/offers", offers)
+        router.post("/api2/mobile/redemptions", redeem)
+        router.get("/api2/mobile/checkins/transactions", transaction)
+        router.get("/api2/mobile/gift_cards/{uuid}/balance", giftCardBalance)
+    }
+
+    /// The signed-in user (and their business) of a mobile call, with its parameters.
+    private func signedIn(_ request: HTTPRequest) throws -> (RequestParameters, Business, User) {
+        let parameters = try RequestParameters(request)
+        let client = try auth.client(request, parameters)
+        let (_, user) = try auth.session(request, client: client)
+        return (parameters, client.business, user)
+    }
+
+    static func write(_ reward: Reward, _ offer: Offer, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.field("reward_id", reward.id)
+        writer.field("offer_id", offer.id)
+        writer.field("name", offer.name)
+        writer.field("description", offer.description)
+        writer.field("image_url", offer.imageURL)
+        writer.field("discount", offer.discount)
+        writer.field("source", reward.source)
+        writer.field("granted_at", reward.grantedAt)
+        writer.field("expires_at", reward.expiresAt)
+        writer.field("read_at", reward.readAt)
+        writer.field("redemption_code", reward.redemptionCode)
+        writer.endObject()
+    }
+
+    /// The user's live offers: what the offer-details screen shows.
+    @Sendable func offers(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (_, _, user) = try signedIn(request)
+        let rewards = try store.liveRewards(userID: user.id, at: clock.now())
+        return .json { writer in
+            writer.beginObject()
+            writer.key("rewards")
+            writer.beginArray()
+            for (reward, offer) in rewards { Self.write(reward, offer, to: &writer) }
+            writer.endArray()
+            writer.endObject()
+        }
+    }
+
+    /// The redeem button: a code the POS honours once.
+    @Sendable func redeem(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (parameters, _, user) = try signedIn(request)
+        guard let rewardID = parameters.int64("reward_id"), rewardID > 0 else {
+            throw HTTPError.invalid("reward_id", "is required (an id from GET /api2/mobile/offers)")
+        }
+        guard let (reward, offer) = try store.reward(userID: user.id, id: rewardID) else {
+            throw HTTPError.notFound("reward not found")
+        }
+        guard offer.isAvailable(at: clock.now()) else { throw HTTPError.invalid("reward_id", "the offer is not available now") }
+        let coded = try store.issueRedemptionCode(userID: user.id, rewardID: reward.id, code: RedemptionCode.random(), at: clock.now())
+        return .json(
+            .object([
+                ("redemption_code", JSON(coded.redemptionCode)), ("reward_id", .int(coded.id)), ("name", .string(offer.name)),
+                ("discount", .double(offer.discount)), ("expires_at", JSON(coded.expiresAt?.iso8601)),
+            ]), status: .created)
+    }
+
+    /// Transaction Details: the check-in a push's `t` names, as Punchh shows it, and the redemptions on it.
+    @Sendable func transaction(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (parameters, business, user) = try signedIn(request)
+        guard let transactionID = parameters.string("transaction_id"), !transactionID.isEmpty else {
+            throw HTTPError.invalid("transaction_id", "is required")
+        }
+        guard let checkin = try store.checkin(userID: user.id, transactionID: transactionID) else {
+            throw HTTPError.notFound("transaction not found")
+        }
+        let location = try store.location(businessID: business.id, id: checkin.locationID)
+        let surveyURL = try checkin.userSurveyID.flatMap { id in try store.userSurvey(userID: user.id, id: id) }.map { pair in
+            SurveyLinks.url(pair.survey, pair.userSurvey)
+        }
+        let redemptions = try store.redemptions(businessID: business.id, transactionID: transactionID).filter { $0.userID == user.id }
+        let total = user.points
+        return .json { writer in
+            writer.beginObject()
+            writer.key("checkin")
+            writer.beginObject()
+            writer.field("checkin_id", checkin.id)
+            writer.field("transaction_id", checkin.transactionID)
+            writer.field("created_at", checkin.createdAt)
+            writer.field("location_id", checkin.locationID)
+            writer.field("location_name", location?.name)
+            writer.field("store_number", location?.storeNumber)
+            writer.field("points_earned", checkin.points)
+            writer.field("total_points", total)
+            writer.field("current_membership_level", MembershipLevel.name(points: total))
+            writer.field("first_checkin", checkin.isFirst)
+            writer.field("status", checkin.status.rawValue)
+            writer.field("pending_refresh", checkin.status == .pending)
+            writer.field("survey_url", surveyURL ?? nil)
+            writer.field("user_survey_id", checkin.userSurveyID)
+            writer.endObject()
+            writer.key("redemptions")
+            writer.beginArray()
+            for redemption in redemptions {
+                writer.beginObject()
+                writer.field("redemption_id", redemption.id)
+                writer.field("redemption_status", "honored")
+                writer.field("redeemed_value", redemption.discount)
+                writer.field("redeemable_id", redemption.rewardID)
+                writer.field("created_at", redemption.createdAt)
+                writer.endObject()
+            }
+            writer.endArray()
+            writer.endObject()
+        }
+    }
+
+    /// Gift Card Balance: what the silent `gc` push asks the app to refresh.
+    @Sendable func giftCardBalance(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (_, business, user) = try signedIn(request)
+        guard let uuid = request.parameter("uuid"), let card = try store.giftCard(businessID: business.id, uuid: uuid),
+            card.userID == user.id
+        else { throw HTTPError.notFound("gift card not found") }
+        return .json(
+            .object([
+                ("gift_card_id", .int(card.id)), ("uuid", .string(card.uuid)), ("balance", .double(card.balance)),
+                ("updated_at", .string(card.updatedAt.iso8601)),
+            ]))
+    }
+}
+
+/// Membership levels by points balance, for Transaction Details.
+enum MembershipLevel {
+    static func name(points: Int64) -> String {
+        switch points {
+        case ..<500: return "Member"
+        case ..<2000: return "Silver"
+        default: return "Gold"
+        }
+    }
+}
+
+/// Where a user's survey is answered.
+enum SurveyLinks {
+    /// The business's external survey page (a TypeForm URL) with the user survey id, or nil for a survey the
+    /// app shows itself from the questions of Fetch User Survey.
+    static func url(_ survey: Survey, _ userSurvey: UserSurvey) -> String? {
+        guard let url = survey.url else { return nil }
+        return url + (url.contains("?") ? "&" : "?") + "user_survey_id=\(userSurvey.id)"
+    }
+}

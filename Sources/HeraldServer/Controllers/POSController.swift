@@ -1,0 +1,262 @@
+import HeraldHTTP
+import HeraldModel
+import HeraldStore
+
+/// The POS and integration API (CONTRACT §4): check-ins and their follow-ups, redemptions, the gift-card
+/// webhook. Each call writes its records, inbox entry and delivery jobs in one transaction.
+struct POSController: Sendable {
+    let store: any Store
+    let auth: POSAuthenticator
+    let notifications: NotificationService
+    let clock: WallClock
+
+    /// The sources a check-in can come from.
+    static let sources: Set<String> = ["qr", "phone", "online_ordering", "pos_scanner"]
+    /// More points than this in one check-in is a mistake, not a visit.
+    static let maximumPoints: Int64 = 100_000
+
+    func register(in router: inout Router) {
+        router.post("/api/pos/checkins", checkin)
+        router.post("/api/pos/checkins/{id}/retry", retryCheckin)
+        router.post("/api/pos/checkins/{id}/void", voidCheckin)
+        router.post("/api/pos/redemptions", redemption)
+        router.post("/api/webhooks/gift_cards", giftCard)
+    }
+
+    private func body(_ request: HTTPRequest) throws -> JSON {
+        let body = try request.jsonBody()
+        guard case .object = body else { throw HTTPError.badRequest("the JSON body must be an object") }
+        return body
+    }
+
+    /// The user named by `user_id`, `email` or `phone`; 404 when there is none.
+    private func user(_ body: JSON, business: Business, _ errors: inout FieldErrors) throws -> User? {
+        if let value = body["user_id"], !value.isNull {
+            guard let id = POSRules.id(value) else {
+                errors.add("user_id", "must be a user id")
+                return nil
+            }
+            guard let user = try store.user(businessID: business.id, id: id) else { throw HTTPError(.notFound, field: "user_id", "no such user") }
+            return user
+        }
+        if let email = body["email"]?.stringValue {
+            guard let user = try store.user(businessID: business.id, email: AccountRules.normalizedEmail(email)) else {
+                throw HTTPError(.notFound, field: "email", "no user with this email")
+            }
+            return user
+        }
+        if let value = body["phone"], !value.isNull {
+            var phoneErrors = FieldErrors()
+            guard let phone = AccountRules.phone(value, &phoneErrors) ?? nil else {
+                errors.add("phone", "is invalid")
+                return nil
+            }
+            guard let user = try store.user(businessID: business.id, phone: phone) else {
+                throw HTTPError(.notFound, field: "phone", "no user with this phone number")
+            }
+            return user
+        }
+        errors.add("user_id", "one of user_id, email or phone is required")
+        return nil
+    }
+
+    private func checkinResponse(_ result: CheckinResult, user: User) throws -> HTTPResponse {
+        let total = try store.user(businessID: user.businessID, id: user.id)?.points ?? user.points
+        return .json(
+            .object([
+                ("checkin_id", .int(result.checkin.id)), ("transaction_id", .string(result.checkin.transactionID)),
+                ("notification_id", JSON(result.notification?.id)), ("status", .string(result.checkin.status.rawValue)),
+                ("points", .int(result.checkin.points)), ("first_checkin", .bool(result.checkin.isFirst)),
+                ("total_points", .int(total)), ("user_survey_id", JSON(result.checkin.userSurveyID)),
+                ("conversion_notification_ids", .array(result.conversions.map { .int($0.id) })),
+            ]), status: result.created ? .created : .ok)
+    }
+
+    @Sendable func checkin(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try auth.business(request)
+        let body = try body(request)
+        var errors = FieldErrors()
+        let user = try user(body, business: business, &errors)
+        let locationID = POSRules.requiredID(body, "location_id", &errors)
+        let points = POSRules.points(body["points"], &errors)
+        let source = body["source"].map { $0.stringValue ?? "" } ?? "qr"
+        if !Self.sources.contains(source) { errors.add("source", "must be one of qr, phone, online_ordering, pos_scanner") }
+        let transactionID = POSRules.transactionID(body["transaction_id"], &errors)
+        let status = body["status"]?.stringValue ?? "approved"
+        if body["status"] != nil, !["approved", "pending"].contains(status) { errors.add("status", "must be approved or pending") }
+        var surveyID: Int64?
+        if let value = body["survey_id"], !value.isNull {
+            surveyID = POSRules.id(value)
+            if surveyID == nil { errors.add("survey_id", "must be a survey id") }
+        }
+        try errors.check()
+        let event: EventName = status == "pending" ? .pendingCheckin : source == "pos_scanner" ? .posScannerCheckin : .checkin
+        let result = try store.recordCheckin(
+            NewCheckin(
+                businessID: business.id, userID: user!.id, locationID: locationID!, points: points!, source: source,
+                transactionID: transactionID, status: Checkin.Status(status), surveyID: surveyID, event: event),
+            drafter: try notifications.drafter(for: business), at: clock.now())
+        if result.created { notifications.jobsAdded() }
+        return try checkinResponse(result, user: user!)
+    }
+
+    private func checkinID(_ request: HTTPRequest) throws -> Int64 {
+        guard let id = request.parameter("id").flatMap(PathID.parse) else { throw HTTPError.notFound("check-in not found") }
+        return id
+    }
+
+    /// A pending (or failed) check-in confirmed or refused: `{"outcome":"success"|"fail"}`.
+    @Sendable func retryCheckin(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try auth.business(request)
+        let id = try checkinID(request)
+        let body = try body(request)
+        guard let outcome = body["outcome"]?.stringValue, ["success", "fail"].contains(outcome) else {
+            throw HTTPError.invalid("outcome", "must be success or fail")
+        }
+        let result = try store.changeCheckin(
+            businessID: business.id, id: id, from: [.pending, .failed], to: outcome == "success" ? .approved : .failed,
+            event: outcome == "success" ? .checkinRetrySuccess : .checkinRetryFail,
+            drafter: try notifications.drafter(for: business), at: clock.now())
+        notifications.jobsAdded()
+        return try checkinResponse(result, user: try store.user(businessID: business.id, id: result.checkin.userID)!)
+    }
+
+    /// An approved (or pending) check-in cancelled: its points are taken back.
+    @Sendable func voidCheckin(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try auth.business(request)
+        let id = try checkinID(request)
+        let result = try store.changeCheckin(
+            businessID: business.id, id: id, from: [.approved, .pending], to: .void, event: .checkinVoid,
+            drafter: try notifications.drafter(for: business), at: clock.now())
+        notifications.jobsAdded()
+        return try checkinResponse(result, user: try store.user(businessID: business.id, id: result.checkin.userID)!)
+    }
+
+    @Sendable func redemption(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try auth.business(request)
+        let body = try body(request)
+        var errors = FieldErrors()
+        let locationID = POSRules.requiredID(body, "location_id", &errors)
+        let transactionID = POSRules.transactionID(body["transaction_id"], &errors)
+        let drafter = try notifications.drafter(for: business)
+        let result: (redemption: Redemption, notification: InboxEntry?)
+        if let codeValue = body["redemption_code"] {
+            guard let code = codeValue.stringValue?.trimmingCharacters(in: " ").uppercased(), !code.isEmpty, code.count <= 32 else {
+                throw HTTPError.invalid("redemption_code", "must be the code the app shows")
+            }
+            try errors.check()
+            result = try store.honorRedemptionCode(
+                businessID: business.id, code: code, locationID: locationID!, transactionID: transactionID, drafter: drafter,
+                at: clock.now())
+        } else {
+            let user = try user(body, business: business, &errors)
+            let discount = POSRules.amount(body["discount"], field: "discount", &errors)
+            try errors.check()
+            result = try store.createRedemption(
+                businessID: business.id, userID: user!.id, locationID: locationID!, discount: discount!,
+                transactionID: transactionID, drafter: drafter, at: clock.now())
+        }
+        notifications.jobsAdded()
+        return .json(
+            .object([
+                ("redemption_id", .int(result.redemption.id)), ("notification_id", JSON(result.notification?.id)),
+                ("discount", LoyaltyPayload.redemption(discount: result.redemption.discount, userID: 0)["rd"]!),
+                ("reward_id", JSON(result.redemption.rewardID)),
+            ]), status: .created)
+    }
+
+    @Sendable func giftCard(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try auth.business(request)
+        let body = try body(request)
+        var errors = FieldErrors()
+        let uuid = body["uuid"]?.stringValue?.trimmingCharacters(in: " ") ?? ""
+        if uuid.isEmpty || uuid.count > 100 || uuid.contains(where: { $0.isWhitespace || $0 == "/" }) {
+            errors.add("uuid", "must be the card's id (at most 100 characters, no spaces or slashes)")
+        }
+        let userID = POSRules.requiredID(body, "user_id", &errors)
+        let balance = POSRules.amount(body["balance"], field: "balance", &errors)
+        try errors.check()
+        let result = try store.updateGiftCard(
+            businessID: business.id, uuid: uuid, userID: userID!, balance: balance!, drafter: try notifications.drafter(for: business),
+            at: clock.now())
+        notifications.jobsAdded()
+        return .json(
+            .object([
+                ("gift_card_id", .int(result.giftCard.id)), ("uuid", .string(uuid)), ("balance", .double(result.giftCard.balance)),
+                ("notification_id", JSON(result.notification?.id)),
+            ]), status: .accepted)
+    }
+}
+
+/// What the POS API accepts.
+enum POSRules {
+    /// A positive id as a JSON integer or a string of digits.
+    static func id(_ value: JSON) -> Int64? {
+        if let number = value.int64Value, number > 0 { return number }
+        if let text = value.stringValue, let number = PathID.parse(text), number > 0 { return number }
+        return nil
+    }
+
+    static func requiredID(_ body: JSON, _ field: String, _ errors: inout FieldErrors) -> Int64? {
+        guard let value = body[field], !value.isNull else {
+            errors.add(field, "can't be blank")
+            return nil
+        }
+        guard let id = id(value) else {
+            errors.add(field, "must be an id")
+            return nil
+        }
+        return id
+    }
+
+    static func points(_ value: JSON?, _ errors: inout FieldErrors) -> Int64? {
+        guard let value, !value.isNull else {
+            errors.add("points", "can't be blank")
+            return nil
+        }
+        guard let points = value.int64Value else {
+            errors.add("points", "must be a whole number")
+            return nil
+        }
+        guard points >= 0 else {
+            errors.add("points", "must be greater than or equal to 0")
+            return nil
+        }
+        guard points <= POSController.maximumPoints else {
+            errors.add("points", "must be at most \(POSController.maximumPoints)")
+            return nil
+        }
+        return points
+    }
+
+    /// An amount of money: a finite number from 0 to a billion.
+    static func amount(_ value: JSON?, field: String, _ errors: inout FieldErrors) -> Double? {
+        guard let value, !value.isNull else {
+            errors.add(field, "can't be blank")
+            return nil
+        }
+        guard let amount = value.doubleValue ?? value.stringValue.flatMap({ Double($0) }), amount.isFinite else {
+            errors.add(field, "must be a number")
+            return nil
+        }
+        guard amount >= 0, amount <= 1_000_000_000 else {
+            errors.add(field, "must be between 0 and 1000000000")
+            return nil
+        }
+        return (amount * 100).rounded() / 100
+    }
+
+    static func transactionID(_ value: JSON?, _ errors: inout FieldErrors) -> String? {
+        guard let value, !value.isNull else { return nil }
+        guard let text = value.stringValue ?? value.int64Value.map({ String($0) }) else {
+            errors.add("transaction_id", "must be a string")
+            return nil
+        }
+        let trimmed = text.trimmingCharacters(in: " ")
+        guard !trimmed.isEmpty, trimmed.count <= 100, !trimmed.contains(where: { $0.isNewline }) else {
+            errors.add("transaction_id", "must be 1 to 100 characters")
+            return nil
+        }
+        return trimmed
+    }
+}
