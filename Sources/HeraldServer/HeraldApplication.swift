@@ -36,6 +36,7 @@ public final class HeraldApplication: @unchecked Sendable {
     /// The delivery workers (nil when delivery is off).
     public let delivery: DeliveryEngine?
     private let providers: [any PushProvider]
+    private let scheduler: ReminderScheduler
 
     /// Opens the data directory and database (applying migrations) and builds the API. Nothing listens yet.
     public init(configuration: HeraldConfiguration, logger: Logger, clock: WallClock = .system) throws {
@@ -82,6 +83,9 @@ public final class HeraldApplication: @unchecked Sendable {
         }
         let engine = delivery
         let notifications = NotificationService(store: store, clock: clock, wake: { engine?.wake() })
+        scheduler = ReminderScheduler(
+            store: store, notifications: notifications, clock: clock, interval: configuration.schedulerInterval,
+            logger: logger.labeled("herald.scheduler"))
         let mobileAuth = MobileAuthenticator(store: store, sealer: sealer, clock: clock)
         var router = Router()
         SystemController(metrics: metrics).register(in: &router)
@@ -135,12 +139,14 @@ public final class HeraldApplication: @unchecked Sendable {
     /// Starts listening and working.
     public func start() throws {
         try delivery?.start()
+        scheduler.start()
         try server.start()
     }
 
     /// Stops accepting requests, finishes in-flight work and hands unfinished claims back.
     public func shutdown() {
         server.shutdown(gracePeriod: .seconds(10))
+        scheduler.stop()
         delivery?.shutdown(gracePeriod: .seconds(10))
         for provider in providers { provider.shutdown() }
     }

@@ -31,6 +31,8 @@ public struct HeraldConfiguration: Sendable {
     public var delivery = DeliveryOptions()
     /// Password hashing cost (scrypt N); lower only for tests.
     public var passwordCost: UInt64 = 16_384
+    /// How often the scheduler looks for offers to remind users of.
+    public var schedulerInterval: Duration = .seconds(60)
     /// How long an access token lives.
     public var accessTokenLifetime: Duration = .seconds(30 * 24 * 3600)
 

@@ -14,6 +14,8 @@ struct AdminLoyaltyController: Sendable {
         router.post("/api/admin/businesses/{id}/offers", admin.guarded(createOffer))
         router.get("/api/admin/businesses/{id}/offers/{offer_id}", admin.guarded(showOffer))
         router.post("/api/admin/businesses/{id}/offers/{offer_id}/grant", admin.guarded(grantOffer))
+        router.post("/api/admin/businesses/{id}/surveys", admin.guarded(createSurvey))
+        router.post("/api/admin/businesses/{id}/surveys/{survey_id}/send", admin.guarded(sendSurvey))
         router.get("/api/admin/businesses/{id}/settings", admin.guarded(showSettings))
         router.put("/api/admin/businesses/{id}/settings", admin.guarded(updateSettings))
     }
@@ -107,6 +109,57 @@ struct AdminLoyaltyController: Sendable {
             .object([
                 ("reward_ids", .array(granted.map { .int($0.reward.id) })),
                 ("notification_ids", .array(granted.compactMap { $0.notification.map { .int($0.id) } })),
+            ]), status: .accepted)
+    }
+
+    /// A survey: questions of the seed's types, checked by the same `SurveyDefinition` the SDK uses.
+    @Sendable func createSurvey(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try admin.business(request)
+        let body = try admin.object(request)
+        let definition: SurveyDefinition
+        do {
+            definition = try SurveyDefinition(json: body)
+        } catch {
+            var errors = FieldErrors()
+            for problem in error.problems { errors.add(problem.field, problem.message) }
+            try errors.check()
+            throw HTTPError.invalid("survey", "is invalid")
+        }
+        var url: String?
+        if let value = body["url"], !value.isNull {
+            guard let text = value.stringValue, text.hasPrefix("https://") || text.hasPrefix("http://"), text.count <= 2000 else {
+                throw HTTPError.invalid("url", "must be an http or https URL (an external survey page), or left out")
+            }
+            url = text
+        }
+        let survey = try store.createSurvey(
+            businessID: business.id, title: definition.title, definition: definition.json, url: url, at: clock.now())
+        return .json(.object([("id", .int(survey.id)), ("title", .string(survey.title))]), status: .created)
+    }
+
+    /// Sends a survey: a user survey, an inbox entry and an `s` push per user.
+    @Sendable func sendSurvey(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try admin.business(request)
+        let body = try admin.object(request)
+        guard let surveyID = request.parameter("survey_id").flatMap(PathID.parse),
+            try store.survey(businessID: business.id, id: surveyID) != nil
+        else { throw HTTPError.notFound("survey not found") }
+        let userIDs = try AdminRules.userIDs(body, store: store, businessID: business.id)
+        var locationID: Int64?
+        if let value = body["location_id"], !value.isNull {
+            guard let id = POSRules.id(value), try store.location(businessID: business.id, id: id) != nil else {
+                throw HTTPError.invalid("location_id", "must be the id of one of this business's locations")
+            }
+            locationID = id
+        }
+        let sent = try store.sendSurvey(
+            businessID: business.id, surveyID: surveyID, userIDs: userIDs, locationID: locationID,
+            drafter: try notifications.drafter(for: business), at: clock.now())
+        notifications.jobsAdded()
+        return .json(
+            .object([
+                ("user_survey_ids", .array(sent.map { .int($0.userSurvey.id) })),
+                ("notification_ids", .array(sent.compactMap { $0.notification.map { .int($0.id) } })),
             ]), status: .accepted)
     }
 

@@ -14,10 +14,12 @@ struct MobileLoyaltyController: Sendable {
         router.post("/api2/mobile/redemptions", redeem)
         router.get("/api2/mobile/checkins/transactions", transaction)
         router.get("/api2/mobile/gift_cards/{uuid}/balance", giftCardBalance)
+        router.get("/api2/mobile/survey_details", surveyDetails)
+        router.post("/api2/mobile/surveys/{user_survey_id}/answers", submitSurvey)
     }
 
     /// The signed-in user (and their business) of a mobile call, with its parameters.
-    private func signedIn(_ request: HTTPRequest) throws -> (RequestParameters, Business, User) {
+    func signedIn(_ request: HTTPRequest) throws -> (RequestParameters, Business, User) {
         let parameters = try RequestParameters(request)
         let client = try auth.client(request, parameters)
         let (_, user) = try auth.session(request, client: client)
@@ -133,6 +135,53 @@ struct MobileLoyaltyController: Sendable {
                 ("gift_card_id", .int(card.id)), ("uuid", .string(card.uuid)), ("balance", .double(card.balance)),
                 ("updated_at", .string(card.updatedAt.iso8601)),
             ]))
+    }
+}
+
+extension MobileLoyaltyController {
+    private func userSurvey(_ id: Int64?, user: User) throws -> (userSurvey: UserSurvey, survey: Survey) {
+        guard let id, id > 0 else { throw HTTPError.invalid("user_survey_id", "is required (the push's s)") }
+        guard let found = try store.userSurvey(userID: user.id, id: id) else { throw HTTPError.notFound("survey not found") }
+        return found
+    }
+
+    /// Fetch User Survey: the push's `s` → the survey's page (when external) and its questions.
+    @Sendable func surveyDetails(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (parameters, _, user) = try signedIn(request)
+        let (userSurvey, survey) = try userSurvey(parameters.int64("user_survey_id"), user: user)
+        return .json(
+            .object([
+                ("id", .int(userSurvey.id)), ("survey_id", .int(survey.id)), ("survey_url", JSON(SurveyLinks.url(survey, userSurvey))),
+                ("title", .string(survey.title)), ("questions", survey.definition["questions"] ?? .array([])),
+                ("submitted_at", JSON(userSurvey.submittedAt?.iso8601)),
+            ]))
+    }
+
+    /// The app's answers, checked by the same `SurveyValidator` the SDK runs before sending them:
+    /// 422 `{"errors":{"<question id>":["…"]}}` when they don't fit; stored once.
+    @Sendable func submitSurvey(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (parameters, _, user) = try signedIn(request)
+        let (userSurvey, survey) = try userSurvey(request.parameter("user_survey_id").flatMap(PathID.parse), user: user)
+        guard userSurvey.submittedAt == nil else { throw HTTPError.invalid("user_survey_id", "has already been answered") }
+        let definition: SurveyDefinition
+        do {
+            definition = try SurveyDefinition(json: survey.definition)
+        } catch {
+            throw HTTPError(.serviceUnavailable, field: "base", "the survey's definition can't be read")
+        }
+        let validator = SurveyValidator(definition)
+        let answersJSON = parameters.body["answers"] ?? .null
+        let problems = validator.validate(json: answersJSON)
+        if !problems.isEmpty {
+            var errors = FieldErrors()
+            for problem in problems { errors.add(problem.field, problem.message) }
+            try errors.check()
+        }
+        let answers = try SurveyAnswers(json: answersJSON)
+        let stored = try store.submitSurvey(
+            userID: user.id, id: userSurvey.id, answers: validator.normalized(answers).json, at: clock.now())
+        return .json(
+            .object([("id", .int(stored.id)), ("submitted_at", JSON(stored.submittedAt?.iso8601)), ("answers", stored.answers ?? .null)]))
     }
 }
 
