@@ -60,7 +60,7 @@ struct POSController: Sendable {
         return nil
     }
 
-    private func checkinResponse(_ result: CheckinResult, user: User) throws -> HTTPResponse {
+    private func checkinResponse(_ result: CheckinResult, user: User, changed: Bool = false) throws -> HTTPResponse {
         let total = try store.user(businessID: user.businessID, id: user.id)?.points ?? user.points
         return .json(
             .object([
@@ -69,7 +69,7 @@ struct POSController: Sendable {
                 ("points", .int(result.checkin.points)), ("first_checkin", .bool(result.checkin.isFirst)),
                 ("total_points", .int(total)), ("user_survey_id", JSON(result.checkin.userSurveyID)),
                 ("conversion_notification_ids", .array(result.conversions.map { .int($0.id) })),
-            ]), status: result.created ? .created : .ok)
+            ]), status: result.created && !changed ? .created : .ok)
     }
 
     @Sendable func checkin(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -118,7 +118,7 @@ struct POSController: Sendable {
             event: outcome == "success" ? .checkinRetrySuccess : .checkinRetryFail,
             drafter: try notifications.drafter(for: business), at: clock.now())
         notifications.jobsAdded()
-        return try checkinResponse(result, user: try store.user(businessID: business.id, id: result.checkin.userID)!)
+        return try checkinResponse(result, user: try store.user(businessID: business.id, id: result.checkin.userID)!, changed: true)
     }
 
     /// An approved (or pending) check-in cancelled: its points are taken back.
@@ -129,7 +129,7 @@ struct POSController: Sendable {
             businessID: business.id, id: id, from: [.approved, .pending], to: .void, event: .checkinVoid,
             drafter: try notifications.drafter(for: business), at: clock.now())
         notifications.jobsAdded()
-        return try checkinResponse(result, user: try store.user(businessID: business.id, id: result.checkin.userID)!)
+        return try checkinResponse(result, user: try store.user(businessID: business.id, id: result.checkin.userID)!, changed: true)
     }
 
     @Sendable func redemption(_ request: HTTPRequest) throws -> HTTPResponse {

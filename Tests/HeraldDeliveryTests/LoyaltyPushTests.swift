@@ -1,0 +1,367 @@
+import Foundation
+import HeraldCrypto
+import HeraldModel
+import HeraldServer
+import HeraldStore
+import HeraldTesting
+import Testing
+
+/// Every loyalty event from the POS (or admin) call to what the APNs and FCM stand-ins receive, and the
+/// callbacks the app then makes.
+@Suite("Loyalty events to the phone", .serialized)
+struct LoyaltyPushTests {
+    let standIn: StandIn
+    let herald: LiveHerald
+    let business: LiveHerald.BusinessKeys
+    let location: Int64
+    let ann: MobileTestClient  // iPhone
+    let bob: MobileTestClient  // Android
+
+    init() throws {
+        standIn = try StandIn()
+        let standIn = self.standIn
+        herald = try LiveHerald {
+            $0.deliver(to: standIn)
+            $0.schedulerInterval = .milliseconds(200)
+        }
+        business = try herald.createBusiness(name: "Burger Co")
+        try herald.configureAPNs(business, standIn: standIn)
+        try herald.configureFCM(business, standIn: standIn)
+        location = try herald.createLocation(business)
+        ann = herald.mobileClient(for: business, deviceID: "ann-iphone")
+        #expect(try ann.signUp(email: "ann@example.com", firstName: "Ann", token: randomAPNsToken()).status == 200)
+        bob = herald.mobileClient(for: business, deviceID: "bob-pixel")
+        #expect(try bob.signUp(email: "bob@example.com", firstName: "Bob", token: randomFCMToken(), android: true).status == 200)
+        for app in [ann, bob] {
+            for entry in try herald.application.store.notifications(userID: app.userID!, limit: 5, offset: 0) {
+                try herald.waitForDeliveries(of: entry.id)
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func checkin(_ app: MobileTestClient, points: Int64 = 12, source: String = "qr", transactionID: String? = nil,
+        extra: [(key: String, value: JSON)] = []) throws -> TestHTTPClient.Response
+    {
+        var body: [(key: String, value: JSON)] = [
+            ("user_id", .int(app.userID!)), ("location_id", .int(location)), ("points", .int(points)), ("source", .string(source)),
+        ]
+        if let transactionID { body.append(("transaction_id", .string(transactionID))) }
+        return try herald.pos(business, "POST", "/api/pos/checkins", json: .object(body + extra))
+    }
+
+    private func value(_ response: TestHTTPClient.Response, _ key: String) -> Int64? {
+        ((response.json as? [String: Any])?[key] as? Int).map(Int64.init)
+    }
+
+    /// What the APNs stand-in received for notification `n`.
+    private func apnsRequest(_ n: Int64) throws -> JSON {
+        let id = try #require(try herald.waitForDeliveries(of: n).first { $0.platform == .apns }, "no APNs delivery for \(n)")
+        #expect(id.status == .delivered, "\(id)")
+        return try #require(try standIn.apnsRequests().last { $0["request_apns_id"]?.stringValue == id.apnsID })
+    }
+
+    /// The FCM message received for notification `n`.
+    private func fcmMessage(_ n: Int64) throws -> JSON {
+        let delivery = try #require(try herald.waitForDeliveries(of: n).first { $0.platform == .fcm }, "no FCM delivery for \(n)")
+        #expect(delivery.status == .delivered, "\(delivery)")
+        let sent = try #require(try standIn.fcmRequests().last { $0["body"]?["message"]?["data"]?["n"]?.stringValue == String(n) })
+        return try #require(sent["body"]?["message"])
+    }
+
+    // MARK: - Check-ins
+
+    @Test func aCheckinReachesBothPlatformsAsTheSeedShowsIt() throws {
+        let response = try checkin(ann, points: 12, transactionID: "POS_6118542_1487057215")
+        #expect(response.status == 201, "\(response)")
+        let checkinID = try #require(value(response, "checkin_id"))
+        let n = try #require(value(response, "notification_id"))
+        let request = try apnsRequest(n)
+        let payload = try #require(request["payload"])
+        #expect(payload["aps"]?["alert"] == [
+            "title": "Points Earned", "subtitle": "You've earned points!",
+            "body": "You've got 12 points from your last visit at Brooklyn Location!",
+        ])
+        #expect(payload["aps"]?["sound"] == "default")
+        let unread = Int64(try herald.application.store.unreadCount(userID: ann.userID!))
+        #expect(payload["aps"]?["badge"]?.int64Value == unread)
+        #expect(payload["f"] == 1)
+        #expect(payload["i"]?.int64Value == checkinID)
+        #expect(payload["n"]?.int64Value == n)
+        #expect(payload["p"] == 12)
+        #expect(payload["t"] == "POS_6118542_1487057215")
+        #expect(payload["u"]?.int64Value == ann.userID)
+        #expect(Set(payload.objectValue!.map(\.key)) == ["aps", "f", "i", "n", "p", "t", "u"])
+
+        // The app follows `t` to Transaction Details.
+        let details = try ann.call("GET", "/api2/mobile/checkins/transactions?client=\(business.client)&transaction_id=POS_6118542_1487057215")
+        #expect(details.status == 200, "\(details)")
+        let body = try JSON.parse(Array(details.body))
+        #expect(body["checkin"]?["checkin_id"]?.int64Value == checkinID)
+        #expect(body["checkin"]?["points_earned"] == 12)
+        #expect(body["checkin"]?["location_name"] == "Brooklyn Location")
+        #expect(body["checkin"]?["store_number"] == "0042")
+        #expect(body["checkin"]?["first_checkin"] == true)
+        #expect(body["redemptions"] == [])
+        // Another user can't read it.
+        #expect(try bob.call("GET", "/api2/mobile/checkins/transactions?client=\(business.client)&transaction_id=POS_6118542_1487057215").status == 404)
+
+        // Android: the same keys as strings in data.
+        let android = try checkin(bob, points: 7)
+        let message = try fcmMessage(try #require(value(android, "notification_id")))
+        #expect(message["notification"]?["title"] == "Points Earned")
+        #expect(message["notification"]?["body"] == "You've got 7 points from your last visit at Brooklyn Location!")
+        #expect(message["data"]?["p"] == "7")
+        #expect(message["data"]?["f"] == "1")
+        #expect(message["data"]?["i"]?.stringValue == String(value(android, "checkin_id")!))
+        #expect(message["data"]?["t"]?.stringValue?.hasPrefix("POS_\(bob.userID!)_") == true)
+        #expect(message["data"]?["u"]?.stringValue == String(bob.userID!))
+    }
+
+    @Test func aRepeatedTransactionIsOneCheckinAndOneNotification() throws {
+        let first = try checkin(ann, points: 5, transactionID: "TX-1")
+        let again = try checkin(ann, points: 5, transactionID: "TX-1")
+        #expect(first.status == 201)
+        #expect(again.status == 200)
+        #expect(value(first, "checkin_id") == value(again, "checkin_id"))
+        #expect(value(first, "notification_id") == value(again, "notification_id"))
+        #expect(try herald.application.store.user(businessID: business.id, id: ann.userID!)?.points == 5)
+        let entries = try herald.application.store.notifications(userID: ann.userID!, limit: 50, offset: 0).filter { $0.event == "checkin" }
+        #expect(entries.count == 1)
+        #expect(value(try checkin(ann, points: 1), "checkin_id") != value(first, "checkin_id"))
+    }
+
+    @Test func pendingScannerRetryAndVoidEvents() throws {
+        let scanner = try checkin(ann, points: 3, source: "pos_scanner")
+        let scanned = try apnsRequest(value(scanner, "notification_id")!)
+        #expect(try herald.application.store.notification(userID: ann.userID!, id: value(scanner, "notification_id")!)?.event == "pos_scanner_checkin")
+        #expect(scanned["payload"]?["p"] == 3)
+
+        let pending = try checkin(ann, points: 40, source: "online_ordering", extra: [("status", "pending")])
+        #expect(pending.status == 201)
+        let pendingPush = try apnsRequest(value(pending, "notification_id")!)
+        #expect(pendingPush["payload"]?["aps"]?["alert"]?["title"] == "Check-in pending")
+        let id = value(pending, "checkin_id")!
+        let failed = try herald.pos(business, "POST", "/api/pos/checkins/\(id)/retry", json: ["outcome": "fail"])
+        #expect(failed.status == 200, "\(failed)")
+        #expect(try apnsRequest(value(failed, "notification_id")!)["payload"]?["aps"]?["alert"]?["title"] == "Check-in failed")
+        let succeeded = try herald.pos(business, "POST", "/api/pos/checkins/\(id)/retry", json: ["outcome": "success"])
+        #expect(succeeded.status == 200)
+        #expect(value(succeeded, "total_points") == 43)
+        #expect(try apnsRequest(value(succeeded, "notification_id")!)["payload"]?["aps"]?["alert"]?["subtitle"] == "Your check-in went through")
+        let voided = try herald.pos(business, "POST", "/api/pos/checkins/\(id)/void", json: [:])
+        #expect(voided.status == 200)
+        #expect(value(voided, "total_points") == 3)
+        #expect(try apnsRequest(value(voided, "notification_id")!)["payload"]?["aps"]?["alert"]?["title"] == "Check-in voided")
+        // Voiding twice is refused.
+        #expect(try herald.pos(business, "POST", "/api/pos/checkins/\(id)/void", json: [:]).status == 422)
+    }
+
+    @Test func pointsPastTheThresholdBecomeAReward() throws {
+        let offer = try herald.admin("POST", "/api/admin/businesses/\(business.id)/offers",
+            json: #"{"name":"Free Fries","description":"Any size","discount":3,"valid_days":30}"#)
+        let offerID = try #require(value(offer, "id"))
+        let settings = try herald.admin("PUT", "/api/admin/businesses/\(business.id)/settings",
+            json: #"{"conversion_threshold":20,"conversion_kind":"reward","conversion_offer_id":\#(offerID)}"#)
+        #expect(settings.status == 200, "\(settings)")
+        let response = try checkin(ann, points: 25)
+        let conversions = try #require((response.json as? [String: Any])?["conversion_notification_ids"] as? [Int])
+        #expect(conversions.count == 1)
+        let push = try apnsRequest(Int64(conversions[0]))
+        #expect(push["payload"]?["aps"]?["alert"]?["body"] == "You've converted 20 points into Free Fries!")
+        #expect(push["payload"]?["r"] != nil)
+        #expect(value(response, "total_points") == 5)
+        let offers = try JSON.parse(try ann.call("GET", "/api2/mobile/offers?client=\(business.client)").body)
+        #expect(offers["rewards"]?.arrayValue?.count == 1)
+    }
+
+    // MARK: - Offers and redemptions
+
+    @Test func anOfferIsGrantedReadRedeemedAndHonouredOnce() throws {
+        let created = try herald.admin("POST", "/api/admin/businesses/\(business.id)/offers",
+            json: #"{"name":"Free Fries","description":"Any size, any day","image_url":"https://cdn.example.com/fries.png","discount":3,"valid_days":30,"media":{"url":"https://cdn.example.com/fries.png","type":"png"}}"#)
+        #expect(created.status == 201, "\(created)")
+        let offerID = try #require(value(created, "id"))
+        let granted = try herald.admin("POST", "/api/admin/businesses/\(business.id)/offers/\(offerID)/grant",
+            json: #"{"user_ids":[\#(ann.userID!),\#(bob.userID!)]}"#)
+        #expect(granted.status == 202, "\(granted)")
+        let notificationIDs = try #require((granted.json as? [String: Any])?["notification_ids"] as? [Int])
+        let apns = try apnsRequest(Int64(notificationIDs[0]))
+        #expect(apns["payload"]?["aps"]?["alert"]?["title"] == "A new offer for you")
+        #expect(apns["payload"]?["aps"]?["mutable-content"] == 1)
+        #expect(apns["payload"]?["ab"]?["att"]?["url"] == "https://cdn.example.com/fries.png")
+        let rewardID = try #require(apns["payload"]?["r"]?.int64Value)
+        let fcm = try fcmMessage(Int64(notificationIDs[1]))
+        #expect(fcm["notification"]?["image"] == "https://cdn.example.com/fries.png")
+
+        // The offer-details screen.
+        let offers = try JSON.parse(try ann.call("GET", "/api2/mobile/offers?client=\(business.client)").body)
+        let reward = try #require(offers["rewards"]?.arrayValue?.first)
+        #expect(reward["reward_id"]?.int64Value == rewardID)
+        #expect(reward["image_url"] == "https://cdn.example.com/fries.png")
+        #expect(reward["description"] == "Any size, any day")
+        #expect(reward["expires_at"]?.stringValue != nil)
+
+        // Reading it clears it from the badge.
+        let before = try herald.application.store.unreadCount(userID: ann.userID!)
+        let read = try ann.call("PUT", "/api2/mobile/offers/mark_read", json: [("event_type", "read_through_app"), ("rewards", .string(String(rewardID)))])
+        #expect(read.status == 200)
+        #expect(try JSON.parse(read.body)["rewards"] == [.int(rewardID)])
+        #expect(try JSON.parse(read.body)["badge"]?.int64Value == Int64(before - 1))
+
+        // Redeem: a code for the POS, honoured once, then the rd push.
+        let redeemed = try ann.call("POST", "/api2/mobile/redemptions", json: [("reward_id", .int(rewardID))])
+        #expect(redeemed.status == 201, "\(redeemed)")
+        let code = try #require(try JSON.parse(redeemed.body)["redemption_code"]?.stringValue)
+        #expect(try bob.call("POST", "/api2/mobile/redemptions", json: [("reward_id", .int(rewardID))]).status == 404)
+        let honoured = try herald.pos(business, "POST", "/api/pos/redemptions",
+            json: ["redemption_code": .string(code), "location_id": .int(location), "transaction_id": "TX-R"])
+        #expect(honoured.status == 201, "\(honoured)")
+        let push = try apnsRequest(value(honoured, "notification_id")!)
+        #expect(push["payload"]?["rd"] == 3)
+        #expect(push["payload"]?["u"]?.int64Value == ann.userID)
+        #expect(push["payload"]?["aps"]?["alert"]?["title"] == "You've got a discount")
+        let twice = try herald.pos(business, "POST", "/api/pos/redemptions", json: ["redemption_code": .string(code), "location_id": .int(location)])
+        #expect(twice.status == 422, "\(twice)")
+        let offersAfter = try JSON.parse(try ann.call("GET", "/api2/mobile/offers?client=\(business.client)").body)
+        #expect(offersAfter["rewards"] == [])
+    }
+
+    @Test func aDirectRedemptionSendsRd() throws {
+        let response = try herald.pos(business, "POST", "/api/pos/redemptions",
+            json: ["user_id": .int(bob.userID!), "location_id": .int(location), "discount": 2.5, "transaction_id": "TX-D"])
+        #expect(response.status == 201, "\(response)")
+        let message = try fcmMessage(value(response, "notification_id")!)
+        #expect(message["data"]?["rd"] == "2.5")
+        #expect(message["notification"]?["title"] == "You've got a discount")
+    }
+
+    @Test func anOfferAboutToExpireIsRemindedOnce() throws {
+        _ = try herald.admin("PUT", "/api/admin/businesses/\(business.id)/settings", json: #"{"offer_reminder_lead_hours":1}"#)
+        let created = try herald.admin("POST", "/api/admin/businesses/\(business.id)/offers",
+            json: #"{"name":"Last Call Shake","discount":2,"valid_days":0.01}"#)
+        let offerID = try #require(value(created, "id"))
+        _ = try herald.admin("POST", "/api/admin/businesses/\(business.id)/offers/\(offerID)/grant", json: #"{"user_ids":[\#(ann.userID!)]}"#)
+        let deadline = Date().addingTimeInterval(10)
+        var reminders: [InboxEntry] = []
+        while reminders.isEmpty && Date() < deadline {
+            reminders = try herald.application.store.notifications(userID: ann.userID!, limit: 50, offset: 0).filter { $0.event == "offer_expiry" }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(reminders.count == 1)
+        let push = try apnsRequest(try #require(reminders.first).id)
+        #expect(push["payload"]?["aps"]?["alert"]?["title"] == "Your offer expires soon")
+        #expect(push["payload"]?["aps"]?["alert"]?["body"]?.stringValue?.hasPrefix("Last Call Shake expires on ") == true)
+        Thread.sleep(forTimeInterval: 0.6)  // three more scheduler passes
+        #expect(try herald.application.store.notifications(userID: ann.userID!, limit: 50, offset: 0).filter { $0.event == "offer_expiry" }.count == 1)
+    }
+
+    // MARK: - Gift cards and surveys
+
+    @Test func aGiftCardUpdateIsASilentPushThenABalanceCall() throws {
+        let response = try herald.pos(business, "POST", "/api/webhooks/gift_cards",
+            json: ["uuid": "GC-3122", "user_id": .int(ann.userID!), "balance": 25.5])
+        #expect(response.status == 202, "\(response)")
+        let request = try apnsRequest(value(response, "notification_id")!)
+        #expect(request["headers"]?["apns-push-type"] == "background")
+        #expect(request["headers"]?["apns-priority"] == "5")
+        #expect(request["payload"] == ["aps": ["content-available": 1], "gc": .int(value(response, "gift_card_id")!)])
+        let balance = try ann.call("GET", "/api2/mobile/gift_cards/GC-3122/balance?client=\(business.client)")
+        #expect(balance.status == 200)
+        #expect(try JSON.parse(balance.body)["balance"] == 25.5)
+        #expect(try bob.call("GET", "/api2/mobile/gift_cards/GC-3122/balance?client=\(business.client)").status == 404)
+
+        let android = try herald.pos(business, "POST", "/api/webhooks/gift_cards", json: ["uuid": "GC-9", "user_id": .int(bob.userID!), "balance": 10])
+        let delivery = try #require(try herald.waitForDeliveries(of: value(android, "notification_id")!).first)
+        #expect(delivery.status == .delivered)
+        let message = try #require(try standIn.fcmRequests().last { $0["body"]?["message"]?["data"]?["gc"] != nil }?["body"]?["message"])
+        #expect(message["notification"] == nil)
+        #expect(message["android"]?["priority"] == "normal")
+        // The silent push is not an inbox entry.
+        let inbox = try JSON.parse(try bob.notifications().body)
+        #expect(inbox.arrayValue?.contains { $0["event"] == "gift_card" } == false)
+    }
+
+    @Test func aSurveyIsSentFetchedAndAnsweredThroughTheSharedValidator() throws {
+        let definition = #"""
+            {"title":"Your visit","questions":[
+              {"id":"q_choice","text":"How did you order?","type":"single_choice","required":true,"choices":[{"id":"app","text":"App"},{"id":"counter","text":"Counter"}]},
+              {"id":"q_multi","text":"What did you eat?","type":"multiple_choice","choices":[{"id":"burger","text":"Burger"},{"id":"fries","text":"Fries"}]},
+              {"id":"q_rating","text":"Rate us","type":"rating","required":true},
+              {"id":"q_bool","text":"Will you come back?","type":"boolean","required":true},
+              {"id":"q_number","text":"How many people?","type":"number"},
+              {"id":"q_slider","text":"How likely to recommend?","type":"slider"},
+              {"id":"q_open","text":"Anything else?","type":"open_ended"}]}
+            """#
+        let created = try herald.admin("POST", "/api/admin/businesses/\(business.id)/surveys", json: definition)
+        #expect(created.status == 201, "\(created)")
+        let surveyID = try #require(value(created, "id"))
+        let sent = try herald.admin("POST", "/api/admin/businesses/\(business.id)/surveys/\(surveyID)/send",
+            json: #"{"user_ids":[\#(ann.userID!),\#(bob.userID!)],"location_id":\#(location)}"#)
+        #expect(sent.status == 202, "\(sent)")
+        let notificationIDs = try #require((sent.json as? [String: Any])?["notification_ids"] as? [Int])
+        let userSurveyIDs = try #require((sent.json as? [String: Any])?["user_survey_ids"] as? [Int])
+        let push = try apnsRequest(Int64(notificationIDs[0]))
+        #expect(push["payload"]?["s"]?.int64Value == Int64(userSurveyIDs[0]))
+        #expect(push["payload"]?["aps"]?["alert"] == [
+            "title": "How was your visit", "subtitle": "Share your experience!",
+            "body": "Please share your experience from your last visit at Brooklyn Location.",
+        ])
+        let message = try fcmMessage(Int64(notificationIDs[1]))
+        #expect(message["data"]?["s"]?.stringValue == String(userSurveyIDs[1]))
+
+        let s = try #require(push["payload"]?["s"]?.int64Value)
+        let details = try ann.call("GET", "/api2/mobile/survey_details?client=\(business.client)&user_survey_id=\(s)")
+        #expect(details.status == 200, "\(details)")
+        let survey = try JSON.parse(details.body)
+        #expect(survey["id"]?.int64Value == s)
+        #expect(survey["survey_url"] == .null)
+        #expect(survey["questions"]?.arrayValue?.count == 7)
+        #expect(try bob.call("GET", "/api2/mobile/survey_details?client=\(business.client)&user_survey_id=\(s)").status == 404)
+
+        let bad = try ann.call("POST", "/api2/mobile/surveys/\(s)/answers", json: [("answers", [
+            "q_choice": "phone", "q_multi": ["burger", "burger"], "q_rating": 6, "q_slider": 11, "q_open": .string(String(repeating: "x", count: 2001)),
+        ])])
+        #expect(bad.status == 422)
+        let errors = try #require(try JSON.parse(bad.body)["errors"]?.objectValue)
+        #expect(Set(errors.map(\.key)) == ["q_choice", "q_multi", "q_rating", "q_bool", "q_slider", "q_open"])
+
+        let good = try ann.call("POST", "/api2/mobile/surveys/\(s)/answers", json: [("answers", [
+            "q_choice": "app", "q_multi": ["burger", "fries"], "q_rating": 5, "q_bool": true, "q_number": 3, "q_slider": 9, "q_open": "Great fries 🍟",
+        ])])
+        #expect(good.status == 200, "\(good)")
+        let again = try ann.call("POST", "/api2/mobile/surveys/\(s)/answers", json: [("answers", ["q_choice": "app", "q_rating": 4, "q_bool": false])])
+        #expect(again.status == 422)
+    }
+
+    // MARK: - Bad input
+
+    @Test func badPOSInputGetsClearAnswers() throws {
+        func post(_ json: JSON, key: String? = nil) throws -> TestHTTPClient.Response {
+            try herald.client().request(
+                "POST", "/api/pos/checkins", headers: [("Authorization", "Bearer \(key ?? business.posKey)")], json: json.encodedString)
+        }
+        let base: [(key: String, value: JSON)] = [("user_id", .int(ann.userID!)), ("location_id", .int(location)), ("points", 5)]
+        #expect(try post(.object(base), key: "hpos_wrong").status == 401)
+        #expect(try herald.client().request("POST", "/api/pos/checkins", json: JSON.object(base).encodedString).status == 401)
+        #expect(try post(["user_id": 999_999, "location_id": .int(location), "points": 5]).status == 404)
+        #expect(try post(["email": "nobody@example.com", "location_id": .int(location), "points": 5]).status == 404)
+        #expect(try post(["user_id": .int(ann.userID!), "location_id": 999_999, "points": 5]).status == 404)
+        #expect(try post(.object(base.filter { $0.key != "points" } + [("points", -3)])).status == 422)
+        #expect(try post(.object(base.filter { $0.key != "points" } + [("points", 10_000_000)])).status == 422)
+        #expect(try post(.object(base.filter { $0.key != "points" } + [("points", "lots")])).status == 422)
+        #expect(try post(.object(base + [("source", "carrier_pigeon")])).status == 422)
+        let malformed = try herald.client().request(
+            "POST", "/api/pos/checkins", headers: [("Authorization", "Bearer \(business.posKey)")], body: Array(#"{"user_id":"#.utf8))
+        #expect(malformed.status == 400)
+        #expect(malformed.text.contains("errors"))
+        // Another business's location or user is unknown here.
+        let other = try herald.createBusiness(name: "Other")
+        let theirs = try herald.createLocation(other)
+        #expect(try post(.object(base.filter { $0.key != "location_id" } + [("location_id", .int(theirs))])).status == 404)
+        #expect(try herald.pos(other, "POST", "/api/pos/checkins", json: .object(base.filter { $0.key != "location_id" } + [("location_id", .int(theirs))])).status == 404)
+        let gift = try herald.pos(business, "POST", "/api/webhooks/gift_cards", json: ["uuid": "x", "user_id": .int(ann.userID!), "balance": -1])
+        #expect(gift.status == 422)
+    }
+}
