@@ -37,6 +37,8 @@ public final class HeraldApplication: @unchecked Sendable {
     public let delivery: DeliveryEngine?
     private let providers: [any PushProvider]
     private let scheduler: ReminderScheduler
+    /// Every route served, as (method, pattern): the OpenAPI document is checked against it.
+    public let routes: [(method: String, pattern: String)]
 
     /// Opens the data directory and database (applying migrations) and builds the API. Nothing listens yet.
     public init(configuration: HeraldConfiguration, logger: Logger, clock: WallClock = .system) throws {
@@ -107,6 +109,7 @@ public final class HeraldApplication: @unchecked Sendable {
             dummyHash: try passwords.hash(Base64URL.encode(SecureRandom.bytes(count: 24)))
         ).register(in: &router)
 
+        routes = router.routes.map { ($0.method.rawValue, $0.pattern) }
         let httpLogger = logger.labeled("herald.http")
         let application = Application(
             router: router,

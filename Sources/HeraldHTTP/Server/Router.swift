@@ -78,6 +78,18 @@ public struct Router: Sendable {
     /// Adds a DELETE route.
     public mutating func delete(_ pattern: String, _ handler: @escaping HTTPHandler) { add(.delete, pattern, handler) }
 
+    /// Every route, as (method, pattern), sorted: for documentation checks.
+    public var routes: [(method: HTTPMethod, pattern: String)] {
+        var found: [(method: HTTPMethod, pattern: String)] = []
+        func walk(_ node: Node) {
+            for (method, route) in node.handlers { found.append((method, route.pattern)) }
+            for child in node.literals.values { walk(child) }
+            if let (_, child) = node.parameter { walk(child) }
+        }
+        walk(root)
+        return found.sorted { ($0.pattern, $0.method.rawValue) < ($1.pattern, $1.method.rawValue) }
+    }
+
     /// Finds the route for `method` and `path` (as received: each segment is percent-decoded after the path is
     /// split, so `%2F` stays inside its segment). Literal segments win over parameters.
     public func match(_ method: HTTPMethod, _ path: String) -> Match {
