@@ -120,3 +120,22 @@ extension LiveHerald {
         return Int64(id)
     }
 }
+
+extension LiveHerald {
+    /// Signs a user up on a new device with a push token (an `apn_token`, or a `gcm_token` when `android`) and
+    /// waits until the pushes of their sign-up are settled, so failure rules a test programs afterwards apply
+    /// to its own sends only.
+    public func signUpSettled(
+        _ business: BusinessKeys, email: String, firstName: String = "Ann", token: String, android: Bool = false
+    ) throws -> MobileTestClient {
+        let app = mobileClient(for: business, deviceID: UUID().uuidString)
+        let response = try app.signUp(email: email, firstName: firstName, token: token, android: android)
+        guard response.status == 200, let userID = app.userID else {
+            throw TestHTTPClient.Failure(description: "sign-up failed: \(response)")
+        }
+        for entry in try application.store.notifications(userID: userID, limit: 10, offset: 0) {
+            try waitForDeliveries(of: entry.id)
+        }
+        return app
+    }
+}

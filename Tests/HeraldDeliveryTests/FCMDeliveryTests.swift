@@ -21,16 +21,8 @@ struct FCMDeliveryTests {
         try herald.configureFCM(business, standIn: standIn)
     }
 
-    /// Signs a user up with a push token and waits until the sign-up notification's push is settled,
-    /// so rules programmed afterwards apply to the test's own sends.
     private func signUp(_ email: String, token: String = randomFCMToken()) throws -> (MobileTestClient, String) {
-        let app = herald.mobileClient(for: business, deviceID: UUID().uuidString)
-        let response = try app.signUp(email: email, token: token, android: true)
-        #expect(response.status == 200, "\(response)")
-        if let userID = app.userID, let welcome = try herald.application.store.notifications(userID: userID, limit: 1, offset: 0).first {
-            try herald.waitForDeliveries(of: welcome.id)
-        }
-        return (app, token)
+        (try herald.signUpSettled(business, email: email, token: token, android: true), token)
     }
 
     @Test func newsArrivesAsAnFCMv1Message() throws {

@@ -28,15 +28,8 @@ struct LoyaltyPushTests {
         try herald.configureAPNs(business, standIn: standIn)
         try herald.configureFCM(business, standIn: standIn)
         location = try herald.createLocation(business)
-        ann = herald.mobileClient(for: business, deviceID: "ann-iphone")
-        #expect(try ann.signUp(email: "ann@example.com", firstName: "Ann", token: randomAPNsToken()).status == 200)
-        bob = herald.mobileClient(for: business, deviceID: "bob-pixel")
-        #expect(try bob.signUp(email: "bob@example.com", firstName: "Bob", token: randomFCMToken(), android: true).status == 200)
-        for app in [ann, bob] {
-            for entry in try herald.application.store.notifications(userID: app.userID!, limit: 5, offset: 0) {
-                try herald.waitForDeliveries(of: entry.id)
-            }
-        }
+        ann = try herald.signUpSettled(business, email: "ann@example.com", firstName: "Ann", token: randomAPNsToken())
+        bob = try herald.signUpSettled(business, email: "bob@example.com", firstName: "Bob", token: randomFCMToken(), android: true)
     }
 
     // MARK: - Helpers
