@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HeraldCrypto
 import HeraldModel
 import HeraldObservability
@@ -24,7 +25,9 @@ public final class LiveHerald: @unchecked Sendable {
 
     /// Starts Herald; `configure` may change the test configuration (a cheap password hash, delivery off,
     /// logs silenced) before it starts.
-    public init(logLevel: Logger.Level = .critical, configure: (inout HeraldConfiguration) -> Void = { _ in }) throws {
+    public init(
+        logLevel: Logger.Level = .critical, clock: WallClock = .system, configure: (inout HeraldConfiguration) -> Void = { _ in }
+    ) throws {
         directory = try TemporaryDirectory(prefix: "herald-live")
         var configuration = HeraldConfiguration()
         configuration.host = "127.0.0.1"
@@ -35,7 +38,7 @@ public final class LiveHerald: @unchecked Sendable {
         configuration.httpThreads = 4
         configure(&configuration)
         application = try HeraldApplication(
-            configuration: configuration, logger: Logger(label: "herald", level: logLevel))
+            configuration: configuration, logger: Logger(label: "herald", level: logLevel), clock: clock)
         try application.start()
     }
 
@@ -176,3 +179,24 @@ public func randomAPNsToken() -> String { Hex.encode(SecureRandom.bytes(count: 3
 
 /// A random FCM registration token.
 public func randomFCMToken() -> String { "fcm:" + Base64URL.encode(SecureRandom.bytes(count: 96)) }
+
+/// A wall clock a test can move forward (the system's time plus an offset).
+public final class TestClock: Sendable {
+    private let offset = Mutex<Int64>(0)
+
+    /// A clock at the system's time.
+    public init() {}
+
+    /// Moves the clock forward by `duration`.
+    public func advance(by duration: Duration) {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        offset.withLock { $0 += milliseconds }
+    }
+
+    /// The clock to hand to Herald.
+    public var wallClock: WallClock {
+        WallClock { [self] in
+            Timestamp(milliseconds: WallClock.system.now().milliseconds + offset.withLock { $0 })
+        }
+    }
+}

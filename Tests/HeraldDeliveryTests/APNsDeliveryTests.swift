@@ -189,11 +189,65 @@ struct APNsDeliveryTests {
         #expect(try herald.waitForDeliveries(of: id).first?.status == .delivered)
     }
 
+    @Test func connectionResetsAndGoawayAreRetriedOnNewConnections() throws {
+        let (app, _) = try signUp("ann@example.com")
+        try standIn.apnsRule(["reset_first_n": 1])
+        let reset = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        let jobs = try herald.waitForDeliveries(of: reset)
+        #expect(jobs.first?.status == .delivered, "\(jobs)")
+        #expect(jobs.first?.attempts == 2)
+        try standIn.call("DELETE", "/apns/rules")
+        try standIn.apnsRule(["goaway_after": 1, "times": 1])
+        let ids = try (0..<3).flatMap { _ in try herald.sendNews(business, to: [app.userID!]) }
+        for id in ids { #expect(try herald.waitForDeliveries(of: id).first?.status == .delivered) }
+        #expect(try standIn.stats()["apns"]?["goaways"]?.int64Value ?? 0 >= 1)
+    }
+
     @Test func aDeviceLoggedOutReceivesNothing() throws {
         let (app, _) = try signUp("ann@example.com")
         let logout = try app.call("DELETE", "/api2/mobile/users/logout", json: [])
         #expect(logout.status == 200)
         let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
         #expect(try herald.application.store.deliveries(notificationID: id).isEmpty)
+    }
+}
+
+/// The provider token's life: reused, refreshed at 45 minutes, replaced at once when Apple says it expired.
+@Suite("APNs provider tokens", .serialized)
+struct APNsProviderTokenTests {
+    @Test func anExpiredProviderTokenIsReplacedAtOnce() throws {
+        let standIn = try StandIn()
+        let clock = TestClock()
+        let herald = try LiveHerald(clock: clock.wallClock) { $0.deliver(to: standIn) }
+        let business = try herald.createBusiness()
+        let keys = try herald.configureAPNs(business, standIn: standIn)
+        let app = try herald.signUpSettled(business, email: "ann@example.com", token: randomAPNsToken())
+        // 33 minutes later by Herald's clock (no refresh due yet), Apple's clock is 62 minutes on: the token is stale.
+        clock.advance(by: .seconds(2000))
+        try standIn.call("POST", "/clock", ["offset_seconds": 3700])
+        let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        let jobs = try herald.waitForDeliveries(of: id)
+        #expect(jobs.first?.status == .delivered, "\(jobs)")
+        #expect(jobs.first?.attempts == 1, "re-signed and resent within the same attempt")
+        let sent = try standIn.apnsRequests().filter { $0["request_apns_id"]?.stringValue == jobs.first?.apnsID }
+        #expect(sent.map { $0["reason"]?.stringValue } == ["ExpiredProviderToken", nil])
+        #expect(try standIn.stats()["apns"]?["distinct_jwts"]?[keys.keyID]?.int64Value == 2)
+    }
+
+    @Test func theTokenIsRefreshedBeforeAnHourOnItsOwn() throws {
+        let standIn = try StandIn()
+        let clock = TestClock()
+        let herald = try LiveHerald(clock: clock.wallClock) { $0.deliver(to: standIn) }
+        let business = try herald.createBusiness()
+        let keys = try herald.configureAPNs(business, standIn: standIn)
+        let app = try herald.signUpSettled(business, email: "ann@example.com", token: randomAPNsToken())
+        clock.advance(by: .seconds(46 * 60))
+        try standIn.call("POST", "/clock", ["offset_seconds": 2760])
+        let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        let sentJobs = try herald.waitForDeliveries(of: id)
+        #expect(sentJobs.first?.status == .delivered)
+        let sent = try standIn.apnsRequests().filter { $0["request_apns_id"]?.stringValue == sentJobs.first?.apnsID }
+        #expect(sent.map { $0["status"]?.int64Value } == [200], "no 403 first: refreshed ahead of time")
+        #expect(try standIn.stats()["apns"]?["distinct_jwts"]?[keys.keyID]?.int64Value == 2)
     }
 }
