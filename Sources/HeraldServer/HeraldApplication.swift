@@ -108,6 +108,8 @@ public final class HeraldApplication: @unchecked Sendable {
             tokenLifetime: configuration.accessTokenLifetime,
             dummyHash: try passwords.hash(Base64URL.encode(SecureRandom.bytes(count: 24)))
         ).register(in: &router)
+        try MediaController(configuration: configuration, directory: directory, store: store, adminToken: adminToken)
+            .register(in: &router)
 
         routes = router.routes.map { ($0.method.rawValue, $0.pattern) }
         let httpLogger = logger.labeled("herald.http")
@@ -118,6 +120,7 @@ public final class HeraldApplication: @unchecked Sendable {
             ])
         var serverConfiguration = HTTPServer.Configuration(host: configuration.host, port: configuration.port)
         if let threads = configuration.httpThreads { serverConfiguration.threadCount = threads }
+        serverConfiguration.bodyLimit = MediaController.bodyLimit
         server = HTTPServer(configuration: serverConfiguration, responder: application, logger: httpLogger)
     }
 

@@ -47,7 +47,8 @@ public struct HTTPRequest: Sendable {
 
     /// The first header named `name` (case-insensitive).
     public func header(_ name: String) -> String? {
-        let lowered = name.lowercased()
+        let lowered =
+            name.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? name.lowercased() : name
         return headers.first { $0.name == lowered }?.value
     }
 

@@ -4,8 +4,8 @@ import HeraldObservability
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: epoll, a pool of threads, keep-alive, and the limits Herald promises
-/// (bodies over `maxBodySize` → 413, more than `maxHeaderCount` headers → 431, idle or slow clients dropped
-/// after `connectionTimeout`).
+/// (bodies over `maxBodySize`, or over a route's own `bodyLimit`, → 413; more than `maxHeaderCount` headers → 431;
+/// idle or slow clients dropped after `connectionTimeout`).
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: .init(port: 0), responder: app, logger: logger)
@@ -24,8 +24,19 @@ public final class HTTPServer: @unchecked Sendable {
         public var threadCount: Int = max(4, ProcessInfo.processInfo.activeProcessorCount * 2)
         /// A connection idle (or trickling) longer than this is closed.
         public var connectionTimeout: Duration = .seconds(30)
-        /// Largest accepted request body.
+        /// Largest accepted request body, unless `bodyLimit` names another for the request.
         public var maxBodySize: Int = 1 << 20
+        /// A request's own body limit, from its method and path (as received, without the query: what the router
+        /// matches, so still percent-encoded), when it is not
+        /// `maxBodySize`: return nil to keep `maxBodySize`. Asked at most once per request, only for requests that
+        /// carry a body, before any of it is read: an upload route can take 50 MB while every other keeps 1 MiB.
+        ///
+        /// ```swift
+        /// configuration.bodyLimit = { method, path in
+        ///     method == .post && path.hasSuffix("/media") ? 50 << 20 : nil
+        /// }
+        /// ```
+        public var bodyLimit: @Sendable (_ method: HTTPMethod, _ path: String) -> Int? = { _, _ in nil }
         /// Most header fields accepted in one request.
         public var maxHeaderCount: Int = 100
         /// Per-connection memory for headers and buffers (libmicrohttpd's own answer beyond it).
@@ -119,6 +130,8 @@ public final class HTTPServer: @unchecked Sendable {
         let target: String
         var headersChecked = false
         var body: [UInt8] = []
+        /// The request's body limit, worked out when it first has a body (bodiless requests never pay for it).
+        var bodyLimit: Int?
         var bodyTooLarge = false
 
         init(target: String) { self.target = target }
@@ -168,17 +181,24 @@ public final class HTTPServer: @unchecked Sendable {
                     on: connection, requestID: nextRequestID(offeredRequestID(connection)))
             }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-                let declared = Int(String(cString: length)), declared > configuration.maxBodySize
+                let declared = Int(String(cString: length)), declared > 0
             {
-                return queue(
-                    bodyTooLarge().response, on: connection, requestID: nextRequestID(offeredRequestID(connection)))
+                let limit = bodyLimit(of: state, method: method)
+                if declared > limit {
+                    // Answered before reading the body; libmicrohttpd then closes the connection.
+                    return queue(
+                        bodyTooLarge(limit).response, on: connection,
+                        requestID: nextRequestID(offeredRequestID(connection)))
+                }
+                // One allocation for the whole body instead of doubling (and copying) up to it.
+                state.body.reserveCapacity(min(declared, Self.largestReservation))
             }
             // Answering on this first call would make libmicrohttpd close the connection: wait for the next.
             return .YES
         }
         if size.pointee > 0 {
             if !state.bodyTooLarge, let upload {
-                if state.body.count + size.pointee > configuration.maxBodySize {
+                if state.body.count + size.pointee > bodyLimit(of: state, method: method) {
                     state.bodyTooLarge = true
                     state.body = []
                 } else {
@@ -192,7 +212,8 @@ public final class HTTPServer: @unchecked Sendable {
         }
         if state.bodyTooLarge {
             return queue(
-                bodyTooLarge().response, on: connection, requestID: nextRequestID(offeredRequestID(connection)))
+                bodyTooLarge(bodyLimit(of: state, method: method)).response, on: connection,
+                requestID: nextRequestID(offeredRequestID(connection)))
         }
         var headers = HeaderCollector()
         withUnsafeMutablePointer(to: &headers) { pointer in
@@ -216,8 +237,23 @@ public final class HTTPServer: @unchecked Sendable {
         return queue(response, on: connection, requestID: nil)
     }
 
-    private func bodyTooLarge() -> HTTPError {
-        HTTPError(.payloadTooLarge, field: "base", "request body larger than \(configuration.maxBodySize) bytes")
+    /// The most capacity reserved up front from a declared `Content-Length` (beyond it the body grows as it comes).
+    private static let largestReservation = 64 << 20
+
+    /// The body limit of the request: its route's own, else `maxBodySize`.
+    private func bodyLimit(of state: RequestState, method: UnsafePointer<CChar>?) -> Int {
+        if let known = state.bodyLimit { return known }
+        let target = state.target
+        let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(target[..<$0]) } ?? target
+        let limit =
+            configuration.bodyLimit(HTTPMethod(method.map { String(cString: $0) } ?? "GET"), path)
+            ?? configuration.maxBodySize
+        state.bodyLimit = limit
+        return limit
+    }
+
+    private func bodyTooLarge(_ limit: Int) -> HTTPError {
+        HTTPError(.payloadTooLarge, field: "base", "request body larger than \(limit) bytes")
     }
 
     private struct HeaderCollector {

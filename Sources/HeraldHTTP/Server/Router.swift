@@ -94,15 +94,43 @@ public struct Router: Sendable {
     /// split, so `%2F` stays inside its segment). Literal segments win over parameters.
     public func match(_ method: HTTPMethod, _ path: String) -> Match {
         var parameters: [String: String] = [:]
-        let segments = path.split(separator: "/").map {
-            Substring(QueryString.percentDecoded(String($0), plusIsSpace: false))
-        }
-        guard let node = find(root, segments[...], &parameters) else { return .notFound }
+        guard let node = find(root, Self.segments(of: path)[...], &parameters) else { return .notFound }
         if let route = node.handlers[method] ?? (method == .head ? node.handlers[.get] : nil) {
             return .found(handler: route.handler, pattern: route.pattern, parameters: parameters)
         }
         return node.handlers.isEmpty
             ? .notFound : .methodNotAllowed(allowed: node.handlers.keys.sorted { $0.rawValue < $1.rawValue })
+    }
+
+    /// The non-empty `/`-separated segments of `path`, each percent-decoded: split on bytes, and decoded only when
+    /// a segment has a `%` (no grapheme breaking or copying on the hot path).
+    private static func segments(of path: String) -> [Substring] {
+        var segments: [Substring] = []
+        let utf8 = path.utf8
+        var start = utf8.startIndex
+        var index = start
+        var escaped = false
+        func add(_ end: String.Index) {
+            guard start < end else { return }
+            let segment = path[start..<end]
+            segments.append(
+                escaped ? Substring(QueryString.percentDecoded(String(segment), plusIsSpace: false)) : segment)
+        }
+        while index < utf8.endIndex {
+            switch utf8[index] {
+            case UInt8(ascii: "/"):
+                add(index)
+                start = utf8.index(after: index)
+                escaped = false
+            case UInt8(ascii: "%"):
+                escaped = true
+            default:
+                break
+            }
+            index = utf8.index(after: index)
+        }
+        add(utf8.endIndex)
+        return segments
     }
 
     private func find(_ node: Node, _ segments: ArraySlice<Substring>, _ parameters: inout [String: String]) -> Node? {
