@@ -45,17 +45,14 @@ public enum Command {
             exit(2)
         }
         let logger = Logger(label: "herald", level: configuration.logLevel)
-        // Signals are handled on a queue, never in the handler itself.
-        signal(SIGTERM, SIG_IGN)
-        signal(SIGINT, SIG_IGN)
+        // SIGTERM and SIGINT stay blocked in every thread (all are started after this and inherit the mask), so
+        // they wait, pending, for the sigwait below instead of killing or being lost on some other thread.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGTERM)
+        sigaddset(&stopSignals, SIGINT)
+        pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
         signal(SIGPIPE, SIG_IGN)
-        let stop = DispatchSemaphore(value: 0)
-        let sources = [SIGTERM, SIGINT].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            return source
-        }
         let application: HeraldApplication
         do {
             application = try HeraldApplication(configuration: configuration, logger: logger)
@@ -71,10 +68,10 @@ public enum Command {
         }
         let shownHost = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         say("herald listening on http://\(shownHost):\(application.port)")
-        stop.wait()
+        var received: Int32 = 0
+        sigwait(&stopSignals, &received)
         logger.notice("shutting down")
         application.shutdown()
-        _ = sources
         logger.notice("stopped")
         exit(0)
     }

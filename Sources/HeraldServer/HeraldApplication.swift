@@ -120,7 +120,7 @@ public final class HeraldApplication: @unchecked Sendable {
             ])
         var serverConfiguration = HTTPServer.Configuration(host: configuration.host, port: configuration.port)
         if let threads = configuration.httpThreads { serverConfiguration.threadCount = threads }
-        serverConfiguration.bodyLimit = MediaController.bodyLimit
+        serverConfiguration.bodyLimit = MediaController.bodyLimit(adminToken: adminToken)
         server = HTTPServer(configuration: serverConfiguration, responder: application, logger: httpLogger)
     }
 

@@ -21,7 +21,7 @@ struct HTTPServerBodyLimitTests {
             router.post("/echo", answer)
             router.post("/upload/{name}", answer)
             var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
-            configuration.bodyLimit = { method, path in
+            configuration.bodyLimit = { method, path, _ in
                 method == .post && path.hasPrefix("/upload/") ? 8 << 20 : nil
             }
             let logger = Logger(label: "test", level: .critical)

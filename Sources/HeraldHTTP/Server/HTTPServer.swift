@@ -26,21 +26,23 @@ public final class HTTPServer: @unchecked Sendable {
         public var connectionTimeout: Duration = .seconds(30)
         /// Largest accepted request body, unless `bodyLimit` names another for the request.
         public var maxBodySize: Int = 1 << 20
-        /// A request's own body limit, from its method and path (as received, without the query: what the router
-        /// matches, so still percent-encoded), when it is not
-        /// `maxBodySize`: return nil to keep `maxBodySize`. Asked at most once per request, only for requests that
-        /// carry a body, before any of it is read: an upload route can take 50 MB while every other keeps 1 MiB.
+        /// A request's own body limit, from its method, path (as received, without the query: what the router
+        /// matches, so still percent-encoded) and headers, when it is not `maxBodySize`: return nil to keep
+        /// `maxBodySize`. Asked at most once per request, only for requests that carry a body, before any of it is
+        /// read: an upload route can take 50 MB from an authorised caller while everything else keeps 1 MiB.
         ///
         /// ```swift
-        /// configuration.bodyLimit = { method, path in
-        ///     method == .post && path.hasSuffix("/media") ? 50 << 20 : nil
+        /// configuration.bodyLimit = { method, path, header in
+        ///     method == .post && path.hasSuffix("/media") && header("authorization") == expected ? 50 << 20 : nil
         /// }
         /// ```
-        public var bodyLimit: @Sendable (_ method: HTTPMethod, _ path: String) -> Int? = { _, _ in nil }
+        public var bodyLimit: @Sendable (_ method: HTTPMethod, _ path: String, _ header: (String) -> String?) -> Int? = {
+            _, _, _ in nil
+        }
         /// Most header fields accepted in one request.
         public var maxHeaderCount: Int = 100
         /// Per-connection memory for headers and buffers (libmicrohttpd's own answer beyond it).
-        public var connectionMemoryLimit: Int = 64 * 1024
+        public var connectionMemoryLimit: Int = 32 * 1024
         /// Most connections at once.
         public var connectionLimit: Int = 10_000
 
@@ -183,7 +185,7 @@ public final class HTTPServer: @unchecked Sendable {
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                 let declared = Int(String(cString: length)), declared > 0
             {
-                let limit = bodyLimit(of: state, method: method)
+                let limit = bodyLimit(of: state, method: method, connection: connection)
                 if declared > limit {
                     // Answered before reading the body; libmicrohttpd then closes the connection.
                     return queue(
@@ -198,7 +200,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         if size.pointee > 0 {
             if !state.bodyTooLarge, let upload {
-                if state.body.count + size.pointee > bodyLimit(of: state, method: method) {
+                if state.body.count + size.pointee > bodyLimit(of: state, method: method, connection: connection) {
                     state.bodyTooLarge = true
                     state.body = []
                 } else {
@@ -212,7 +214,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         if state.bodyTooLarge {
             return queue(
-                bodyTooLarge(bodyLimit(of: state, method: method)).response, on: connection,
+                bodyTooLarge(bodyLimit(of: state, method: method, connection: connection)).response, on: connection,
                 requestID: nextRequestID(offeredRequestID(connection)))
         }
         var headers = HeaderCollector()
@@ -241,12 +243,14 @@ public final class HTTPServer: @unchecked Sendable {
     private static let largestReservation = 64 << 20
 
     /// The body limit of the request: its route's own, else `maxBodySize`.
-    private func bodyLimit(of state: RequestState, method: UnsafePointer<CChar>?) -> Int {
+    private func bodyLimit(of state: RequestState, method: UnsafePointer<CChar>?, connection: OpaquePointer) -> Int {
         if let known = state.bodyLimit { return known }
         let target = state.target
         let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(target[..<$0]) } ?? target
         let limit =
-            configuration.bodyLimit(HTTPMethod(method.map { String(cString: $0) } ?? "GET"), path)
+            configuration.bodyLimit(HTTPMethod(method.map { String(cString: $0) } ?? "GET"), path) { name in
+                MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+            }
             ?? configuration.maxBodySize
         state.bodyLimit = limit
         return limit

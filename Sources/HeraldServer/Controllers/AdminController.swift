@@ -323,19 +323,6 @@ struct AdminController: Sendable {
         let business = try business(request)
         let body = try object(request)
         var errors = FieldErrors()
-        var userIDs: [Int64] = []
-        if let items = body["user_ids"]?.arrayValue, !items.isEmpty {
-            for item in items {
-                guard let id = item.int64Value else {
-                    errors.add("user_ids", "must be a list of user ids")
-                    break
-                }
-                userIDs.append(id)
-            }
-            if items.count > 10_000 { errors.add("user_ids", "at most 10000 users per call") }
-        } else {
-            errors.add("user_ids", "must be a non-empty list of user ids")
-        }
         let title = AdminRules.requiredString(body, "title", max: 500, &errors)
         let text = AdminRules.requiredString(body, "body", max: 2000, &errors)
         var subtitle: String?
@@ -347,18 +334,8 @@ struct AdminController: Sendable {
         if let value = body["media"], !value.isNull { media = MediaRules.attachment(value, field: "media", &errors) }
         try errors.check()
 
-        var users: [User] = []
-        var unknown: [Int64] = []
-        for id in Array(Set(userIDs)).sorted() {
-            if let user = try store.user(businessID: business.id, id: id) {
-                users.append(user)
-            } else {
-                unknown.append(id)
-            }
-        }
-        if !unknown.isEmpty {
-            throw HTTPError.invalid(
-                "user_ids", "unknown users: " + unknown.prefix(20).map(String.init).joined(separator: ", "))
+        let users = try AdminRules.userIDs(body, store: store, businessID: business.id).compactMap { id in
+            try store.user(businessID: business.id, id: id)
         }
         var values = ["title": title!, "body": text!]
         if let subtitle { values["subtitle"] = subtitle }

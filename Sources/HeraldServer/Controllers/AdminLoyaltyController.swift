@@ -42,7 +42,10 @@ struct AdminLoyaltyController: Sendable {
         let body = try admin.object(request)
         var errors = FieldErrors()
         let name = AdminRules.requiredString(body, "name", max: 200, &errors)
-        let description = body["description"].map { $0.stringValue ?? "" } ?? ""
+        var description = ""
+        if let value = body["description"], !value.isNull {
+            if let text = value.stringValue { description = text } else { errors.add("description", "must be a string") }
+        }
         if description.count > 2000 { errors.add("description", "is too long (maximum is 2000 characters)") }
         var imageURL: String?
         if let value = body["image_url"], !value.isNull {
@@ -71,7 +74,7 @@ struct AdminLoyaltyController: Sendable {
             if let days = value.doubleValue, days > 0, days <= 3650 {
                 validFor = Int64(days * 86_400)
             } else {
-                errors.add("valid_days", "must be a number of days from 0 to 3650")
+                errors.add("valid_days", "must be a number of days greater than 0 and at most 3650")
             }
         }
         try errors.check()
@@ -147,9 +150,8 @@ struct AdminLoyaltyController: Sendable {
         let userIDs = try AdminRules.userIDs(body, store: store, businessID: business.id)
         var locationID: Int64?
         if let value = body["location_id"], !value.isNull {
-            guard let id = POSRules.id(value), try store.location(businessID: business.id, id: id) != nil else {
-                throw HTTPError.invalid("location_id", "must be the id of one of this business's locations")
-            }
+            guard let id = POSRules.id(value) else { throw HTTPError.invalid("location_id", "must be a location id") }
+            guard try store.location(businessID: business.id, id: id) != nil else { throw HTTPError.notFound("location not found") }
             locationID = id
         }
         let sent = try store.sendSurvey(
@@ -194,6 +196,11 @@ struct AdminLoyaltyController: Sendable {
                 settings[keyPath: keyPath] = id
             } else {
                 errors.add(field, "must be the id of one of this business's offers")
+            }
+        }
+        if let value = body["offer_reminder_lead_seconds"] {
+            if let seconds = value.int64Value, seconds >= 0, seconds <= 90 * 86_400 { settings.offerReminderLeadSeconds = seconds } else {
+                errors.add("offer_reminder_lead_seconds", "must be a whole number of seconds from 0 (off) to 7776000")
             }
         }
         if let value = body["offer_reminder_lead_hours"] {

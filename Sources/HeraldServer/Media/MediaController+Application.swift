@@ -7,7 +7,7 @@ extension MediaController {
     /// ```swift
     /// try MediaController(configuration: configuration, directory: directory, store: store, adminToken: adminToken)
     ///     .register(in: &router)
-    /// serverConfiguration.bodyLimit = MediaController.bodyLimit
+    /// serverConfiguration.bodyLimit = MediaController.bodyLimit(adminToken: adminToken)
     /// ```
     init(configuration: HeraldConfiguration, directory: DataDirectory, store: any Store, adminToken: String) throws {
         let base = Self.publicBaseURL(configuration)

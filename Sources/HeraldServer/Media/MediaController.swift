@@ -32,9 +32,19 @@ struct MediaController: Sendable {
         router.get("/media/{name}", download)
     }
 
-    /// The body limit of the upload route (the largest file iOS attaches, 50 MB of video); nil elsewhere, where the
-    /// server's default (1 MiB) stays. For `HTTPServer.Configuration.bodyLimit` (`path` as received, like routing).
-    @Sendable static func bodyLimit(_ method: HTTPMethod, _ path: String) -> Int? {
+    /// The body limit of the upload route for a caller holding the admin token (the largest file iOS attaches,
+    /// 50 MB of video); nil elsewhere — and for anyone else, who can't make Herald hold 50 MB before being
+    /// refused. For `HTTPServer.Configuration.bodyLimit` (`path` as received, like routing).
+    static func bodyLimit(adminToken: String) -> @Sendable (HTTPMethod, String, (String) -> String?) -> Int? {
+        { method, path, header in
+            guard let authorization = header("authorization"), authorization.lowercased().hasPrefix("bearer "),
+                AccessTokens.equal(String(authorization.dropFirst(7)).trimmingCharacters(in: " "), adminToken)
+            else { return nil }
+            return uploadLimit(method, path)
+        }
+    }
+
+    static func uploadLimit(_ method: HTTPMethod, _ path: String) -> Int? {
         guard method == .post else { return nil }
         let segments = path.split(separator: "/").map { QueryString.percentDecoded(String($0), plusIsSpace: false) }
         guard segments.count == 5, segments[0] == "api", segments[1] == "admin", segments[2] == "businesses",

@@ -15,9 +15,12 @@ final class ServerFixture: @unchecked Sendable {
     /// Its store, for assertions about devices and events.
     var store: any Store { herald.application.store }
 
-    /// Starts a Herald and creates one business.
+    /// Starts a Herald (delivery workers off: these tests look at the queue, not at sends) and creates one business.
     init(businessName: String = "Burger Co", configure: (inout HeraldConfiguration) -> Void = { _ in }) throws {
-        herald = try LiveHerald(configure: configure)
+        herald = try LiveHerald { configuration in
+            configuration.delivery.enabled = false
+            configure(&configuration)
+        }
         business = try herald.createBusiness(name: businessName)
     }
 
