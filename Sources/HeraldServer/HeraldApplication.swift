@@ -98,7 +98,8 @@ public final class HeraldApplication: @unchecked Sendable {
                 engine?.credentialChanged(businessID: business, platform: platform)
             })
         admin.register(in: &router)
-        AdminLoyaltyController(store: store, admin: admin, notifications: notifications, clock: clock).register(in: &router)
+        AdminLoyaltyController(store: store, admin: admin, notifications: notifications, clock: clock).register(
+            in: &router)
         POSController(store: store, auth: POSAuthenticator(store: store), notifications: notifications, clock: clock)
             .register(in: &router)
         MobileLoyaltyController(store: store, auth: mobileAuth, clock: clock).register(in: &router)

@@ -40,14 +40,16 @@ public protocol LoyaltyStore: Sendable {
     /// reminder hasn't gone out; each reward's reminder is marked sent in the same transaction as its entry,
     /// so it is sent once, whatever restarts happen.
     func sendExpiryReminders(
-        businessID: Int64, expiringBefore before: Timestamp, limit: Int, drafter: any NotificationDrafter, at now: Timestamp
+        businessID: Int64, expiringBefore before: Timestamp, limit: Int, drafter: any NotificationDrafter,
+        at now: Timestamp
     ) throws -> [InboxEntry]
 
     // MARK: Check-ins
 
     /// Records a check-in, crediting its points if approved and converting them past the business's threshold.
     /// A transaction id seen before returns the first check-in unchanged (`created` false).
-    func recordCheckin(_ checkin: NewCheckin, drafter: any NotificationDrafter, at now: Timestamp) throws -> CheckinResult
+    func recordCheckin(_ checkin: NewCheckin, drafter: any NotificationDrafter, at now: Timestamp) throws
+        -> CheckinResult
     /// Moves a check-in from one of `from` to `to` (approving credits its points, voiding takes them back), with
     /// `event`'s entry. Not found for another business's; a conflict on `status` from any other status.
     func changeCheckin(
@@ -73,7 +75,8 @@ public protocol LoyaltyStore: Sendable {
     // MARK: Surveys
 
     /// Creates a survey.
-    func createSurvey(businessID: Int64, title: String, definition: JSON, url: String?, at now: Timestamp) throws -> Survey
+    func createSurvey(businessID: Int64, title: String, definition: JSON, url: String?, at now: Timestamp) throws
+        -> Survey
     /// The survey `id` of `businessID`.
     func survey(businessID: Int64, id: Int64) throws -> Survey?
     /// Sends a survey to each user (unknown users skipped), with an inbox entry each.

@@ -105,12 +105,17 @@ extension LiveHerald {
 
 extension LiveHerald {
     /// A POS or webhook call signed with `business`'s POS key.
-    public func pos(_ business: BusinessKeys, _ method: String, _ path: String, json: JSON) throws -> TestHTTPClient.Response {
-        try client().request(method, path, headers: [("Authorization", "Bearer \(business.posKey)")], json: json.encodedString)
+    public func pos(_ business: BusinessKeys, _ method: String, _ path: String, json: JSON) throws
+        -> TestHTTPClient.Response
+    {
+        try client().request(
+            method, path, headers: [("Authorization", "Bearer \(business.posKey)")], json: json.encodedString)
     }
 
     /// Creates a location through the admin API; returns its id.
-    public func createLocation(_ business: BusinessKeys, name: String = "Brooklyn Location", storeNumber: String = "0042") throws -> Int64 {
+    public func createLocation(
+        _ business: BusinessKeys, name: String = "Brooklyn Location", storeNumber: String = "0042"
+    ) throws -> Int64 {
         let response = try admin(
             "POST", "/api/admin/businesses/\(business.id)/locations",
             json: JSON.object([("name", .string(name)), ("store_number", .string(storeNumber))]).encodedString)

@@ -26,7 +26,8 @@ public final class LiveHerald: @unchecked Sendable {
     /// Starts Herald; `configure` may change the test configuration (a cheap password hash, delivery off,
     /// logs silenced) before it starts.
     public init(
-        logLevel: Logger.Level = .critical, clock: WallClock = .system, configure: (inout HeraldConfiguration) -> Void = { _ in }
+        logLevel: Logger.Level = .critical, clock: WallClock = .system,
+        configure: (inout HeraldConfiguration) -> Void = { _ in }
     ) throws {
         directory = try TemporaryDirectory(prefix: "herald-live")
         var configuration = HeraldConfiguration()

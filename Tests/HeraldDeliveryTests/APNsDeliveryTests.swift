@@ -29,7 +29,9 @@ struct APNsDeliveryTests {
     @Test func newsArrivesSignedAndShapedAsAppleRequires() throws {
         let (app, token) = try signUp("ann@example.com")
         let media = MediaAttachment(url: "https://cdn.example.com/burger.jpg", type: "jpg")
-        let id = try #require(try herald.sendNews(business, to: [app.userID!], title: "New menu", body: "Try \"it\"!", media: media).first)
+        let id = try #require(
+            try herald.sendNews(business, to: [app.userID!], title: "New menu", body: "Try \"it\"!", media: media).first
+        )
         let jobs = try herald.waitForDeliveries(of: id)
         #expect(jobs.map(\.status) == [.delivered], "\(jobs)")
         #expect(jobs.first?.attempts == 1)
@@ -85,7 +87,10 @@ struct APNsDeliveryTests {
         let (app, token) = try signUp("ann@example.com")
         // Apple saw the token die an hour ago; the app registered it again since.
         let anHourAgo = Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000
-        try standIn.apnsRule(["token": .string(token), "status": 410, "reason": "Unregistered", "timestamp_ms": .int(anHourAgo), "times": 1])
+        try standIn.apnsRule([
+            "token": .string(token), "status": 410, "reason": "Unregistered", "timestamp_ms": .int(anHourAgo),
+            "times": 1,
+        ])
         let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
         #expect(try herald.waitForDeliveries(of: id).first?.status == .pruned)
         #expect(try herald.application.store.devices(userID: app.userID!).first?.token == token)
@@ -108,7 +113,9 @@ struct APNsDeliveryTests {
         #expect(jobs.first?.attempts == 3)
         let sent = try standIn.apnsRequests().filter { $0["payload"]?["n"]?.int64Value == id }
         #expect(sent.map { $0["status"]?.int64Value } == [503, 503, 200])
-        #expect(Set(sent.compactMap { $0["request_apns_id"]?.stringValue }).count == 1, "every attempt carries the same apns-id")
+        #expect(
+            Set(sent.compactMap { $0["request_apns_id"]?.stringValue }).count == 1,
+            "every attempt carries the same apns-id")
     }
 
     @Test func retryAfterIsHonoured() throws {
@@ -131,7 +138,8 @@ struct APNsDeliveryTests {
         let refused = try herald.admin(
             "POST", "/api/admin/businesses/\(business.id)/notifications",
             json: JSON.object([
-                ("user_ids", [.int(app.userID!)]), ("title", "Big"), ("body", .string(String(repeating: "🍔", count: 1500))),
+                ("user_ids", [.int(app.userID!)]), ("title", "Big"),
+                ("body", .string(String(repeating: "🍔", count: 1500))),
             ]).encodedString)
         #expect(refused.status == 422, "\(refused)")
         #expect(refused.text.contains("4096"))
@@ -155,13 +163,18 @@ struct APNsDeliveryTests {
         let (app, _) = try signUp("ann@example.com")
         // Replace the key with one Apple doesn't know.
         let unknown = P256PrivateKey.generate()
-        let response = try herald.admin("PUT", "/api/admin/businesses/\(business.id)/apns", json: JSON.object([
-            ("key_p8", .string(unknown.pemRepresentation)), ("key_id", "ZZZZZZZZZZ"), ("team_id", .string(keys.teamID)),
-            ("topic", .string(keys.topic)), ("environment", "sandbox"),
-        ]).encodedString)
+        let response = try herald.admin(
+            "PUT", "/api/admin/businesses/\(business.id)/apns",
+            json: JSON.object([
+                ("key_p8", .string(unknown.pemRepresentation)), ("key_id", "ZZZZZZZZZZ"),
+                ("team_id", .string(keys.teamID)),
+                ("topic", .string(keys.topic)), ("environment", "sandbox"),
+            ]).encodedString)
         #expect(response.status == 200)
         let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
-        let waiting = try herald.waitForDeliveries(of: id) { jobs in jobs.first?.lastReason?.contains("credential broken") == true }
+        let waiting = try herald.waitForDeliveries(of: id) { jobs in
+            jobs.first?.lastReason?.contains("credential broken") == true
+        }
         #expect(waiting.first?.status == .queued, "jobs wait rather than fail")
         #expect(waiting.first?.attempts == 0)
         let shown = try herald.admin("GET", "/api/admin/businesses/\(business.id)")
@@ -174,7 +187,8 @@ struct APNsDeliveryTests {
         try herald.configureAPNs(business, standIn: standIn, keyID: "KEY7654321")
         let jobs = try herald.waitForDeliveries(of: id)
         #expect(jobs.first?.status == .delivered, "\(jobs)")
-        #expect(!(try herald.admin("GET", "/api/admin/businesses/\(business.id)").text.contains("\"status\":\"broken\"")))
+        #expect(
+            !(try herald.admin("GET", "/api/admin/businesses/\(business.id)").text.contains("\"status\":\"broken\"")))
     }
 
     @Test func pushesWaitForCredentialsAndGoOutOnceTheyAreSet() throws {
@@ -185,7 +199,8 @@ struct APNsDeliveryTests {
         let waiting = try herald.waitForDeliveries(of: id) { jobs in jobs.first?.lastReason != nil }
         #expect(waiting.first?.status == .queued, "\(waiting)")
         #expect(waiting.first?.lastReason?.contains("no APNs credentials") == true)
-        try herald.configureAPNs(newcomer, standIn: standIn, keyID: "LATE123456", teamID: "TEAM999999", topic: "com.example.late")
+        try herald.configureAPNs(
+            newcomer, standIn: standIn, keyID: "LATE123456", teamID: "TEAM999999", topic: "com.example.late")
         #expect(try herald.waitForDeliveries(of: id).first?.status == .delivered)
     }
 

@@ -38,10 +38,14 @@ struct CrashRecoveryTests {
             var found: Int?
             while found == nil {
                 let data = output.fileHandleForReading.readData(ofLength: 1)
-                guard let byte = data.first else { throw TestHTTPClient.Failure(description: "herald exited before listening") }
+                guard let byte = data.first else {
+                    throw TestHTTPClient.Failure(description: "herald exited before listening")
+                }
                 if byte == UInt8(ascii: "\n") {
                     let text = String(decoding: line, as: UTF8.self)
-                    if let range = text.range(of: "listening on http://127.0.0.1:") { found = Int(text[range.upperBound...]) }
+                    if let range = text.range(of: "listening on http://127.0.0.1:") {
+                        found = Int(text[range.upperBound...])
+                    }
                     line = []
                 } else {
                     line.append(byte)
@@ -73,17 +77,20 @@ struct CrashRecoveryTests {
         let secretKey = Hex.encode(SecureRandom.bytes(count: 32))
         let adminToken = "admin-" + Hex.encode(SecureRandom.bytes(count: 8))
 
-        var server = try Server(dataDirectory: data.path, standIn: standIn, secretKey: secretKey, adminToken: adminToken)
+        var server = try Server(
+            dataDirectory: data.path, standIn: standIn, secretKey: secretKey, adminToken: adminToken)
         let admin = TestHTTPClient(port: server.port)
         let auth = [("Authorization", "Bearer \(adminToken)")]
         let created = try admin.request("POST", "/api/admin/businesses", headers: auth, json: #"{"name":"Crash Co"}"#)
         let businessID = try #require((created.json as? [String: Any])?["id"] as? Int)
         let key = P256PrivateKey.generate()
         try standIn.registerAPNsKey(keyID: "CRASH12345", teamID: "TEAM123456", topic: "com.example.crash", key: key)
-        let credential = try admin.request("PUT", "/api/admin/businesses/\(businessID)/apns", headers: auth, json: JSON.object([
-            ("key_p8", .string(key.pemRepresentation)), ("key_id", "CRASH12345"), ("team_id", "TEAM123456"),
-            ("topic", "com.example.crash"), ("environment", "production"),
-        ]).encodedString)
+        let credential = try admin.request(
+            "PUT", "/api/admin/businesses/\(businessID)/apns", headers: auth,
+            json: JSON.object([
+                ("key_p8", .string(key.pemRepresentation)), ("key_id", "CRASH12345"), ("team_id", "TEAM123456"),
+                ("topic", "com.example.crash"), ("environment", "production"),
+            ]).encodedString)
         #expect(credential.status == 200)
 
         // 10,000 users with an iPhone each, written straight into the database the server uses.
@@ -93,17 +100,24 @@ struct CrashRecoveryTests {
         var userIDs: [Int64] = []
         for index in 0..<total {
             let user = try store.createUser(
-                NewUser(businessID: Int64(businessID), email: "user\(index)@example.com", passwordHash: "x", firstName: "U", lastName: "\(index)"),
+                NewUser(
+                    businessID: Int64(businessID), email: "user\(index)@example.com", passwordHash: "x", firstName: "U",
+                    lastName: "\(index)"),
                 at: now)
             _ = try store.registerDevice(
                 businessID: Int64(businessID), userID: user.id,
-                DeviceRegistration(deviceKey: "device-\(index)", platform: .apns, token: .some(randomAPNsToken()), userAgent: nil), at: now)
+                DeviceRegistration(
+                    deviceKey: "device-\(index)", platform: .apns, token: .some(randomAPNsToken()), userAgent: nil),
+                at: now)
             userIDs.append(user.id)
         }
 
-        let news = try admin.request("POST", "/api/admin/businesses/\(businessID)/notifications", headers: auth, json: JSON.object([
-            ("user_ids", .array(userIDs.map { .int($0) })), ("title", "Flash sale"), ("body", "Everything half price"),
-        ]).encodedString)
+        let news = try admin.request(
+            "POST", "/api/admin/businesses/\(businessID)/notifications", headers: auth,
+            json: JSON.object([
+                ("user_ids", .array(userIDs.map { .int($0) })), ("title", "Flash sale"),
+                ("body", "Everything half price"),
+            ]).encodedString)
         #expect(news.status == 202, "\(news)")
         let notificationIDs = try #require((news.json as? [String: Any])?["notification_ids"] as? [Int])
         #expect(notificationIDs.count == total)
@@ -124,7 +138,9 @@ struct CrashRecoveryTests {
         var delivered: Int64 = 0
         let restartDeadline = Date().addingTimeInterval(180)
         while delivered < Int64(total) && Date() < restartDeadline {
-            delivered = try database.read { db in try db.scalar("SELECT COUNT(*) FROM deliveries WHERE status = 'delivered'") }
+            delivered = try database.read { db in
+                try db.scalar("SELECT COUNT(*) FROM deliveries WHERE status = 'delivered'")
+            }
             Thread.sleep(forTimeInterval: 0.1)
         }
         let statuses = try database.read { db in
@@ -136,7 +152,9 @@ struct CrashRecoveryTests {
         let distinct = stats["apns"]?["distinct_accepted_apns_ids"]?.int64Value ?? 0
         let duplicates = stats["apns"]?["duplicate_apns_ids"]?.int64Value ?? -1
         #expect(distinct == Int64(total), "every push reached Apple at least once")
-        print("crash recovery: killed after \(atKill) of \(total) accepted; duplicate apns-ids after restart: \(duplicates)")
+        print(
+            "crash recovery: killed after \(atKill) of \(total) accepted; duplicate apns-ids after restart: \(duplicates)"
+        )
         #expect(duplicates >= 0 && duplicates < 600, "duplicates are bounded by what was in flight at the kill")
 
         // SIGTERM: a clean exit.

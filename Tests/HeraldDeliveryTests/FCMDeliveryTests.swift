@@ -28,7 +28,8 @@ struct FCMDeliveryTests {
     @Test func newsArrivesAsAnFCMv1Message() throws {
         let (app, token) = try signUp("droid@example.com")
         let media = MediaAttachment(url: "https://cdn.example.com/burger.png", type: "png")
-        let id = try #require(try herald.sendNews(business, to: [app.userID!], title: "New menu", body: "Try it", media: media).first)
+        let id = try #require(
+            try herald.sendNews(business, to: [app.userID!], title: "New menu", body: "Try it", media: media).first)
         let jobs = try herald.waitForDeliveries(of: id)
         #expect(jobs.map(\.status) == [.delivered], "\(jobs)")
         #expect(jobs.first?.providerMessageID?.hasPrefix("projects/loyalty-app/messages/") == true)

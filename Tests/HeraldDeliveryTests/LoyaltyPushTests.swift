@@ -29,16 +29,19 @@ struct LoyaltyPushTests {
         try herald.configureFCM(business, standIn: standIn)
         location = try herald.createLocation(business)
         ann = try herald.signUpSettled(business, email: "ann@example.com", firstName: "Ann", token: randomAPNsToken())
-        bob = try herald.signUpSettled(business, email: "bob@example.com", firstName: "Bob", token: randomFCMToken(), android: true)
+        bob = try herald.signUpSettled(
+            business, email: "bob@example.com", firstName: "Bob", token: randomFCMToken(), android: true)
     }
 
     // MARK: - Helpers
 
-    private func checkin(_ app: MobileTestClient, points: Int64 = 12, source: String = "qr", transactionID: String? = nil,
-        extra: [(key: String, value: JSON)] = []) throws -> TestHTTPClient.Response
-    {
+    private func checkin(
+        _ app: MobileTestClient, points: Int64 = 12, source: String = "qr", transactionID: String? = nil,
+        extra: [(key: String, value: JSON)] = []
+    ) throws -> TestHTTPClient.Response {
         var body: [(key: String, value: JSON)] = [
-            ("user_id", .int(app.userID!)), ("location_id", .int(location)), ("points", .int(points)), ("source", .string(source)),
+            ("user_id", .int(app.userID!)), ("location_id", .int(location)), ("points", .int(points)),
+            ("source", .string(source)),
         ]
         if let transactionID { body.append(("transaction_id", .string(transactionID))) }
         return try herald.pos(business, "POST", "/api/pos/checkins", json: .object(body + extra))
@@ -50,16 +53,19 @@ struct LoyaltyPushTests {
 
     /// What the APNs stand-in received for notification `n`.
     private func apnsRequest(_ n: Int64) throws -> JSON {
-        let id = try #require(try herald.waitForDeliveries(of: n).first { $0.platform == .apns }, "no APNs delivery for \(n)")
+        let id = try #require(
+            try herald.waitForDeliveries(of: n).first { $0.platform == .apns }, "no APNs delivery for \(n)")
         #expect(id.status == .delivered, "\(id)")
         return try #require(try standIn.apnsRequests().last { $0["request_apns_id"]?.stringValue == id.apnsID })
     }
 
     /// The FCM message received for notification `n`.
     private func fcmMessage(_ n: Int64) throws -> JSON {
-        let delivery = try #require(try herald.waitForDeliveries(of: n).first { $0.platform == .fcm }, "no FCM delivery for \(n)")
+        let delivery = try #require(
+            try herald.waitForDeliveries(of: n).first { $0.platform == .fcm }, "no FCM delivery for \(n)")
         #expect(delivery.status == .delivered, "\(delivery)")
-        let sent = try #require(try standIn.fcmRequests().last { $0["body"]?["message"]?["data"]?["n"]?.stringValue == String(n) })
+        let sent = try #require(
+            try standIn.fcmRequests().last { $0["body"]?["message"]?["data"]?["n"]?.stringValue == String(n) })
         return try #require(sent["body"]?["message"])
     }
 
@@ -72,10 +78,11 @@ struct LoyaltyPushTests {
         let n = try #require(value(response, "notification_id"))
         let request = try apnsRequest(n)
         let payload = try #require(request["payload"])
-        #expect(payload["aps"]?["alert"] == [
-            "title": "Points Earned", "subtitle": "You've earned points!",
-            "body": "You've got 12 points from your last visit at Brooklyn Location!",
-        ])
+        #expect(
+            payload["aps"]?["alert"] == [
+                "title": "Points Earned", "subtitle": "You've earned points!",
+                "body": "You've got 12 points from your last visit at Brooklyn Location!",
+            ])
         #expect(payload["aps"]?["sound"] == "default")
         let unread = Int64(try herald.application.store.unreadCount(userID: ann.userID!))
         #expect(payload["aps"]?["badge"]?.int64Value == unread)
@@ -88,7 +95,8 @@ struct LoyaltyPushTests {
         #expect(Set(payload.objectValue!.map(\.key)) == ["aps", "f", "i", "n", "p", "t", "u"])
 
         // The app follows `t` to Transaction Details.
-        let details = try ann.call("GET", "/api2/mobile/checkins/transactions?client=\(business.client)&transaction_id=POS_6118542_1487057215")
+        let details = try ann.call(
+            "GET", "/api2/mobile/checkins/transactions?client=\(business.client)&transaction_id=POS_6118542_1487057215")
         #expect(details.status == 200, "\(details)")
         let body = try JSON.parse(Array(details.body))
         #expect(body["checkin"]?["checkin_id"]?.int64Value == checkinID)
@@ -98,7 +106,11 @@ struct LoyaltyPushTests {
         #expect(body["checkin"]?["first_checkin"] == true)
         #expect(body["redemptions"] == [])
         // Another user can't read it.
-        #expect(try bob.call("GET", "/api2/mobile/checkins/transactions?client=\(business.client)&transaction_id=POS_6118542_1487057215").status == 404)
+        #expect(
+            try bob.call(
+                "GET",
+                "/api2/mobile/checkins/transactions?client=\(business.client)&transaction_id=POS_6118542_1487057215"
+            ).status == 404)
 
         // Android: the same keys as strings in data.
         let android = try checkin(bob, points: 7)
@@ -120,7 +132,9 @@ struct LoyaltyPushTests {
         #expect(value(first, "checkin_id") == value(again, "checkin_id"))
         #expect(value(first, "notification_id") == value(again, "notification_id"))
         #expect(try herald.application.store.user(businessID: business.id, id: ann.userID!)?.points == 5)
-        let entries = try herald.application.store.notifications(userID: ann.userID!, limit: 50, offset: 0).filter { $0.event == "checkin" }
+        let entries = try herald.application.store.notifications(userID: ann.userID!, limit: 50, offset: 0).filter {
+            $0.event == "checkin"
+        }
         #expect(entries.count == 1)
         #expect(value(try checkin(ann, points: 1), "checkin_id") != value(first, "checkin_id"))
     }
@@ -128,7 +142,9 @@ struct LoyaltyPushTests {
     @Test func pendingScannerRetryAndVoidEvents() throws {
         let scanner = try checkin(ann, points: 3, source: "pos_scanner")
         let scanned = try apnsRequest(value(scanner, "notification_id")!)
-        #expect(try herald.application.store.notification(userID: ann.userID!, id: value(scanner, "notification_id")!)?.event == "pos_scanner_checkin")
+        #expect(
+            try herald.application.store.notification(userID: ann.userID!, id: value(scanner, "notification_id")!)?
+                .event == "pos_scanner_checkin")
         #expect(scanned["payload"]?["p"] == 3)
 
         let pending = try checkin(ann, points: 40, source: "online_ordering", extra: [("status", "pending")])
@@ -138,24 +154,32 @@ struct LoyaltyPushTests {
         let id = value(pending, "checkin_id")!
         let failed = try herald.pos(business, "POST", "/api/pos/checkins/\(id)/retry", json: ["outcome": "fail"])
         #expect(failed.status == 200, "\(failed)")
-        #expect(try apnsRequest(value(failed, "notification_id")!)["payload"]?["aps"]?["alert"]?["title"] == "Check-in failed")
+        #expect(
+            try apnsRequest(value(failed, "notification_id")!)["payload"]?["aps"]?["alert"]?["title"]
+                == "Check-in failed")
         let succeeded = try herald.pos(business, "POST", "/api/pos/checkins/\(id)/retry", json: ["outcome": "success"])
         #expect(succeeded.status == 200)
         #expect(value(succeeded, "total_points") == 43)
-        #expect(try apnsRequest(value(succeeded, "notification_id")!)["payload"]?["aps"]?["alert"]?["subtitle"] == "Your check-in went through")
+        #expect(
+            try apnsRequest(value(succeeded, "notification_id")!)["payload"]?["aps"]?["alert"]?["subtitle"]
+                == "Your check-in went through")
         let voided = try herald.pos(business, "POST", "/api/pos/checkins/\(id)/void", json: [:])
         #expect(voided.status == 200)
         #expect(value(voided, "total_points") == 3)
-        #expect(try apnsRequest(value(voided, "notification_id")!)["payload"]?["aps"]?["alert"]?["title"] == "Check-in voided")
+        #expect(
+            try apnsRequest(value(voided, "notification_id")!)["payload"]?["aps"]?["alert"]?["title"]
+                == "Check-in voided")
         // Voiding twice is refused.
         #expect(try herald.pos(business, "POST", "/api/pos/checkins/\(id)/void", json: [:]).status == 422)
     }
 
     @Test func pointsPastTheThresholdBecomeAReward() throws {
-        let offer = try herald.admin("POST", "/api/admin/businesses/\(business.id)/offers",
+        let offer = try herald.admin(
+            "POST", "/api/admin/businesses/\(business.id)/offers",
             json: #"{"name":"Free Fries","description":"Any size","discount":3,"valid_days":30}"#)
         let offerID = try #require(value(offer, "id"))
-        let settings = try herald.admin("PUT", "/api/admin/businesses/\(business.id)/settings",
+        let settings = try herald.admin(
+            "PUT", "/api/admin/businesses/\(business.id)/settings",
             json: #"{"conversion_threshold":20,"conversion_kind":"reward","conversion_offer_id":\#(offerID)}"#)
         #expect(settings.status == 200, "\(settings)")
         let response = try checkin(ann, points: 25)
@@ -172,11 +196,15 @@ struct LoyaltyPushTests {
     // MARK: - Offers and redemptions
 
     @Test func anOfferIsGrantedReadRedeemedAndHonouredOnce() throws {
-        let created = try herald.admin("POST", "/api/admin/businesses/\(business.id)/offers",
-            json: #"{"name":"Free Fries","description":"Any size, any day","image_url":"https://cdn.example.com/fries.png","discount":3,"valid_days":30,"media":{"url":"https://cdn.example.com/fries.png","type":"png"}}"#)
+        let created = try herald.admin(
+            "POST", "/api/admin/businesses/\(business.id)/offers",
+            json:
+                #"{"name":"Free Fries","description":"Any size, any day","image_url":"https://cdn.example.com/fries.png","discount":3,"valid_days":30,"media":{"url":"https://cdn.example.com/fries.png","type":"png"}}"#
+        )
         #expect(created.status == 201, "\(created)")
         let offerID = try #require(value(created, "id"))
-        let granted = try herald.admin("POST", "/api/admin/businesses/\(business.id)/offers/\(offerID)/grant",
+        let granted = try herald.admin(
+            "POST", "/api/admin/businesses/\(business.id)/offers/\(offerID)/grant",
             json: #"{"user_ids":[\#(ann.userID!),\#(bob.userID!)]}"#)
         #expect(granted.status == 202, "\(granted)")
         let notificationIDs = try #require((granted.json as? [String: Any])?["notification_ids"] as? [Int])
@@ -198,7 +226,9 @@ struct LoyaltyPushTests {
 
         // Reading it clears it from the badge.
         let before = try herald.application.store.unreadCount(userID: ann.userID!)
-        let read = try ann.call("PUT", "/api2/mobile/offers/mark_read", json: [("event_type", "read_through_app"), ("rewards", .string(String(rewardID)))])
+        let read = try ann.call(
+            "PUT", "/api2/mobile/offers/mark_read",
+            json: [("event_type", "read_through_app"), ("rewards", .string(String(rewardID)))])
         #expect(read.status == 200)
         #expect(try JSON.parse(read.body)["rewards"] == [.int(rewardID)])
         #expect(try JSON.parse(read.body)["badge"]?.int64Value == Int64(before - 1))
@@ -208,22 +238,28 @@ struct LoyaltyPushTests {
         #expect(redeemed.status == 201, "\(redeemed)")
         let code = try #require(try JSON.parse(redeemed.body)["redemption_code"]?.stringValue)
         #expect(try bob.call("POST", "/api2/mobile/redemptions", json: [("reward_id", .int(rewardID))]).status == 404)
-        let honoured = try herald.pos(business, "POST", "/api/pos/redemptions",
+        let honoured = try herald.pos(
+            business, "POST", "/api/pos/redemptions",
             json: ["redemption_code": .string(code), "location_id": .int(location), "transaction_id": "TX-R"])
         #expect(honoured.status == 201, "\(honoured)")
         let push = try apnsRequest(value(honoured, "notification_id")!)
         #expect(push["payload"]?["rd"] == 3)
         #expect(push["payload"]?["u"]?.int64Value == ann.userID)
         #expect(push["payload"]?["aps"]?["alert"]?["title"] == "You've got a discount")
-        let twice = try herald.pos(business, "POST", "/api/pos/redemptions", json: ["redemption_code": .string(code), "location_id": .int(location)])
+        let twice = try herald.pos(
+            business, "POST", "/api/pos/redemptions",
+            json: ["redemption_code": .string(code), "location_id": .int(location)])
         #expect(twice.status == 422, "\(twice)")
         let offersAfter = try JSON.parse(try ann.call("GET", "/api2/mobile/offers?client=\(business.client)").body)
         #expect(offersAfter["rewards"] == [])
     }
 
     @Test func aDirectRedemptionSendsRd() throws {
-        let response = try herald.pos(business, "POST", "/api/pos/redemptions",
-            json: ["user_id": .int(bob.userID!), "location_id": .int(location), "discount": 2.5, "transaction_id": "TX-D"])
+        let response = try herald.pos(
+            business, "POST", "/api/pos/redemptions",
+            json: [
+                "user_id": .int(bob.userID!), "location_id": .int(location), "discount": 2.5, "transaction_id": "TX-D",
+            ])
         #expect(response.status == 201, "\(response)")
         let message = try fcmMessage(value(response, "notification_id")!)
         #expect(message["data"]?["rd"] == "2.5")
@@ -231,29 +267,40 @@ struct LoyaltyPushTests {
     }
 
     @Test func anOfferAboutToExpireIsRemindedOnce() throws {
-        _ = try herald.admin("PUT", "/api/admin/businesses/\(business.id)/settings", json: #"{"offer_reminder_lead_hours":1}"#)
-        let created = try herald.admin("POST", "/api/admin/businesses/\(business.id)/offers",
+        _ = try herald.admin(
+            "PUT", "/api/admin/businesses/\(business.id)/settings", json: #"{"offer_reminder_lead_hours":1}"#)
+        let created = try herald.admin(
+            "POST", "/api/admin/businesses/\(business.id)/offers",
             json: #"{"name":"Last Call Shake","discount":2,"valid_days":0.01}"#)
         let offerID = try #require(value(created, "id"))
-        _ = try herald.admin("POST", "/api/admin/businesses/\(business.id)/offers/\(offerID)/grant", json: #"{"user_ids":[\#(ann.userID!)]}"#)
+        _ = try herald.admin(
+            "POST", "/api/admin/businesses/\(business.id)/offers/\(offerID)/grant",
+            json: #"{"user_ids":[\#(ann.userID!)]}"#)
         let deadline = Date().addingTimeInterval(10)
         var reminders: [InboxEntry] = []
         while reminders.isEmpty && Date() < deadline {
-            reminders = try herald.application.store.notifications(userID: ann.userID!, limit: 50, offset: 0).filter { $0.event == "offer_expiry" }
+            reminders = try herald.application.store.notifications(userID: ann.userID!, limit: 50, offset: 0).filter {
+                $0.event == "offer_expiry"
+            }
             Thread.sleep(forTimeInterval: 0.05)
         }
         #expect(reminders.count == 1)
         let push = try apnsRequest(try #require(reminders.first).id)
         #expect(push["payload"]?["aps"]?["alert"]?["title"] == "Your offer expires soon")
-        #expect(push["payload"]?["aps"]?["alert"]?["body"]?.stringValue?.hasPrefix("Last Call Shake expires on ") == true)
+        #expect(
+            push["payload"]?["aps"]?["alert"]?["body"]?.stringValue?.hasPrefix("Last Call Shake expires on ") == true)
         Thread.sleep(forTimeInterval: 0.6)  // three more scheduler passes
-        #expect(try herald.application.store.notifications(userID: ann.userID!, limit: 50, offset: 0).filter { $0.event == "offer_expiry" }.count == 1)
+        #expect(
+            try herald.application.store.notifications(userID: ann.userID!, limit: 50, offset: 0).filter {
+                $0.event == "offer_expiry"
+            }.count == 1)
     }
 
     // MARK: - Gift cards and surveys
 
     @Test func aGiftCardUpdateIsASilentPushThenABalanceCall() throws {
-        let response = try herald.pos(business, "POST", "/api/webhooks/gift_cards",
+        let response = try herald.pos(
+            business, "POST", "/api/webhooks/gift_cards",
             json: ["uuid": "GC-3122", "user_id": .int(ann.userID!), "balance": 25.5])
         #expect(response.status == 202, "\(response)")
         let request = try apnsRequest(value(response, "notification_id")!)
@@ -265,10 +312,13 @@ struct LoyaltyPushTests {
         #expect(try JSON.parse(balance.body)["balance"] == 25.5)
         #expect(try bob.call("GET", "/api2/mobile/gift_cards/GC-3122/balance?client=\(business.client)").status == 404)
 
-        let android = try herald.pos(business, "POST", "/api/webhooks/gift_cards", json: ["uuid": "GC-9", "user_id": .int(bob.userID!), "balance": 10])
+        let android = try herald.pos(
+            business, "POST", "/api/webhooks/gift_cards",
+            json: ["uuid": "GC-9", "user_id": .int(bob.userID!), "balance": 10])
         let delivery = try #require(try herald.waitForDeliveries(of: value(android, "notification_id")!).first)
         #expect(delivery.status == .delivered)
-        let message = try #require(try standIn.fcmRequests().last { $0["body"]?["message"]?["data"]?["gc"] != nil }?["body"]?["message"])
+        let message = try #require(
+            try standIn.fcmRequests().last { $0["body"]?["message"]?["data"]?["gc"] != nil }?["body"]?["message"])
         #expect(message["notification"] == nil)
         #expect(message["android"]?["priority"] == "normal")
         // The silent push is not an inbox entry.
@@ -290,17 +340,19 @@ struct LoyaltyPushTests {
         let created = try herald.admin("POST", "/api/admin/businesses/\(business.id)/surveys", json: definition)
         #expect(created.status == 201, "\(created)")
         let surveyID = try #require(value(created, "id"))
-        let sent = try herald.admin("POST", "/api/admin/businesses/\(business.id)/surveys/\(surveyID)/send",
+        let sent = try herald.admin(
+            "POST", "/api/admin/businesses/\(business.id)/surveys/\(surveyID)/send",
             json: #"{"user_ids":[\#(ann.userID!),\#(bob.userID!)],"location_id":\#(location)}"#)
         #expect(sent.status == 202, "\(sent)")
         let notificationIDs = try #require((sent.json as? [String: Any])?["notification_ids"] as? [Int])
         let userSurveyIDs = try #require((sent.json as? [String: Any])?["user_survey_ids"] as? [Int])
         let push = try apnsRequest(Int64(notificationIDs[0]))
         #expect(push["payload"]?["s"]?.int64Value == Int64(userSurveyIDs[0]))
-        #expect(push["payload"]?["aps"]?["alert"] == [
-            "title": "How was your visit", "subtitle": "Share your experience!",
-            "body": "Please share your experience from your last visit at Brooklyn Location.",
-        ])
+        #expect(
+            push["payload"]?["aps"]?["alert"] == [
+                "title": "How was your visit", "subtitle": "Share your experience!",
+                "body": "Please share your experience from your last visit at Brooklyn Location.",
+            ])
         let message = try fcmMessage(Int64(notificationIDs[1]))
         #expect(message["data"]?["s"]?.stringValue == String(userSurveyIDs[1]))
 
@@ -311,20 +363,40 @@ struct LoyaltyPushTests {
         #expect(survey["id"]?.int64Value == s)
         #expect(survey["survey_url"] == .null)
         #expect(survey["questions"]?.arrayValue?.count == 7)
-        #expect(try bob.call("GET", "/api2/mobile/survey_details?client=\(business.client)&user_survey_id=\(s)").status == 404)
+        #expect(
+            try bob.call("GET", "/api2/mobile/survey_details?client=\(business.client)&user_survey_id=\(s)").status
+                == 404)
 
-        let bad = try ann.call("POST", "/api2/mobile/surveys/\(s)/answers", json: [("answers", [
-            "q_choice": "phone", "q_multi": ["burger", "burger"], "q_rating": 6, "q_slider": 11, "q_open": .string(String(repeating: "x", count: 2001)),
-        ])])
+        let bad = try ann.call(
+            "POST", "/api2/mobile/surveys/\(s)/answers",
+            json: [
+                (
+                    "answers",
+                    [
+                        "q_choice": "phone", "q_multi": ["burger", "burger"], "q_rating": 6, "q_slider": 11,
+                        "q_open": .string(String(repeating: "x", count: 2001)),
+                    ]
+                )
+            ])
         #expect(bad.status == 422)
         let errors = try #require(try JSON.parse(bad.body)["errors"]?.objectValue)
         #expect(Set(errors.map(\.key)) == ["q_choice", "q_multi", "q_rating", "q_bool", "q_slider", "q_open"])
 
-        let good = try ann.call("POST", "/api2/mobile/surveys/\(s)/answers", json: [("answers", [
-            "q_choice": "app", "q_multi": ["burger", "fries"], "q_rating": 5, "q_bool": true, "q_number": 3, "q_slider": 9, "q_open": "Great fries 🍟",
-        ])])
+        let good = try ann.call(
+            "POST", "/api2/mobile/surveys/\(s)/answers",
+            json: [
+                (
+                    "answers",
+                    [
+                        "q_choice": "app", "q_multi": ["burger", "fries"], "q_rating": 5, "q_bool": true, "q_number": 3,
+                        "q_slider": 9, "q_open": "Great fries 🍟",
+                    ]
+                )
+            ])
         #expect(good.status == 200, "\(good)")
-        let again = try ann.call("POST", "/api2/mobile/surveys/\(s)/answers", json: [("answers", ["q_choice": "app", "q_rating": 4, "q_bool": false])])
+        let again = try ann.call(
+            "POST", "/api2/mobile/surveys/\(s)/answers",
+            json: [("answers", ["q_choice": "app", "q_rating": 4, "q_bool": false])])
         #expect(again.status == 422)
     }
 
@@ -333,11 +405,16 @@ struct LoyaltyPushTests {
     @Test func badPOSInputGetsClearAnswers() throws {
         func post(_ json: JSON, key: String? = nil) throws -> TestHTTPClient.Response {
             try herald.client().request(
-                "POST", "/api/pos/checkins", headers: [("Authorization", "Bearer \(key ?? business.posKey)")], json: json.encodedString)
+                "POST", "/api/pos/checkins", headers: [("Authorization", "Bearer \(key ?? business.posKey)")],
+                json: json.encodedString)
         }
-        let base: [(key: String, value: JSON)] = [("user_id", .int(ann.userID!)), ("location_id", .int(location)), ("points", 5)]
+        let base: [(key: String, value: JSON)] = [
+            ("user_id", .int(ann.userID!)), ("location_id", .int(location)), ("points", 5),
+        ]
         #expect(try post(.object(base), key: "hpos_wrong").status == 401)
-        #expect(try herald.client().request("POST", "/api/pos/checkins", json: JSON.object(base).encodedString).status == 401)
+        #expect(
+            try herald.client().request("POST", "/api/pos/checkins", json: JSON.object(base).encodedString).status
+                == 401)
         #expect(try post(["user_id": 999_999, "location_id": .int(location), "points": 5]).status == 404)
         #expect(try post(["email": "nobody@example.com", "location_id": .int(location), "points": 5]).status == 404)
         #expect(try post(["user_id": .int(ann.userID!), "location_id": 999_999, "points": 5]).status == 404)
@@ -346,15 +423,23 @@ struct LoyaltyPushTests {
         #expect(try post(.object(base.filter { $0.key != "points" } + [("points", "lots")])).status == 422)
         #expect(try post(.object(base + [("source", "carrier_pigeon")])).status == 422)
         let malformed = try herald.client().request(
-            "POST", "/api/pos/checkins", headers: [("Authorization", "Bearer \(business.posKey)")], body: Array(#"{"user_id":"#.utf8))
+            "POST", "/api/pos/checkins", headers: [("Authorization", "Bearer \(business.posKey)")],
+            body: Array(#"{"user_id":"#.utf8))
         #expect(malformed.status == 400)
         #expect(malformed.text.contains("errors"))
         // Another business's location or user is unknown here.
         let other = try herald.createBusiness(name: "Other")
         let theirs = try herald.createLocation(other)
-        #expect(try post(.object(base.filter { $0.key != "location_id" } + [("location_id", .int(theirs))])).status == 404)
-        #expect(try herald.pos(other, "POST", "/api/pos/checkins", json: .object(base.filter { $0.key != "location_id" } + [("location_id", .int(theirs))])).status == 404)
-        let gift = try herald.pos(business, "POST", "/api/webhooks/gift_cards", json: ["uuid": "x", "user_id": .int(ann.userID!), "balance": -1])
+        #expect(
+            try post(.object(base.filter { $0.key != "location_id" } + [("location_id", .int(theirs))])).status == 404)
+        #expect(
+            try herald.pos(
+                other, "POST", "/api/pos/checkins",
+                json: .object(base.filter { $0.key != "location_id" } + [("location_id", .int(theirs))])
+            ).status == 404)
+        let gift = try herald.pos(
+            business, "POST", "/api/webhooks/gift_cards",
+            json: ["uuid": "x", "user_id": .int(ann.userID!), "balance": -1])
         #expect(gift.status == 422)
     }
 }

@@ -20,12 +20,15 @@ struct PayloadGoldenTests {
         """#
 
     @Test func checkinMatchesTheSeed() throws {
-        let template = NotificationTemplate.default(for: .checkin)!.render(["points": "12", "location": "Brooklyn Location"])
+        let template = NotificationTemplate.default(for: .checkin)!.render([
+            "points": "12", "location": "Brooklyn Location",
+        ])
         let content = PushContent(
             notificationID: 96_763_507, title: template.title, subtitle: template.subtitle, body: template.body,
             sound: template.sound, badge: 10,
             extras: LoyaltyPayload.checkin(
-                firstCheckin: false, checkinID: 23_573_125, points: 12, transactionID: "POS_6118542_1487057215", userID: 6_118_542
+                firstCheckin: false, checkinID: 23_573_125, points: 12, transactionID: "POS_6118542_1487057215",
+                userID: 6_118_542
             ).objectValue!)
         let encoded = try JSON.parse(APNsPayload.encode(content))
         #expect(encoded == (try JSON.parse(Self.seedCheckin)))
@@ -39,7 +42,8 @@ struct PayloadGoldenTests {
         let content = PushContent(
             notificationID: 96_763_507, title: template.title, subtitle: template.subtitle, body: template.body,
             sound: template.sound, badge: 10,
-            extras: LoyaltyPayload.survey(firstCheckin: false, points: 1, userID: 6_118_542, userSurveyID: 123_456).objectValue!)
+            extras: LoyaltyPayload.survey(firstCheckin: false, points: 1, userID: 6_118_542, userSurveyID: 123_456)
+                .objectValue!)
         #expect(try JSON.parse(APNsPayload.encode(content)) == (try JSON.parse(Self.seedSurvey)))
     }
 
@@ -47,14 +51,16 @@ struct PayloadGoldenTests {
         let template = NotificationTemplate.default(for: .redemption)!.render([:])
         let content = PushContent(
             notificationID: 96_763_507, title: template.title, subtitle: template.subtitle, body: template.body,
-            sound: template.sound, badge: 2, extras: LoyaltyPayload.redemption(discount: 3, userID: 6_118_542).objectValue!)
+            sound: template.sound, badge: 2,
+            extras: LoyaltyPayload.redemption(discount: 3, userID: 6_118_542).objectValue!)
         let encoded = try JSON.parse(APNsPayload.encode(content))
         #expect(encoded == (try JSON.parse(Self.seedRedemption)))
         #expect(encoded["aps"]?["sound"] == nil, "the seed's redemption push has no sound")
     }
 
     @Test func giftCardIsABackgroundPushWithOnlyGC() throws {
-        let content = PushContent(notificationID: 1, extras: LoyaltyPayload.giftCard(id: 3122).objectValue!, isBackground: true)
+        let content = PushContent(
+            notificationID: 1, extras: LoyaltyPayload.giftCard(id: 3122).objectValue!, isBackground: true)
         let encoded = try JSON.parse(APNsPayload.encode(content))
         #expect(encoded == ["aps": ["content-available": 1], "gc": 3122])
     }
@@ -71,14 +77,19 @@ struct PayloadGoldenTests {
 
     @Test func fcmCarriesTheSameKeysAsStrings() throws {
         let content = PushContent(
-            notificationID: 96_763_507, title: "Points Earned", subtitle: "You've earned points!", body: "12 points", sound: "default",
+            notificationID: 96_763_507, title: "Points Earned", subtitle: "You've earned points!", body: "12 points",
+            sound: "default",
             badge: 10,
             media: MediaAttachment(url: "https://cdn.example.com/a.png", type: "png"),
             extras: LoyaltyPayload.checkin(
-                firstCheckin: true, checkinID: 23_573_125, points: 12, transactionID: "POS_6118542_1487057215", userID: 6_118_542
+                firstCheckin: true, checkinID: 23_573_125, points: 12, transactionID: "POS_6118542_1487057215",
+                userID: 6_118_542
             ).objectValue!)
         let message = FCMPayload.message(token: "token-1", content: content)["message"]!
-        #expect(message["notification"] == ["title": "Points Earned", "body": "12 points", "image": "https://cdn.example.com/a.png"])
+        #expect(
+            message["notification"] == [
+                "title": "Points Earned", "body": "12 points", "image": "https://cdn.example.com/a.png",
+            ])
         let data = try #require(message["data"]?.objectValue)
         #expect(data.allSatisfy { $0.value.stringValue != nil })
         let strings = Dictionary(uniqueKeysWithValues: data.map { ($0.key, $0.value.stringValue!) })
@@ -97,7 +108,8 @@ struct PayloadGoldenTests {
         #expect(decoded.extra("p") == 12)
         #expect(decoded.media == content.media)
 
-        let silent = FCMPayload.message(token: "t", content: PushContent(notificationID: 9, extras: [("gc", 3122)], isBackground: true))
+        let silent = FCMPayload.message(
+            token: "t", content: PushContent(notificationID: 9, extras: [("gc", 3122)], isBackground: true))
         #expect(silent["message"]?["notification"] == nil)
         #expect(silent["message"]?["data"]?["gc"] == "3122")
         #expect(silent["message"]?["android"]?["priority"] == "normal")

@@ -21,9 +21,11 @@ struct MobileWalkthroughTests {
         #expect(entries.first?["message"] as? String == "Hi Ann, welcome to Burger Co!")
         let id = try #require(entries.first?["id"] as? Int)
 
-        let marked = try app.call("PUT", "/api2/mobile/offers/mark_read", json: [
-            ("event_type", "read_through_app"), ("user_notifications", .string("\(id)")),
-        ])
+        let marked = try app.call(
+            "PUT", "/api2/mobile/offers/mark_read",
+            json: [
+                ("event_type", "read_through_app"), ("user_notifications", .string("\(id)")),
+            ])
         #expect(marked.status == 200, "\(marked)")
         #expect((marked.json as? [String: Any])?["badge"] as? Int == 0)
         let after = try #require(try app.notifications().json as? [[String: Any]])

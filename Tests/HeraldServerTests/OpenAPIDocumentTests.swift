@@ -83,7 +83,8 @@ struct OpenAPIDocumentTests {
                 if key == "$ref", let target = child.stringValue {
                     found.append((location, target))
                 } else {
-                    let escaped = key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+                    let escaped = key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(
+                        of: "/", with: "~1")
                     found += references(in: child, at: location + "/" + escaped)
                 }
             }
@@ -208,7 +209,8 @@ struct OpenAPIDocumentTests {
         }
         let duplicates = owners.filter { $0.value.count > 1 }.sorted { $0.key < $1.key }
             .map { "\($0.key): \($0.value.joined(separator: ", "))" }
-        #expect(withoutSuccess.isEmpty, "operations without a 2xx response:\n  \(withoutSuccess.joined(separator: "\n  "))")
+        #expect(
+            withoutSuccess.isEmpty, "operations without a 2xx response:\n  \(withoutSuccess.joined(separator: "\n  "))")
         #expect(withoutID.isEmpty, "operations without an operationId:\n  \(withoutID.joined(separator: "\n  "))")
         #expect(duplicates.isEmpty, "operationIds used more than once:\n  \(duplicates.joined(separator: "\n  "))")
         #expect(badTags.isEmpty, "tags not declared in the document's tags:\n  \(badTags.joined(separator: "\n  "))")
@@ -221,6 +223,7 @@ struct OpenAPIDocumentTests {
         #expect(!references.isEmpty, "docs/openapi.json has no $ref at all")
         let broken = references.filter { Self.resolve($0.target, in: document) == nil }
             .map { "\($0.location): \($0.target)" }
-        #expect(broken.isEmpty, "\(broken.count) $ref(s) that resolve to nothing:\n  \(broken.joined(separator: "\n  "))")
+        #expect(
+            broken.isEmpty, "\(broken.count) $ref(s) that resolve to nothing:\n  \(broken.joined(separator: "\n  "))")
     }
 }

@@ -7,7 +7,9 @@ struct BusinessStoreTests {
     @Test(arguments: StoreBackend.allCases)
     func createAndFindBusinesses(_ backend: StoreBackend) throws {
         let store = try backend.make()
-        let business = try store.createBusiness(name: "O'Brien's \"Diner\"; DROP TABLE businesses; --", clientID: "c1", sealedSecret: [9, 8], posKeyHash: "h1", at: at(0))
+        let business = try store.createBusiness(
+            name: "O'Brien's \"Diner\"; DROP TABLE businesses; --", clientID: "c1", sealedSecret: [9, 8],
+            posKeyHash: "h1", at: at(0))
         #expect(business.name == "O'Brien's \"Diner\"; DROP TABLE businesses; --")
         #expect(try store.business(id: business.id) == business)
         #expect(try store.business(clientID: "c1") == business)
@@ -31,13 +33,15 @@ struct BusinessStoreTests {
         let store = fixture.store
         let id = fixture.business.id
         let credential = PushCredential(
-            businessID: id, platform: .apns, settings: ["key_id": "ABCDEFGHIJ", "topic": "com.example"], sealedKey: [1, 2],
+            businessID: id, platform: .apns, settings: ["key_id": "ABCDEFGHIJ", "topic": "com.example"],
+            sealedKey: [1, 2],
             updatedAt: at(10))
         try store.setCredential(credential)
         #expect(try store.credential(businessID: id, platform: .apns) == credential)
         #expect(try store.credential(businessID: id, platform: .fcm) == nil)
 
-        try store.markCredential(businessID: id, platform: .apns, brokenReason: "InvalidProviderToken", observedAt: at(11))
+        try store.markCredential(
+            businessID: id, platform: .apns, brokenReason: "InvalidProviderToken", observedAt: at(11))
         #expect(try store.credential(businessID: id, platform: .apns)?.brokenReason == "InvalidProviderToken")
         #expect(try store.brokenCredentials().count == 1)
 
@@ -52,7 +56,8 @@ struct BusinessStoreTests {
         #expect(try store.brokenCredentials().isEmpty)
 
         #expect(throws: StoreError.self) {
-            try store.setCredential(PushCredential(businessID: 999, platform: .fcm, settings: [:], sealedKey: [], updatedAt: at(0)))
+            try store.setCredential(
+                PushCredential(businessID: 999, platform: .fcm, settings: [:], sealedKey: [], updatedAt: at(0)))
         }
     }
 
@@ -72,10 +77,14 @@ struct BusinessStoreTests {
         try store.saveTemplate(businessID: id, template, at: at(2))
         #expect(try store.template(businessID: id, event: .checkin) == template)
 
-        let location = try store.createLocation(businessID: id, name: "Brooklyn Location", storeNumber: "0042", at: at(1))
+        let location = try store.createLocation(
+            businessID: id, name: "Brooklyn Location", storeNumber: "0042", at: at(1))
         #expect(try store.location(businessID: id, id: location.id) == location)
-        let other = try store.createBusiness(name: "Other", clientID: "c2", sealedSecret: [], posKeyHash: "p2", at: at(0))
+        let other = try store.createBusiness(
+            name: "Other", clientID: "c2", sealedSecret: [], posKeyHash: "p2", at: at(0))
         #expect(try store.location(businessID: other.id, id: location.id) == nil)
-        #expect(throws: StoreError.self) { _ = try store.createLocation(businessID: 999, name: "x", storeNumber: nil, at: at(1)) }
+        #expect(throws: StoreError.self) {
+            _ = try store.createLocation(businessID: 999, name: "x", storeNumber: nil, at: at(1))
+        }
     }
 }

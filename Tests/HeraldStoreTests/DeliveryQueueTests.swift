@@ -27,7 +27,8 @@ struct DeliveryQueueTests {
         let fixture = try Fixture(backend)
         let store = fixture.store
         let device = try fixture.register(fixture.user, key: "ios", token: "aaaa")
-        let entries = try store.createNotifications([fixture.draft(fixture.user, "one"), fixture.draft(fixture.user, "two")], at: at(10))
+        let entries = try store.createNotifications(
+            [fixture.draft(fixture.user, "one"), fixture.draft(fixture.user, "two")], at: at(10))
         #expect(try store.queueDepth(at: at(10)) == QueueDepth(queued: 2, due: 2, sending: 0))
         #expect(try store.claimDeliveries(owner: "w1", limit: 10, leaseUntil: at(20), at: at(9)).isEmpty, "not due yet")
 
@@ -47,11 +48,15 @@ struct DeliveryQueueTests {
         #expect(reclaimed.map(\.id) == claimed.map(\.id))
         #expect(reclaimed.map(\.attempts) == [2, 2])
         #expect(reclaimed.map(\.apnsID) == claimed.map(\.apnsID), "a retried send keeps its apns-id")
-        let late = DeliveryCompletion(id: claimed[0].id, leaseOwner: "w1", outcome: .delivered(providerMessageID: "x"), deviceID: device.id, token: "aaaa")
+        let late = DeliveryCompletion(
+            id: claimed[0].id, leaseOwner: "w1", outcome: .delivered(providerMessageID: "x"), deviceID: device.id,
+            token: "aaaa")
         #expect(try store.completeDeliveries([late], at: at(21)) == 0)
 
         let done = reclaimed.map {
-            DeliveryCompletion(id: $0.id, leaseOwner: "w2", outcome: .delivered(providerMessageID: "apns-\($0.id)"), deviceID: device.id, token: "aaaa")
+            DeliveryCompletion(
+                id: $0.id, leaseOwner: "w2", outcome: .delivered(providerMessageID: "apns-\($0.id)"),
+                deviceID: device.id, token: "aaaa")
         }
         #expect(try store.completeDeliveries(done, at: at(22)) == 2)
         #expect(try store.completeDeliveries(done, at: at(23)) == 0, "a job completes once")
@@ -72,14 +77,17 @@ struct DeliveryQueueTests {
         func complete(_ job: ClaimedDelivery, _ outcome: DeliveryCompletion.Outcome) -> DeliveryCompletion {
             DeliveryCompletion(id: job.id, leaseOwner: "w", outcome: outcome, deviceID: device.id, token: job.token)
         }
-        try store.completeDeliveries([
-            complete(claimed[0], .retry(at: at(30), reason: "503 ServiceUnavailable")),
-            complete(claimed[1], .wait(until: at(100), reason: "credential broken: InvalidProviderToken")),
-            complete(claimed[2], .failed(reason: "400 BadTopic")),
-        ], at: at(1))
+        try store.completeDeliveries(
+            [
+                complete(claimed[0], .retry(at: at(30), reason: "503 ServiceUnavailable")),
+                complete(claimed[1], .wait(until: at(100), reason: "credential broken: InvalidProviderToken")),
+                complete(claimed[2], .failed(reason: "400 BadTopic")),
+            ], at: at(1))
         #expect(try store.queueDepth(at: at(1)) == QueueDepth(queued: 3, due: 1, sending: 0))
         let statuses = try entries.map { try store.deliveries(notificationID: $0.id)[0] }
-        #expect(statuses[0].status == .queued && statuses[0].lastReason == "503 ServiceUnavailable" && statuses[0].nextAttemptAt == at(30))
+        #expect(
+            statuses[0].status == .queued && statuses[0].lastReason == "503 ServiceUnavailable"
+                && statuses[0].nextAttemptAt == at(30))
         #expect(statuses[1].attempts == 0, "waiting on a broken credential is not an attempt")
         #expect(statuses[2].status == .failed && statuses[2].lastReason == "400 BadTopic")
 
@@ -103,23 +111,36 @@ struct DeliveryQueueTests {
         _ = try store.createNotifications([fixture.draft(fixture.user)], at: at(11))
         let job = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(11))[0]
         // Apple says the token died at t=5, before it was registered at t=10: the token stays.
-        try store.completeDeliveries([DeliveryCompletion(
-            id: job.id, leaseOwner: "w", outcome: .pruned(reason: "410 Unregistered", unregisteredAt: at(5)), deviceID: device.id, token: "dead")], at: at(12))
+        try store.completeDeliveries(
+            [
+                DeliveryCompletion(
+                    id: job.id, leaseOwner: "w", outcome: .pruned(reason: "410 Unregistered", unregisteredAt: at(5)),
+                    deviceID: device.id, token: "dead")
+            ], at: at(12))
         #expect(try store.device(id: device.id)?.token == "dead")
         #expect(try store.deliveries(notificationID: job.notification.id)[0].status == .pruned)
 
         _ = try store.createNotifications([fixture.draft(fixture.user)], at: at(13))
         let second = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(13))[0]
-        try store.completeDeliveries([DeliveryCompletion(
-            id: second.id, leaseOwner: "w", outcome: .pruned(reason: "410 Unregistered", unregisteredAt: at(12)), deviceID: device.id, token: "dead")], at: at(14))
+        try store.completeDeliveries(
+            [
+                DeliveryCompletion(
+                    id: second.id, leaseOwner: "w",
+                    outcome: .pruned(reason: "410 Unregistered", unregisteredAt: at(12)), deviceID: device.id,
+                    token: "dead")
+            ], at: at(14))
         #expect(try store.device(id: device.id)?.token == nil)
 
         // A token pruned after a new one was set is not the device's token any more: the new one stays.
         try fixture.register(fixture.user, key: "ios", token: "fresh", at: at(15))
         _ = try store.createNotifications([fixture.draft(fixture.user)], at: at(16))
         let third = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(16))[0]
-        try store.completeDeliveries([DeliveryCompletion(
-            id: third.id, leaseOwner: "w", outcome: .pruned(reason: "400 BadDeviceToken", unregisteredAt: nil), deviceID: device.id, token: "dead")], at: at(17))
+        try store.completeDeliveries(
+            [
+                DeliveryCompletion(
+                    id: third.id, leaseOwner: "w", outcome: .pruned(reason: "400 BadDeviceToken", unregisteredAt: nil),
+                    deviceID: device.id, token: "dead")
+            ], at: at(17))
         #expect(try store.device(id: device.id)?.token == "fresh")
     }
 

@@ -16,7 +16,8 @@ struct InboxStoreTests {
 
         let listed = try store.notifications(userID: ann.id, limit: 3, offset: 0)
         #expect(listed.map(\.id) == entries.reversed().prefix(3).map(\.id))
-        #expect(try store.notifications(userID: ann.id, limit: 10, offset: 3).map(\.id) == [entries[1].id, entries[0].id])
+        #expect(
+            try store.notifications(userID: ann.id, limit: 10, offset: 3).map(\.id) == [entries[1].id, entries[0].id])
         #expect(try store.notifications(userID: bob.id, limit: 10, offset: 0).isEmpty)
         #expect(try store.notification(userID: bob.id, id: entries[0].id) == nil)
         #expect(try store.notification(userID: ann.id, id: entries[0].id) == entries[0])
@@ -26,7 +27,9 @@ struct InboxStoreTests {
         #expect(try store.markRead(userID: bob.id, ids: [entries[0].id], at: at(2)) == 0)
         #expect(try store.unreadCount(userID: ann.id) == 5)
 
-        #expect(try store.markRead(userID: ann.id, ids: [entries[0].id, entries[1].id, entries[1].id, 99999], at: at(3)) == 2)
+        #expect(
+            try store.markRead(userID: ann.id, ids: [entries[0].id, entries[1].id, entries[1].id, 99999], at: at(3))
+                == 2)
         #expect(try store.markRead(userID: ann.id, ids: [entries[0].id], at: at(4)) == 0)
         #expect(try store.notification(userID: ann.id, id: entries[0].id)?.readAt == at(3))
         #expect(try store.unreadCount(userID: ann.id) == 3)
@@ -43,7 +46,9 @@ struct InboxStoreTests {
         let fixture = try Fixture(backend)
         let store = fixture.store
         let bob = try fixture.addUser("bob@example.com")
-        func version() throws -> Int64 { try store.user(businessID: fixture.business.id, id: fixture.user.id)!.inboxVersion }
+        func version() throws -> Int64 {
+            try store.user(businessID: fixture.business.id, id: fixture.user.id)!.inboxVersion
+        }
         let start = try version()
         let entry = try store.createNotifications([fixture.draft(fixture.user)], at: at(1))[0]
         let afterCreate = try version()
@@ -66,7 +71,8 @@ struct InboxStoreTests {
     func hiddenEntriesNeitherListNorCount(_ backend: StoreBackend) throws {
         let fixture = try Fixture(backend)
         let store = fixture.store
-        let silent = try store.createNotifications([fixture.draft(fixture.user, style: .background, visible: false)], at: at(1))[0]
+        let silent = try store.createNotifications(
+            [fixture.draft(fixture.user, style: .background, visible: false)], at: at(1))[0]
         #expect(try store.notifications(userID: fixture.user.id, limit: 10, offset: 0).isEmpty)
         #expect(try store.unreadCount(userID: fixture.user.id) == 0)
         #expect(try store.notification(userID: fixture.user.id, id: silent.id) == nil)
@@ -101,7 +107,9 @@ struct InboxStoreTests {
                     let count = Int.random(in: 1...3, using: &generator)
                     let visible = Int.random(in: 0..<5, using: &generator) > 0
                     let made = try store.createNotifications(
-                        (0..<count).map { _ in fixture.draft(user, style: visible ? .alert : .background, visible: visible) },
+                        (0..<count).map { _ in
+                            fixture.draft(user, style: visible ? .alert : .background, visible: visible)
+                        },
                         at: at(Int64(step)))
                     if visible {
                         unread[user.id, default: []].formUnion(made.map(\.id))
@@ -109,7 +117,9 @@ struct InboxStoreTests {
                     }
                 case 4..<7:
                     let pool = Array(live[user.id] ?? []) + [99_999]
-                    let ids = (0..<Int.random(in: 1...3, using: &generator)).map { _ in pool[Int.random(in: 0..<pool.count, using: &generator)] }
+                    let ids = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
+                        pool[Int.random(in: 0..<pool.count, using: &generator)]
+                    }
                     let expected = Set(ids).intersection(unread[user.id] ?? []).count
                     #expect(try store.markRead(userID: user.id, ids: ids, at: at(Int64(step))) == expected)
                     unread[user.id, default: []].subtract(ids)

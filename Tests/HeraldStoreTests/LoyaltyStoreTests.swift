@@ -10,25 +10,42 @@ struct RecordingDrafter: NotificationDrafter {
         let (name, extras, style, visible): (String, JSON, PushStyle, Bool)
         switch event {
         case .checkin(let checkin, let event, _, _):
-            (name, extras, style, visible) = (event.rawValue, LoyaltyPayload.checkin(
-                firstCheckin: checkin.isFirst, checkinID: checkin.id, points: checkin.points, transactionID: checkin.transactionID,
-                userID: user.id, userSurveyID: checkin.userSurveyID), .alert, true)
+            (name, extras, style, visible) = (
+                event.rawValue,
+                LoyaltyPayload.checkin(
+                    firstCheckin: checkin.isFirst, checkinID: checkin.id, points: checkin.points,
+                    transactionID: checkin.transactionID,
+                    userID: user.id, userSurveyID: checkin.userSurveyID), .alert, true
+            )
         case .pointsConverted(_, let reward, _, _, _):
-            (name, extras, style, visible) = (reward == nil ? "points_to_currency" : "points_to_reward", [:], .alert, true)
+            (name, extras, style, visible) = (
+                reward == nil ? "points_to_currency" : "points_to_reward", [:], .alert, true
+            )
         case .rewardGranted(let reward, _, let event):
-            (name, extras, style, visible) = (event.rawValue, LoyaltyPayload.reward(rewardID: reward.id, userID: user.id), .alert, true)
+            (name, extras, style, visible) = (
+                event.rawValue, LoyaltyPayload.reward(rewardID: reward.id, userID: user.id), .alert, true
+            )
         case .offerExpiring(let reward, _):
-            (name, extras, style, visible) = ("offer_expiry", LoyaltyPayload.reward(rewardID: reward.id, userID: user.id), .alert, true)
+            (name, extras, style, visible) = (
+                "offer_expiry", LoyaltyPayload.reward(rewardID: reward.id, userID: user.id), .alert, true
+            )
         case .redemption(let redemption, _, _):
-            (name, extras, style, visible) = ("redemption", LoyaltyPayload.redemption(discount: redemption.discount, userID: user.id), .alert, true)
+            (name, extras, style, visible) = (
+                "redemption", LoyaltyPayload.redemption(discount: redemption.discount, userID: user.id), .alert, true
+            )
         case .giftCard(let card):
             (name, extras, style, visible) = ("gift_card", LoyaltyPayload.giftCard(id: card.id), .background, false)
         case .survey(let userSurvey, _, _):
-            (name, extras, style, visible) = ("survey", LoyaltyPayload.survey(firstCheckin: false, points: 0, userID: user.id, userSurveyID: userSurvey.id), .alert, true)
+            (name, extras, style, visible) = (
+                "survey",
+                LoyaltyPayload.survey(firstCheckin: false, points: 0, userID: user.id, userSurveyID: userSurvey.id),
+                .alert, true
+            )
         }
         guard !disabled.contains(name) else { return nil }
         return NotificationDraft(
-            businessID: user.businessID, userID: user.id, kind: .system, event: name, title: name, body: name, extras: extras,
+            businessID: user.businessID, userID: user.id, kind: .system, event: name, title: name, body: name,
+            extras: extras,
             pushStyle: style, visibleInInbox: visible)
     }
 }
@@ -38,13 +55,15 @@ struct LoyaltyStoreTests {
     let drafter = RecordingDrafter()
 
     private func location(_ fixture: Fixture) throws -> Location {
-        try fixture.store.createLocation(businessID: fixture.business.id, name: "Brooklyn Location", storeNumber: "7", at: at(0))
+        try fixture.store.createLocation(
+            businessID: fixture.business.id, name: "Brooklyn Location", storeNumber: "7", at: at(0))
     }
 
     private func offer(_ fixture: Fixture, validFor: Int64? = 3600, discount: Double = 5) throws -> Offer {
         try fixture.store.createOffer(
             Offer(
-                id: 0, businessID: fixture.business.id, name: "Free Fries", description: "Any size", imageURL: nil, media: nil,
+                id: 0, businessID: fixture.business.id, name: "Free Fries", description: "Any size", imageURL: nil,
+                media: nil,
                 discount: discount, availableFrom: nil, availableUntil: nil, expiresAt: nil, validForSeconds: validFor,
                 createdAt: at(0)),
             at: at(0))
@@ -56,7 +75,9 @@ struct LoyaltyStoreTests {
         let store = fixture.store
         let place = try location(fixture)
         try fixture.register(fixture.user, key: "phone", token: "aaaa")
-        let new = NewCheckin(businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 12, source: "qr", transactionID: "T-1")
+        let new = NewCheckin(
+            businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 12, source: "qr",
+            transactionID: "T-1")
         let first = try store.recordCheckin(new, drafter: drafter, at: at(10))
         #expect(first.created)
         #expect(first.checkin.isFirst)
@@ -71,7 +92,8 @@ struct LoyaltyStoreTests {
         #expect(!again.created)
         #expect(again.checkin == first.checkin)
         #expect(again.notification?.id == first.notification?.id)
-        #expect(try store.user(businessID: fixture.business.id, id: fixture.user.id)?.points == 12, "one check-in, not two")
+        #expect(
+            try store.user(businessID: fixture.business.id, id: fixture.user.id)?.points == 12, "one check-in, not two")
         #expect(try store.notifications(userID: fixture.user.id, limit: 10, offset: 0).count == 1)
 
         var unnamed = new
@@ -80,7 +102,9 @@ struct LoyaltyStoreTests {
         #expect(second.checkin.transactionID == "POS_\(fixture.user.id)_\(at(12).seconds)")
         #expect(!second.checkin.isFirst)
         let third = try store.recordCheckin(unnamed, drafter: drafter, at: at(12))
-        #expect(third.checkin.transactionID == "POS_\(fixture.user.id)_\(at(12).seconds)_2", "same second, still two check-ins")
+        #expect(
+            third.checkin.transactionID == "POS_\(fixture.user.id)_\(at(12).seconds)_2",
+            "same second, still two check-ins")
         #expect(try store.checkin(userID: fixture.user.id, transactionID: "T-1") == first.checkin)
         #expect(try store.checkin(businessID: fixture.business.id, id: first.checkin.id) == first.checkin)
 
@@ -100,7 +124,9 @@ struct LoyaltyStoreTests {
         let store = fixture.store
         let place = try location(fixture)
         let pending = try store.recordCheckin(
-            NewCheckin(businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 30, source: "online_ordering",
+            NewCheckin(
+                businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 30,
+                source: "online_ordering",
                 transactionID: "OO-1", status: .pending, event: .pendingCheckin),
             drafter: drafter, at: at(1))
         #expect(pending.checkin.status == .pending)
@@ -108,7 +134,8 @@ struct LoyaltyStoreTests {
         func points() throws -> Int64 { try store.user(businessID: fixture.business.id, id: fixture.user.id)!.points }
         #expect(try points() == 0)
         let approved = try store.changeCheckin(
-            businessID: fixture.business.id, id: pending.checkin.id, from: [.pending], to: .approved, event: .checkinRetrySuccess,
+            businessID: fixture.business.id, id: pending.checkin.id, from: [.pending], to: .approved,
+            event: .checkinRetrySuccess,
             drafter: drafter, at: at(2))
         #expect(approved.checkin.status == .approved)
         #expect(approved.checkin.isFirst)
@@ -116,7 +143,8 @@ struct LoyaltyStoreTests {
         #expect(try points() == 30)
         #expect(throws: StoreError.self) {
             _ = try store.changeCheckin(
-                businessID: fixture.business.id, id: pending.checkin.id, from: [.pending], to: .approved, event: .checkinRetrySuccess,
+                businessID: fixture.business.id, id: pending.checkin.id, from: [.pending], to: .approved,
+                event: .checkinRetrySuccess,
                 drafter: drafter, at: at(3))
         }
         _ = try store.changeCheckin(
@@ -124,10 +152,12 @@ struct LoyaltyStoreTests {
             drafter: drafter, at: at(4))
         #expect(try points() == 0)
         #expect(try store.checkin(businessID: fixture.business.id, id: pending.checkin.id)?.status == .void)
-        let other = try store.createBusiness(name: "Other", clientID: "c2", sealedSecret: [], posKeyHash: "p2", at: at(0))
+        let other = try store.createBusiness(
+            name: "Other", clientID: "c2", sealedSecret: [], posKeyHash: "p2", at: at(0))
         #expect(throws: StoreError.self) {
             _ = try store.changeCheckin(
-                businessID: other.id, id: pending.checkin.id, from: [.void], to: .approved, event: .checkin, drafter: drafter, at: at(5))
+                businessID: other.id, id: pending.checkin.id, from: [.void], to: .approved, event: .checkin,
+                drafter: drafter, at: at(5))
         }
     }
 
@@ -143,7 +173,9 @@ struct LoyaltyStoreTests {
         settings.conversionOfferID = fries.id
         try store.updateSettings(businessID: fixture.business.id, settings)
         let result = try store.recordCheckin(
-            NewCheckin(businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 250, source: "qr", transactionID: "T"),
+            NewCheckin(
+                businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 250,
+                source: "qr", transactionID: "T"),
             drafter: drafter, at: at(1))
         #expect(result.conversions.map(\.event) == ["points_to_reward", "points_to_reward"])
         #expect(try store.user(businessID: fixture.business.id, id: fixture.user.id)?.points == 50)
@@ -153,7 +185,9 @@ struct LoyaltyStoreTests {
         settings.conversionCurrencyAmount = 5
         try store.updateSettings(businessID: fixture.business.id, settings)
         let more = try store.recordCheckin(
-            NewCheckin(businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 60, source: "qr", transactionID: "T2"),
+            NewCheckin(
+                businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 60,
+                source: "qr", transactionID: "T2"),
             drafter: drafter, at: at(3))
         #expect(more.conversions.map(\.event) == ["points_to_currency"])
         let user = try store.user(businessID: fixture.business.id, id: fixture.user.id)!
@@ -169,7 +203,8 @@ struct LoyaltyStoreTests {
         let fries = try offer(fixture, validFor: 3600, discount: 3)
         #expect(try store.offer(businessID: fixture.business.id, id: fries.id) == fries)
         let granted = try store.grantOffer(
-            businessID: fixture.business.id, offerID: fries.id, userIDs: [fixture.user.id, 9999], source: "campaign_offer",
+            businessID: fixture.business.id, offerID: fries.id, userIDs: [fixture.user.id, 9999],
+            source: "campaign_offer",
             event: .campaignOffer, drafter: drafter, at: at(0))
         #expect(granted.count == 1, "unknown users are skipped")
         let reward = granted[0].reward
@@ -182,28 +217,39 @@ struct LoyaltyStoreTests {
         #expect(try store.unreadCount(userID: fixture.user.id) == 0)
         #expect(try store.reward(userID: fixture.user.id, id: reward.id)?.reward.readAt == at(1))
 
-        let coded = try store.issueRedemptionCode(userID: fixture.user.id, rewardID: reward.id, code: "ABCD2345", at: at(2))
+        let coded = try store.issueRedemptionCode(
+            userID: fixture.user.id, rewardID: reward.id, code: "ABCD2345", at: at(2))
         #expect(coded.redemptionCode == "ABCD2345")
-        #expect(try store.issueRedemptionCode(userID: fixture.user.id, rewardID: reward.id, code: "ZZZZ9999", at: at(3)).redemptionCode == "ABCD2345")
+        #expect(
+            try store.issueRedemptionCode(userID: fixture.user.id, rewardID: reward.id, code: "ZZZZ9999", at: at(3))
+                .redemptionCode == "ABCD2345")
         let bob = try fixture.addUser("bob@example.com")
-        #expect(throws: StoreError.self) { _ = try store.issueRedemptionCode(userID: bob.id, rewardID: reward.id, code: "X", at: at(3)) }
+        #expect(throws: StoreError.self) {
+            _ = try store.issueRedemptionCode(userID: bob.id, rewardID: reward.id, code: "X", at: at(3))
+        }
 
         let honored = try store.honorRedemptionCode(
-            businessID: fixture.business.id, code: "ABCD2345", locationID: place.id, transactionID: "T-9", drafter: drafter, at: at(4))
+            businessID: fixture.business.id, code: "ABCD2345", locationID: place.id, transactionID: "T-9",
+            drafter: drafter, at: at(4))
         #expect(honored.redemption.discount == 3)
         #expect(honored.redemption.rewardID == reward.id)
         #expect(honored.notification?.extras["rd"] == 3)
-        #expect(try store.redemptions(businessID: fixture.business.id, transactionID: "T-9").map(\.id) == [honored.redemption.id])
+        #expect(
+            try store.redemptions(businessID: fixture.business.id, transactionID: "T-9").map(\.id) == [
+                honored.redemption.id
+            ])
         do {
             _ = try store.honorRedemptionCode(
-                businessID: fixture.business.id, code: "ABCD2345", locationID: place.id, transactionID: nil, drafter: drafter, at: at(5))
+                businessID: fixture.business.id, code: "ABCD2345", locationID: place.id, transactionID: nil,
+                drafter: drafter, at: at(5))
             Issue.record("a code was honoured twice")
         } catch let error as StoreError {
             #expect(error.code == .conflict)
         }
         #expect(throws: StoreError.self) {
             _ = try store.honorRedemptionCode(
-                businessID: fixture.business.id, code: "NOPE", locationID: place.id, transactionID: nil, drafter: drafter, at: at(5))
+                businessID: fixture.business.id, code: "NOPE", locationID: place.id, transactionID: nil,
+                drafter: drafter, at: at(5))
         }
         #expect(try store.liveRewards(userID: fixture.user.id, at: at(6)).isEmpty, "a redeemed reward is gone")
     }
@@ -216,11 +262,17 @@ struct LoyaltyStoreTests {
         let reward = try store.grantOffer(
             businessID: fixture.business.id, offerID: fries.id, userIDs: [fixture.user.id], source: "campaign_offer",
             event: .campaignOffer, drafter: drafter, at: at(0))[0].reward
-        #expect(try store.sendExpiryReminders(businessID: fixture.business.id, expiringBefore: at(50), limit: 10, drafter: drafter, at: at(10)).isEmpty)
+        #expect(
+            try store.sendExpiryReminders(
+                businessID: fixture.business.id, expiringBefore: at(50), limit: 10, drafter: drafter, at: at(10)
+            ).isEmpty)
         let reminders = try store.sendExpiryReminders(
             businessID: fixture.business.id, expiringBefore: at(150), limit: 10, drafter: drafter, at: at(60))
         #expect(reminders.map(\.event) == ["offer_expiry"])
-        #expect(try store.sendExpiryReminders(businessID: fixture.business.id, expiringBefore: at(150), limit: 10, drafter: drafter, at: at(61)).isEmpty,
+        #expect(
+            try store.sendExpiryReminders(
+                businessID: fixture.business.id, expiringBefore: at(150), limit: 10, drafter: drafter, at: at(61)
+            ).isEmpty,
             "never twice")
         #expect(throws: StoreError.self) {
             _ = try store.issueRedemptionCode(userID: fixture.user.id, rewardID: reward.id, code: "LATE", at: at(200))
@@ -234,25 +286,30 @@ struct LoyaltyStoreTests {
         let store = fixture.store
         let place = try location(fixture)
         let redemption = try store.createRedemption(
-            businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, discount: 2.5, transactionID: nil,
+            businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, discount: 2.5,
+            transactionID: nil,
             drafter: drafter, at: at(1))
         #expect(redemption.redemption.discount == 2.5)
         #expect(redemption.notification?.extras["rd"] == 2.5)
 
         try fixture.register(fixture.user, key: "phone", token: "aaaa")
         let card = try store.updateGiftCard(
-            businessID: fixture.business.id, uuid: "card-1", userID: fixture.user.id, balance: 25, drafter: drafter, at: at(2))
+            businessID: fixture.business.id, uuid: "card-1", userID: fixture.user.id, balance: 25, drafter: drafter,
+            at: at(2))
         #expect(card.giftCard.balance == 25)
         #expect(card.notification?.visibleInInbox == false)
         #expect(card.notification?.pushStyle == .background)
         #expect(try store.deliveries(notificationID: card.notification!.id).count == 1)
         let updated = try store.updateGiftCard(
-            businessID: fixture.business.id, uuid: "card-1", userID: fixture.user.id, balance: 12.5, drafter: drafter, at: at(3))
+            businessID: fixture.business.id, uuid: "card-1", userID: fixture.user.id, balance: 12.5, drafter: drafter,
+            at: at(3))
         #expect(updated.giftCard.id == card.giftCard.id)
         #expect(try store.giftCard(businessID: fixture.business.id, uuid: "card-1")?.balance == 12.5)
         let bob = try fixture.addUser("bob@example.com")
         #expect(throws: StoreError.self) {
-            _ = try store.updateGiftCard(businessID: fixture.business.id, uuid: "card-1", userID: bob.id, balance: 1, drafter: drafter, at: at(4))
+            _ = try store.updateGiftCard(
+                businessID: fixture.business.id, uuid: "card-1", userID: bob.id, balance: 1, drafter: drafter, at: at(4)
+            )
         }
         #expect(try store.unreadCount(userID: fixture.user.id) == 1, "the silent push is not in the badge")
     }
@@ -262,11 +319,15 @@ struct LoyaltyStoreTests {
         let fixture = try Fixture(backend)
         let store = fixture.store
         let place = try location(fixture)
-        let definition: JSON = ["title": "Visit", "questions": [["id": "q1", "text": "Good?", "type": "boolean", "required": true]]]
-        let survey = try store.createSurvey(businessID: fixture.business.id, title: "Visit", definition: definition, url: nil, at: at(0))
+        let definition: JSON = [
+            "title": "Visit", "questions": [["id": "q1", "text": "Good?", "type": "boolean", "required": true]],
+        ]
+        let survey = try store.createSurvey(
+            businessID: fixture.business.id, title: "Visit", definition: definition, url: nil, at: at(0))
         #expect(try store.survey(businessID: fixture.business.id, id: survey.id)?.definition == definition)
         let sent = try store.sendSurvey(
-            businessID: fixture.business.id, surveyID: survey.id, userIDs: [fixture.user.id, 777], locationID: place.id, drafter: drafter,
+            businessID: fixture.business.id, surveyID: survey.id, userIDs: [fixture.user.id, 777], locationID: place.id,
+            drafter: drafter,
             at: at(1))
         #expect(sent.count == 1)
         let userSurvey = sent[0].userSurvey
@@ -274,13 +335,19 @@ struct LoyaltyStoreTests {
         let bob = try fixture.addUser("bob@example.com")
         #expect(try store.userSurvey(userID: bob.id, id: userSurvey.id) == nil)
         #expect(try store.userSurvey(userID: fixture.user.id, id: userSurvey.id)?.survey == survey)
-        let answered = try store.submitSurvey(userID: fixture.user.id, id: userSurvey.id, answers: ["q1": true], at: at(2))
+        let answered = try store.submitSurvey(
+            userID: fixture.user.id, id: userSurvey.id, answers: ["q1": true], at: at(2))
         #expect(answered.answers == ["q1": true])
-        #expect(throws: StoreError.self) { _ = try store.submitSurvey(userID: fixture.user.id, id: userSurvey.id, answers: ["q1": false], at: at(3)) }
-        #expect(throws: StoreError.self) { _ = try store.submitSurvey(userID: bob.id, id: userSurvey.id, answers: [:], at: at(3)) }
+        #expect(throws: StoreError.self) {
+            _ = try store.submitSurvey(userID: fixture.user.id, id: userSurvey.id, answers: ["q1": false], at: at(3))
+        }
+        #expect(throws: StoreError.self) {
+            _ = try store.submitSurvey(userID: bob.id, id: userSurvey.id, answers: [:], at: at(3))
+        }
 
         let withSurvey = try store.recordCheckin(
-            NewCheckin(businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 5, source: "qr",
+            NewCheckin(
+                businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 5, source: "qr",
                 transactionID: "S-1", surveyID: survey.id),
             drafter: drafter, at: at(4))
         #expect(withSurvey.checkin.userSurveyID != nil)
@@ -293,7 +360,9 @@ struct LoyaltyStoreTests {
         let place = try location(fixture)
         let quiet = RecordingDrafter(disabled: ["checkin"])
         let result = try fixture.store.recordCheckin(
-            NewCheckin(businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 5, source: "qr", transactionID: "Q"),
+            NewCheckin(
+                businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 5, source: "qr",
+                transactionID: "Q"),
             drafter: quiet, at: at(1))
         #expect(result.notification == nil)
         #expect(result.checkin.notificationID == nil)

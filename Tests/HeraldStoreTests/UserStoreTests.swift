@@ -19,29 +19,38 @@ struct UserStoreTests {
             #expect(error.field == "email")
         }
         // The same email at another business is another person.
-        let other = try store.createBusiness(name: "Other", clientID: "c2", sealedSecret: [], posKeyHash: "p2", at: at(0))
+        let other = try store.createBusiness(
+            name: "Other", clientID: "c2", sealedSecret: [], posKeyHash: "p2", at: at(0))
         let twin = try store.createUser(
-            NewUser(businessID: other.id, email: "ann@example.com", passwordHash: "h", firstName: "A", lastName: "B"), at: at(0))
+            NewUser(businessID: other.id, email: "ann@example.com", passwordHash: "h", firstName: "A", lastName: "B"),
+            at: at(0))
         #expect(try store.user(businessID: id, id: twin.id) == nil)
 
         let bob = try store.createUser(
-            NewUser(businessID: id, email: "bob@example.com", passwordHash: "h", firstName: "Bob", lastName: "O'Neil", phone: "5551234"),
+            NewUser(
+                businessID: id, email: "bob@example.com", passwordHash: "h", firstName: "Bob", lastName: "O'Neil",
+                phone: "5551234"),
             at: at(0))
         #expect(try store.user(businessID: id, phone: "5551234")?.id == bob.id)
         #expect(throws: StoreError.self) {
             _ = try store.createUser(
-                NewUser(businessID: id, email: "carl@example.com", passwordHash: "h", firstName: "C", lastName: "D", phone: "5551234"),
+                NewUser(
+                    businessID: id, email: "carl@example.com", passwordHash: "h", firstName: "C", lastName: "D",
+                    phone: "5551234"),
                 at: at(0))
         }
         let updated = try store.updateUser(
-            businessID: id, id: bob.id, UserChanges(firstName: "Robert", lastName: "'); DELETE FROM users; --"), at: at(5))
+            businessID: id, id: bob.id, UserChanges(firstName: "Robert", lastName: "'); DELETE FROM users; --"),
+            at: at(5))
         #expect(updated.firstName == "Robert")
         #expect(try store.user(businessID: id, id: bob.id) == updated)
         #expect(updated.updatedAt == at(5))
         #expect(throws: StoreError.self) {
             _ = try store.updateUser(businessID: id, id: bob.id, UserChanges(email: "ann@example.com"), at: at(6))
         }
-        #expect(throws: StoreError.self) { _ = try store.updateUser(businessID: other.id, id: bob.id, UserChanges(), at: at(6)) }
+        #expect(throws: StoreError.self) {
+            _ = try store.updateUser(businessID: other.id, id: bob.id, UserChanges(), at: at(6))
+        }
         let cleared = try store.updateUser(businessID: id, id: bob.id, UserChanges(phone: .some(nil)), at: at(7))
         #expect(cleared.phone == nil)
     }
@@ -83,8 +92,11 @@ struct UserStoreTests {
         #expect(fcmDevice.platform == .fcm)
         try store.clearToken(deviceID: fcmDevice.id, at: at(9))
         #expect(try store.device(id: fcmDevice.id)?.token == nil)
-        #expect(throws: StoreError.self) { _ = try store.registerDevice(
-            businessID: fixture.business.id, userID: 999, DeviceRegistration(deviceKey: "z", platform: .apns, token: "z", userAgent: nil), at: at(1)) }
+        #expect(throws: StoreError.self) {
+            _ = try store.registerDevice(
+                businessID: fixture.business.id, userID: 999,
+                DeviceRegistration(deviceKey: "z", platform: .apns, token: "z", userAgent: nil), at: at(1))
+        }
     }
 
     @Test(arguments: StoreBackend.allCases)
@@ -93,7 +105,8 @@ struct UserStoreTests {
         let store = fixture.store
         let device = try fixture.register(fixture.user, key: "d", token: "t")
         let session = try store.createSession(
-            tokenHash: "abc", businessID: fixture.business.id, userID: fixture.user.id, deviceID: device.id, expiresAt: at(100), at: at(1))
+            tokenHash: "abc", businessID: fixture.business.id, userID: fixture.user.id, deviceID: device.id,
+            expiresAt: at(100), at: at(1))
         #expect(try store.session(tokenHash: "abc") == session)
         let joined = try store.sessionWithUser(tokenHash: "abc")
         #expect(joined?.session == session)

@@ -36,9 +36,10 @@ public final class HTTPServer: @unchecked Sendable {
         ///     method == .post && path.hasSuffix("/media") && header("authorization") == expected ? 50 << 20 : nil
         /// }
         /// ```
-        public var bodyLimit: @Sendable (_ method: HTTPMethod, _ path: String, _ header: (String) -> String?) -> Int? = {
-            _, _, _ in nil
-        }
+        public var bodyLimit: @Sendable (_ method: HTTPMethod, _ path: String, _ header: (String) -> String?) -> Int? =
+            {
+                _, _, _ in nil
+            }
         /// Most header fields accepted in one request.
         public var maxHeaderCount: Int = 100
         /// Per-connection memory for headers and buffers (libmicrohttpd's own answer beyond it).

@@ -9,7 +9,8 @@ public enum LoyaltyPayload {
     /// A check-in: `f` (1 on the user's first), `i` (check-in id), `p` (points), `t` (transaction id), `u`
     /// (user id), and `s` when a survey follows it.
     public static func checkin(
-        firstCheckin: Bool, checkinID: Int64, points: Int64, transactionID: String, userID: Int64, userSurveyID: Int64? = nil
+        firstCheckin: Bool, checkinID: Int64, points: Int64, transactionID: String, userID: Int64,
+        userSurveyID: Int64? = nil
     ) -> JSON {
         var keys: [(key: String, value: JSON)] = [
             ("f", .int(firstCheckin ? 1 : 0)), ("i", .int(checkinID)), ("p", .int(points)),
@@ -21,7 +22,9 @@ public enum LoyaltyPayload {
 
     /// A survey: `f`, `p`, `u` and `s` (the user survey id the app sends to Fetch User Survey).
     public static func survey(firstCheckin: Bool, points: Int64, userID: Int64, userSurveyID: Int64) -> JSON {
-        .object([("f", .int(firstCheckin ? 1 : 0)), ("p", .int(points)), ("u", .int(userID)), ("s", .int(userSurveyID))])
+        .object([
+            ("f", .int(firstCheckin ? 1 : 0)), ("p", .int(points)), ("u", .int(userID)), ("s", .int(userSurveyID)),
+        ])
     }
 
     /// A redemption processed at the POS: `rd` (the discount applied) and `u`.

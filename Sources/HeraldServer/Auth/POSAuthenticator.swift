@@ -8,7 +8,9 @@ struct POSAuthenticator: Sendable {
     /// The business; 401 without a key or with one no business has.
     func business(_ request: HTTPRequest) throws -> Business {
         guard let key = request.bearerToken else {
-            throw HTTPError(.unauthorized, field: "base", "missing POS key (Authorization: Bearer <pos_key>)", headers: [("www-authenticate", "Bearer")])
+            throw HTTPError(
+                .unauthorized, field: "base", "missing POS key (Authorization: Bearer <pos_key>)",
+                headers: [("www-authenticate", "Bearer")])
         }
         guard let business = try store.business(posKeyHash: AccessTokens.hash(key)) else {
             throw HTTPError(.unauthorized, field: "base", "invalid POS key", headers: [("www-authenticate", "Bearer")])

@@ -33,7 +33,9 @@ struct AdminLoyaltyController: Sendable {
     }
 
     private func offerID(_ request: HTTPRequest) throws -> Int64 {
-        guard let id = request.parameter("offer_id").flatMap(PathID.parse) else { throw HTTPError.notFound("offer not found") }
+        guard let id = request.parameter("offer_id").flatMap(PathID.parse) else {
+            throw HTTPError.notFound("offer not found")
+        }
         return id
     }
 
@@ -44,13 +46,19 @@ struct AdminLoyaltyController: Sendable {
         let name = AdminRules.requiredString(body, "name", max: 200, &errors)
         var description = ""
         if let value = body["description"], !value.isNull {
-            if let text = value.stringValue { description = text } else { errors.add("description", "must be a string") }
+            if let text = value.stringValue {
+                description = text
+            } else {
+                errors.add("description", "must be a string")
+            }
         }
         if description.count > 2000 { errors.add("description", "is too long (maximum is 2000 characters)") }
         var imageURL: String?
         if let value = body["image_url"], !value.isNull {
             imageURL = value.stringValue
-            if imageURL == nil || !(imageURL!.hasPrefix("https://") || imageURL!.hasPrefix("http://")) || imageURL!.count > 2000 {
+            if imageURL == nil || !(imageURL!.hasPrefix("https://") || imageURL!.hasPrefix("http://"))
+                || imageURL!.count > 2000
+            {
                 errors.add("image_url", "must be an http or https URL")
             }
         }
@@ -81,7 +89,8 @@ struct AdminLoyaltyController: Sendable {
         let offer = try store.createOffer(
             Offer(
                 id: 0, businessID: business.id, name: name!, description: description, imageURL: imageURL, media: media,
-                discount: discount ?? 0, availableFrom: from, availableUntil: until, expiresAt: expires, validForSeconds: validFor,
+                discount: discount ?? 0, availableFrom: from, availableUntil: until, expiresAt: expires,
+                validForSeconds: validFor,
                 createdAt: clock.now()),
             at: clock.now())
         return .json(Self.json(offer), status: .created)
@@ -103,9 +112,12 @@ struct AdminLoyaltyController: Sendable {
             throw HTTPError.notFound("offer not found")
         }
         let userIDs = try AdminRules.userIDs(body, store: store, businessID: business.id)
-        guard offer.isAvailable(at: clock.now()) else { throw HTTPError.invalid("offer_id", "the offer is not available now") }
+        guard offer.isAvailable(at: clock.now()) else {
+            throw HTTPError.invalid("offer_id", "the offer is not available now")
+        }
         let granted = try store.grantOffer(
-            businessID: business.id, offerID: offer.id, userIDs: userIDs, source: "campaign_offer", event: .campaignOffer,
+            businessID: business.id, offerID: offer.id, userIDs: userIDs, source: "campaign_offer",
+            event: .campaignOffer,
             drafter: try notifications.drafter(for: business), at: clock.now())
         notifications.jobsAdded()
         return .json(
@@ -130,7 +142,9 @@ struct AdminLoyaltyController: Sendable {
         }
         var url: String?
         if let value = body["url"], !value.isNull {
-            guard let text = value.stringValue, text.hasPrefix("https://") || text.hasPrefix("http://"), text.count <= 2000 else {
+            guard let text = value.stringValue, text.hasPrefix("https://") || text.hasPrefix("http://"),
+                text.count <= 2000
+            else {
                 throw HTTPError.invalid("url", "must be an http or https URL (an external survey page), or left out")
             }
             url = text
@@ -151,7 +165,9 @@ struct AdminLoyaltyController: Sendable {
         var locationID: Int64?
         if let value = body["location_id"], !value.isNull {
             guard let id = POSRules.id(value) else { throw HTTPError.invalid("location_id", "must be a location id") }
-            guard try store.location(businessID: business.id, id: id) != nil else { throw HTTPError.notFound("location not found") }
+            guard try store.location(businessID: business.id, id: id) != nil else {
+                throw HTTPError.notFound("location not found")
+            }
             locationID = id
         }
         let sent = try store.sendSurvey(
@@ -176,19 +192,26 @@ struct AdminLoyaltyController: Sendable {
         var settings = business.settings
         var errors = FieldErrors()
         if let value = body["conversion_threshold"] {
-            if let number = value.int64Value, number >= 0, number <= 10_000_000 { settings.conversionThreshold = number } else {
+            if let number = value.int64Value, number >= 0, number <= 10_000_000 {
+                settings.conversionThreshold = number
+            } else {
                 errors.add("conversion_threshold", "must be a whole number of points (0 turns conversion off)")
             }
         }
         if let value = body["conversion_kind"] {
-            if let kind = value.stringValue, ["reward", "currency"].contains(kind) { settings.conversionKind = kind } else {
+            if let kind = value.stringValue, ["reward", "currency"].contains(kind) {
+                settings.conversionKind = kind
+            } else {
                 errors.add("conversion_kind", "must be reward or currency")
             }
         }
         if let value = body["conversion_currency_amount"] {
-            settings.conversionCurrencyAmount = POSRules.amount(value, field: "conversion_currency_amount", &errors) ?? 0
+            settings.conversionCurrencyAmount =
+                POSRules.amount(value, field: "conversion_currency_amount", &errors) ?? 0
         }
-        for (field, keyPath) in [("conversion_offer_id", \BusinessSettings.conversionOfferID), ("welcome_offer_id", \.welcomeOfferID)] {
+        for (field, keyPath) in [
+            ("conversion_offer_id", \BusinessSettings.conversionOfferID), ("welcome_offer_id", \.welcomeOfferID),
+        ] {
             guard let value = body[field] else { continue }
             if value.isNull {
                 settings[keyPath: keyPath] = nil
@@ -199,12 +222,16 @@ struct AdminLoyaltyController: Sendable {
             }
         }
         if let value = body["offer_reminder_lead_seconds"] {
-            if let seconds = value.int64Value, seconds >= 0, seconds <= 90 * 86_400 { settings.offerReminderLeadSeconds = seconds } else {
+            if let seconds = value.int64Value, seconds >= 0, seconds <= 90 * 86_400 {
+                settings.offerReminderLeadSeconds = seconds
+            } else {
                 errors.add("offer_reminder_lead_seconds", "must be a whole number of seconds from 0 (off) to 7776000")
             }
         }
         if let value = body["offer_reminder_lead_hours"] {
-            if let hours = value.doubleValue, hours >= 0, hours <= 24 * 90 { settings.offerReminderLeadSeconds = Int64(hours * 3600) } else {
+            if let hours = value.doubleValue, hours >= 0, hours <= 24 * 90 {
+                settings.offerReminderLeadSeconds = Int64(hours * 3600)
+            } else {
                 errors.add("offer_reminder_lead_hours", "must be a number of hours from 0 (off) to 2160")
             }
         }

@@ -65,11 +65,15 @@ struct MobileLoyaltyController: Sendable {
         guard let (reward, offer) = try store.reward(userID: user.id, id: rewardID) else {
             throw HTTPError.notFound("reward not found")
         }
-        guard offer.isAvailable(at: clock.now()) else { throw HTTPError.invalid("reward_id", "the offer is not available now") }
-        let coded = try store.issueRedemptionCode(userID: user.id, rewardID: reward.id, code: RedemptionCode.random(), at: clock.now())
+        guard offer.isAvailable(at: clock.now()) else {
+            throw HTTPError.invalid("reward_id", "the offer is not available now")
+        }
+        let coded = try store.issueRedemptionCode(
+            userID: user.id, rewardID: reward.id, code: RedemptionCode.random(), at: clock.now())
         return .json(
             .object([
-                ("redemption_code", JSON(coded.redemptionCode)), ("reward_id", .int(coded.id)), ("name", .string(offer.name)),
+                ("redemption_code", JSON(coded.redemptionCode)), ("reward_id", .int(coded.id)),
+                ("name", .string(offer.name)),
                 ("discount", .double(offer.discount)), ("expires_at", JSON(coded.expiresAt?.iso8601)),
             ]), status: .created)
     }
@@ -84,10 +88,13 @@ struct MobileLoyaltyController: Sendable {
             throw HTTPError.notFound("transaction not found")
         }
         let location = try store.location(businessID: business.id, id: checkin.locationID)
-        let surveyURL = try checkin.userSurveyID.flatMap { id in try store.userSurvey(userID: user.id, id: id) }.map { pair in
+        let surveyURL = try checkin.userSurveyID.flatMap { id in try store.userSurvey(userID: user.id, id: id) }.map {
+            pair in
             SurveyLinks.url(pair.survey, pair.userSurvey)
         }
-        let redemptions = try store.redemptions(businessID: business.id, transactionID: transactionID).filter { $0.userID == user.id }
+        let redemptions = try store.redemptions(businessID: business.id, transactionID: transactionID).filter {
+            $0.userID == user.id
+        }
         let total = user.points
         return .json { writer in
             writer.beginObject()
@@ -141,7 +148,9 @@ struct MobileLoyaltyController: Sendable {
 extension MobileLoyaltyController {
     private func userSurvey(_ id: Int64?, user: User) throws -> (userSurvey: UserSurvey, survey: Survey) {
         guard let id, id > 0 else { throw HTTPError.invalid("user_survey_id", "is required (the push's s)") }
-        guard let found = try store.userSurvey(userID: user.id, id: id) else { throw HTTPError.notFound("survey not found") }
+        guard let found = try store.userSurvey(userID: user.id, id: id) else {
+            throw HTTPError.notFound("survey not found")
+        }
         return found
     }
 
@@ -151,7 +160,8 @@ extension MobileLoyaltyController {
         let (userSurvey, survey) = try userSurvey(parameters.int64("user_survey_id"), user: user)
         return .json(
             .object([
-                ("id", .int(userSurvey.id)), ("survey_id", .int(survey.id)), ("survey_url", JSON(SurveyLinks.url(survey, userSurvey))),
+                ("id", .int(userSurvey.id)), ("survey_id", .int(survey.id)),
+                ("survey_url", JSON(SurveyLinks.url(survey, userSurvey))),
                 ("title", .string(survey.title)), ("questions", survey.definition["questions"] ?? .array([])),
                 ("submitted_at", JSON(userSurvey.submittedAt?.iso8601)),
             ]))
@@ -162,7 +172,9 @@ extension MobileLoyaltyController {
     @Sendable func submitSurvey(_ request: HTTPRequest) throws -> HTTPResponse {
         let (parameters, _, user) = try signedIn(request)
         let (userSurvey, survey) = try userSurvey(request.parameter("user_survey_id").flatMap(PathID.parse), user: user)
-        guard userSurvey.submittedAt == nil else { throw HTTPError.invalid("user_survey_id", "has already been answered") }
+        guard userSurvey.submittedAt == nil else {
+            throw HTTPError.invalid("user_survey_id", "has already been answered")
+        }
         let definition: SurveyDefinition
         do {
             definition = try SurveyDefinition(json: survey.definition)
@@ -181,7 +193,10 @@ extension MobileLoyaltyController {
         let stored = try store.submitSurvey(
             userID: user.id, id: userSurvey.id, answers: validator.normalized(answers).json, at: clock.now())
         return .json(
-            .object([("id", .int(stored.id)), ("submitted_at", JSON(stored.submittedAt?.iso8601)), ("answers", stored.answers ?? .null)]))
+            .object([
+                ("id", .int(stored.id)), ("submitted_at", JSON(stored.submittedAt?.iso8601)),
+                ("answers", stored.answers ?? .null),
+            ]))
     }
 }
 

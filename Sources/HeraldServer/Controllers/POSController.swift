@@ -36,7 +36,9 @@ struct POSController: Sendable {
                 errors.add("user_id", "must be a user id")
                 return nil
             }
-            guard let user = try store.user(businessID: business.id, id: id) else { throw HTTPError(.notFound, field: "user_id", "no such user") }
+            guard let user = try store.user(businessID: business.id, id: id) else {
+                throw HTTPError(.notFound, field: "user_id", "no such user")
+            }
             return user
         }
         if let email = body["email"]?.stringValue {
@@ -80,17 +82,22 @@ struct POSController: Sendable {
         let locationID = POSRules.requiredID(body, "location_id", &errors)
         let points = POSRules.points(body["points"], &errors)
         let source = body["source"].map { $0.stringValue ?? "" } ?? "qr"
-        if !Self.sources.contains(source) { errors.add("source", "must be one of qr, phone, online_ordering, pos_scanner") }
+        if !Self.sources.contains(source) {
+            errors.add("source", "must be one of qr, phone, online_ordering, pos_scanner")
+        }
         let transactionID = POSRules.transactionID(body["transaction_id"], &errors)
         let status = body["status"]?.stringValue ?? "approved"
-        if body["status"] != nil, !["approved", "pending"].contains(status) { errors.add("status", "must be approved or pending") }
+        if body["status"] != nil, !["approved", "pending"].contains(status) {
+            errors.add("status", "must be approved or pending")
+        }
         var surveyID: Int64?
         if let value = body["survey_id"], !value.isNull {
             surveyID = POSRules.id(value)
             if surveyID == nil { errors.add("survey_id", "must be a survey id") }
         }
         try errors.check()
-        let event: EventName = status == "pending" ? .pendingCheckin : source == "pos_scanner" ? .posScannerCheckin : .checkin
+        let event: EventName =
+            status == "pending" ? .pendingCheckin : source == "pos_scanner" ? .posScannerCheckin : .checkin
         let result = try store.recordCheckin(
             NewCheckin(
                 businessID: business.id, userID: user!.id, locationID: locationID!, points: points!, source: source,
@@ -101,7 +108,9 @@ struct POSController: Sendable {
     }
 
     private func checkinID(_ request: HTTPRequest) throws -> Int64 {
-        guard let id = request.parameter("id").flatMap(PathID.parse) else { throw HTTPError.notFound("check-in not found") }
+        guard let id = request.parameter("id").flatMap(PathID.parse) else {
+            throw HTTPError.notFound("check-in not found")
+        }
         return id
     }
 
@@ -118,7 +127,8 @@ struct POSController: Sendable {
             event: outcome == "success" ? .checkinRetrySuccess : .checkinRetryFail,
             drafter: try notifications.drafter(for: business), at: clock.now())
         notifications.jobsAdded()
-        return try checkinResponse(result, user: try store.user(businessID: business.id, id: result.checkin.userID)!, changed: true)
+        return try checkinResponse(
+            result, user: try store.user(businessID: business.id, id: result.checkin.userID)!, changed: true)
     }
 
     /// An approved (or pending) check-in cancelled: its points are taken back.
@@ -129,7 +139,8 @@ struct POSController: Sendable {
             businessID: business.id, id: id, from: [.approved, .pending], to: .void, event: .checkinVoid,
             drafter: try notifications.drafter(for: business), at: clock.now())
         notifications.jobsAdded()
-        return try checkinResponse(result, user: try store.user(businessID: business.id, id: result.checkin.userID)!, changed: true)
+        return try checkinResponse(
+            result, user: try store.user(businessID: business.id, id: result.checkin.userID)!, changed: true)
     }
 
     @Sendable func redemption(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -141,12 +152,15 @@ struct POSController: Sendable {
         let drafter = try notifications.drafter(for: business)
         let result: (redemption: Redemption, notification: InboxEntry?)
         if let codeValue = body["redemption_code"] {
-            guard let code = codeValue.stringValue?.trimmingCharacters(in: " ").uppercased(), !code.isEmpty, code.count <= 32 else {
+            guard let code = codeValue.stringValue?.trimmingCharacters(in: " ").uppercased(), !code.isEmpty,
+                code.count <= 32
+            else {
                 throw HTTPError.invalid("redemption_code", "must be the code the app shows")
             }
             try errors.check()
             result = try store.honorRedemptionCode(
-                businessID: business.id, code: code, locationID: locationID!, transactionID: transactionID, drafter: drafter,
+                businessID: business.id, code: code, locationID: locationID!, transactionID: transactionID,
+                drafter: drafter,
                 at: clock.now())
         } else {
             let user = try user(body, business: business, &errors)
@@ -177,12 +191,14 @@ struct POSController: Sendable {
         let balance = POSRules.amount(body["balance"], field: "balance", &errors)
         try errors.check()
         let result = try store.updateGiftCard(
-            businessID: business.id, uuid: uuid, userID: userID!, balance: balance!, drafter: try notifications.drafter(for: business),
+            businessID: business.id, uuid: uuid, userID: userID!, balance: balance!,
+            drafter: try notifications.drafter(for: business),
             at: clock.now())
         notifications.jobsAdded()
         return .json(
             .object([
-                ("gift_card_id", .int(result.giftCard.id)), ("uuid", .string(uuid)), ("balance", .double(result.giftCard.balance)),
+                ("gift_card_id", .int(result.giftCard.id)), ("uuid", .string(uuid)),
+                ("balance", .double(result.giftCard.balance)),
                 ("notification_id", JSON(result.notification?.id)),
             ]), status: .accepted)
     }

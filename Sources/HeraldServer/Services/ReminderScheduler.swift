@@ -29,7 +29,12 @@ final class ReminderScheduler: @unchecked Sendable {
         let thread = Thread { [self] in
             repeat {
                 runOnce()
-            } while stopped.wait(timeout: .now() + .milliseconds(Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000))) == .timedOut
+            } while stopped.wait(
+                timeout: .now()
+                    + .milliseconds(
+                        Int(
+                            interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000
+                        ))) == .timedOut
             finished.signal()
         }
         thread.name = "herald-scheduler"

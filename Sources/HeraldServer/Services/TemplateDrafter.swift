@@ -14,7 +14,8 @@ struct TemplateDrafter: NotificationDrafter {
             return make(
                 name, user: user,
                 values: [
-                    "points": String(checkin.points), "location": location?.name ?? "", "transaction_id": checkin.transactionID,
+                    "points": String(checkin.points), "location": location?.name ?? "",
+                    "transaction_id": checkin.transactionID,
                     "total_points": String(total),
                 ],
                 extras: LoyaltyPayload.checkin(
@@ -25,14 +26,16 @@ struct TemplateDrafter: NotificationDrafter {
             if let offer { values["reward"] = offer.name }
             if let amount { values["amount"] = Self.money(amount) }
             return make(
-                reward == nil ? .pointsToCurrency : .pointsToReward, user: user, kind: reward == nil ? .system : .campaign,
+                reward == nil ? .pointsToCurrency : .pointsToReward, user: user,
+                kind: reward == nil ? .system : .campaign,
                 values: values,
                 extras: reward.map { LoyaltyPayload.reward(rewardID: $0.id, userID: user.id) } ?? ["u": .int(user.id)],
                 media: offer?.media, rewardID: reward?.id)
         case .rewardGranted(let reward, let offer, let name):
             return make(
                 name, user: user, kind: .campaign, values: Self.offerValues(offer, reward),
-                extras: LoyaltyPayload.reward(rewardID: reward.id, userID: user.id), media: offer.media, rewardID: reward.id)
+                extras: LoyaltyPayload.reward(rewardID: reward.id, userID: user.id), media: offer.media,
+                rewardID: reward.id)
         case .offerExpiring(let reward, let offer):
             return make(
                 .offerExpiry, user: user, kind: .campaign, values: Self.offerValues(offer, reward),
@@ -40,16 +43,22 @@ struct TemplateDrafter: NotificationDrafter {
         case .redemption(let redemption, let offer, let location):
             return make(
                 .redemption, user: user,
-                values: ["discount": Self.money(redemption.discount), "location": location?.name ?? "", "offer": offer?.name ?? ""],
+                values: [
+                    "discount": Self.money(redemption.discount), "location": location?.name ?? "",
+                    "offer": offer?.name ?? "",
+                ],
                 extras: LoyaltyPayload.redemption(discount: redemption.discount, userID: user.id))
         case .giftCard(let card):
             return make(
-                .giftCard, user: user, values: ["balance": Self.money(card.balance)], extras: LoyaltyPayload.giftCard(id: card.id),
+                .giftCard, user: user, values: ["balance": Self.money(card.balance)],
+                extras: LoyaltyPayload.giftCard(id: card.id),
                 style: .background, visible: false)
         case .survey(let userSurvey, let survey, let location):
             return make(
-                .survey, user: user, kind: .campaign, values: ["survey": survey.title, "location": location?.name ?? ""],
-                extras: LoyaltyPayload.survey(firstCheckin: false, points: 0, userID: user.id, userSurveyID: userSurvey.id))
+                .survey, user: user, kind: .campaign,
+                values: ["survey": survey.title, "location": location?.name ?? ""],
+                extras: LoyaltyPayload.survey(
+                    firstCheckin: false, points: 0, userID: user.id, userSurveyID: userSurvey.id))
         }
     }
 
@@ -66,7 +75,8 @@ struct TemplateDrafter: NotificationDrafter {
         return NotificationDraft(
             businessID: business.id, userID: user.id, kind: kind, event: event.rawValue, title: text.title,
             subtitle: text.subtitle, body: text.body, sound: style == .background ? nil : text.sound,
-            media: media ?? template.media, extras: extras, pushStyle: style, visibleInInbox: visible, rewardID: rewardID)
+            media: media ?? template.media, extras: extras, pushStyle: style, visibleInInbox: visible,
+            rewardID: rewardID)
     }
 
     static func offerValues(_ offer: Offer, _ reward: Reward) -> [String: String] {

@@ -44,7 +44,8 @@ enum AdminRules {
         var unknown: [Int64] = []
         for id in ids where try store.user(businessID: businessID, id: id) == nil { unknown.append(id) }
         if !unknown.isEmpty {
-            throw HTTPError.invalid("user_ids", "unknown users: " + unknown.prefix(20).map(String.init).joined(separator: ", "))
+            throw HTTPError.invalid(
+                "user_ids", "unknown users: " + unknown.prefix(20).map(String.init).joined(separator: ", "))
         }
         return ids
     }

@@ -50,12 +50,15 @@ extension MemoryStore {
         drafter: any NotificationDrafter, at now: Timestamp
     ) throws -> [(reward: Reward, notification: InboxEntry?)] {
         try state.withLock { state in
-            guard let offer = state.offers[offerID], offer.businessID == businessID else { throw StoreError.notFound("offer") }
+            guard let offer = state.offers[offerID], offer.businessID == businessID else {
+                throw StoreError.notFound("offer")
+            }
             var granted: [(reward: Reward, notification: InboxEntry?)] = []
             for userID in userIDs {
                 guard let user = state.users[userID], user.businessID == businessID else { continue }
                 var reward = grant(offer, to: user, source: source, &state, at: now)
-                let entry = notify(drafter.draft(.rewardGranted(reward, offer, event: event), for: user), &state, at: now)
+                let entry = notify(
+                    drafter.draft(.rewardGranted(reward, offer, event: event), for: user), &state, at: now)
                 reward.notificationID = entry?.id
                 state.rewards[reward.id] = reward
                 granted.append((reward, entry))
@@ -74,7 +77,8 @@ extension MemoryStore {
 
     public func reward(userID: Int64, id: Int64) throws -> (reward: Reward, offer: Offer)? {
         state.withLock { state in
-            guard let reward = state.rewards[id], reward.userID == userID, let offer = state.offers[reward.offerID] else {
+            guard let reward = state.rewards[id], reward.userID == userID, let offer = state.offers[reward.offerID]
+            else {
                 return nil
             }
             return (reward, offer)
@@ -93,7 +97,8 @@ extension MemoryStore {
                 if let entry = reward.notificationID { entryIDs.append(entry) }
             }
             var changed = false
-            for id in entryIDs where state.notifications[id]?.readAt == nil && !state.deletedNotifications.contains(id) {
+            for id in entryIDs where state.notifications[id]?.readAt == nil && !state.deletedNotifications.contains(id)
+            {
                 state.notifications[id]!.readAt = now
                 changed = true
             }
@@ -104,7 +109,9 @@ extension MemoryStore {
 
     public func issueRedemptionCode(userID: Int64, rewardID: Int64, code: String, at now: Timestamp) throws -> Reward {
         try state.withLock { state in
-            guard var reward = state.rewards[rewardID], reward.userID == userID else { throw StoreError.notFound("reward") }
+            guard var reward = state.rewards[rewardID], reward.userID == userID else {
+                throw StoreError.notFound("reward")
+            }
             guard reward.redeemedAt == nil else { throw StoreError(.conflict, field: "reward_id", "already redeemed") }
             guard reward.isLive(at: now) else { throw StoreError(.conflict, field: "reward_id", "expired") }
             if reward.redemptionCode == nil {
@@ -121,9 +128,14 @@ extension MemoryStore {
     ) throws -> (redemption: Redemption, notification: InboxEntry?) {
         try state.withLock { state in
             let location = try requireLocation(state, businessID: businessID, locationID)
-            guard var reward = state.rewards.values.first(where: { $0.businessID == businessID && $0.redemptionCode == code })
+            guard
+                var reward = state.rewards.values.first(where: {
+                    $0.businessID == businessID && $0.redemptionCode == code
+                })
             else { throw StoreError.notFound("redemption code") }
-            guard reward.redeemedAt == nil else { throw StoreError(.conflict, field: "redemption_code", "already redeemed") }
+            guard reward.redeemedAt == nil else {
+                throw StoreError(.conflict, field: "redemption_code", "already redeemed")
+            }
             guard reward.isLive(at: now) else { throw StoreError(.conflict, field: "redemption_code", "expired") }
             let offer = state.offers[reward.offerID]
             reward.redeemedAt = now
@@ -147,7 +159,8 @@ extension MemoryStore {
             let user = try requireUser(state, businessID: businessID, userID)
             let location = try requireLocation(state, businessID: businessID, locationID)
             var redemption = Redemption(
-                id: state.makeID(), businessID: businessID, userID: user.id, locationID: location.id, discount: discount,
+                id: state.makeID(), businessID: businessID, userID: user.id, locationID: location.id,
+                discount: discount,
                 rewardID: nil, transactionID: transactionID, createdAt: now)
             let entry = notify(drafter.draft(.redemption(redemption, nil, location), for: user), &state, at: now)
             redemption.notificationID = entry?.id
@@ -164,7 +177,8 @@ extension MemoryStore {
     }
 
     public func sendExpiryReminders(
-        businessID: Int64, expiringBefore before: Timestamp, limit: Int, drafter: any NotificationDrafter, at now: Timestamp
+        businessID: Int64, expiringBefore before: Timestamp, limit: Int, drafter: any NotificationDrafter,
+        at now: Timestamp
     ) throws -> [InboxEntry] {
         state.withLock { state in
             let due = state.rewards.values.filter { reward in
@@ -186,12 +200,16 @@ extension MemoryStore {
 
     // MARK: - Check-ins
 
-    public func recordCheckin(_ new: NewCheckin, drafter: any NotificationDrafter, at now: Timestamp) throws -> CheckinResult {
+    public func recordCheckin(_ new: NewCheckin, drafter: any NotificationDrafter, at now: Timestamp) throws
+        -> CheckinResult
+    {
         try state.withLock { state in
             let user = try requireUser(state, businessID: new.businessID, new.userID)
             let location = try requireLocation(state, businessID: new.businessID, new.locationID)
             if let transactionID = new.transactionID,
-                let existing = state.checkins.values.first(where: { $0.businessID == new.businessID && $0.transactionID == transactionID })
+                let existing = state.checkins.values.first(where: {
+                    $0.businessID == new.businessID && $0.transactionID == transactionID
+                })
             {
                 return CheckinResult(
                     checkin: existing, notification: existing.notificationID.flatMap { state.notifications[$0] },
@@ -201,7 +219,9 @@ extension MemoryStore {
             if new.transactionID == nil {
                 var suffix = 2
                 let base = transactionID
-                while state.checkins.values.contains(where: { $0.businessID == new.businessID && $0.transactionID == transactionID }) {
+                while state.checkins.values.contains(where: {
+                    $0.businessID == new.businessID && $0.transactionID == transactionID
+                }) {
                     transactionID = "\(base)_\(suffix)"
                     suffix += 1
                 }
@@ -222,13 +242,16 @@ extension MemoryStore {
             }
             _ = survey
             var checkin = Checkin(
-                id: state.makeID(), businessID: new.businessID, userID: user.id, locationID: location.id, points: new.points,
+                id: state.makeID(), businessID: new.businessID, userID: user.id, locationID: location.id,
+                points: new.points,
                 source: new.source, transactionID: transactionID, status: new.status, isFirst: first,
                 userSurveyID: userSurveyID, createdAt: now, updatedAt: now)
             if new.status == .approved { state.users[user.id]!.points += new.points }
             let total = state.users[user.id]!.points
             let entry = notify(
-                drafter.draft(.checkin(checkin, event: new.event, location: location, totalPoints: total), for: state.users[user.id]!),
+                drafter.draft(
+                    .checkin(checkin, event: new.event, location: location, totalPoints: total),
+                    for: state.users[user.id]!),
                 &state, at: now)
             checkin.notificationID = entry?.id
             state.checkins[checkin.id] = checkin
@@ -238,8 +261,12 @@ extension MemoryStore {
     }
 
     /// Applies the business's conversion rule to the user's balance.
-    private func convertPoints(_ userID: Int64, drafter: any NotificationDrafter, _ state: inout State, at now: Timestamp) -> [InboxEntry] {
-        guard let user = state.users[userID], let settings = state.businesses[user.businessID]?.settings else { return [] }
+    private func convertPoints(
+        _ userID: Int64, drafter: any NotificationDrafter, _ state: inout State, at now: Timestamp
+    ) -> [InboxEntry] {
+        guard let user = state.users[userID], let settings = state.businesses[user.businessID]?.settings else {
+            return []
+        }
         let conversion = PointsConversion(points: user.points, settings: settings)
         guard conversion.conversions > 0 else { return [] }
         var entries: [InboxEntry] = []
@@ -254,10 +281,14 @@ extension MemoryStore {
                         amount: settings.conversionCurrencyAmount, totalPoints: current.points),
                     for: state.users[userID]!)
                 if let entry = notify(draft, &state, at: now) { entries.append(entry) }
-            } else if let offerID = settings.conversionOfferID, let offer = state.offers[offerID], offer.businessID == user.businessID {
+            } else if let offerID = settings.conversionOfferID, let offer = state.offers[offerID],
+                offer.businessID == user.businessID
+            {
                 var reward = grant(offer, to: current, source: "points_to_reward", &state, at: now)
                 let draft = drafter.draft(
-                    .pointsConverted(points: settings.conversionThreshold, reward: reward, offer: offer, amount: nil, totalPoints: current.points),
+                    .pointsConverted(
+                        points: settings.conversionThreshold, reward: reward, offer: offer, amount: nil,
+                        totalPoints: current.points),
                     for: current)
                 let entry = notify(draft, &state, at: now)
                 reward.notificationID = entry?.id
@@ -273,12 +304,16 @@ extension MemoryStore {
         drafter: any NotificationDrafter, at now: Timestamp
     ) throws -> CheckinResult {
         try state.withLock { state in
-            guard var checkin = state.checkins[id], checkin.businessID == businessID else { throw StoreError.notFound("check-in") }
+            guard var checkin = state.checkins[id], checkin.businessID == businessID else {
+                throw StoreError.notFound("check-in")
+            }
             guard from.contains(checkin.status) else {
                 throw StoreError(.conflict, field: "status", "the check-in is \(checkin.status)")
             }
             if to == .approved && checkin.status != .approved {
-                checkin.isFirst = !state.checkins.values.contains { $0.userID == checkin.userID && $0.status == .approved }
+                checkin.isFirst = !state.checkins.values.contains {
+                    $0.userID == checkin.userID && $0.status == .approved
+                }
                 state.users[checkin.userID]!.points += checkin.points
             } else if to == .void && checkin.status == .approved {
                 state.users[checkin.userID]!.points = max(0, state.users[checkin.userID]!.points - checkin.points)
@@ -288,7 +323,9 @@ extension MemoryStore {
             let user = state.users[checkin.userID]!
             let entry = notify(
                 drafter.draft(
-                    .checkin(checkin, event: event, location: state.locations[checkin.locationID], totalPoints: user.points), for: user),
+                    .checkin(
+                        checkin, event: event, location: state.locations[checkin.locationID], totalPoints: user.points),
+                    for: user),
                 &state, at: now)
             if let entry { checkin.notificationID = entry.id }
             state.checkins[id] = checkin
@@ -302,7 +339,9 @@ extension MemoryStore {
     }
 
     public func checkin(userID: Int64, transactionID: String) throws -> Checkin? {
-        state.withLock { state in state.checkins.values.first { $0.userID == userID && $0.transactionID == transactionID } }
+        state.withLock { state in
+            state.checkins.values.first { $0.userID == userID && $0.transactionID == transactionID }
+        }
     }
 
     // MARK: - Gift cards
@@ -315,12 +354,16 @@ extension MemoryStore {
             let user = try requireUser(state, businessID: businessID, userID)
             var card: GiftCard
             if let existing = state.giftCards.values.first(where: { $0.businessID == businessID && $0.uuid == uuid }) {
-                guard existing.userID == userID else { throw StoreError(.conflict, field: "user_id", "the card belongs to another user") }
+                guard existing.userID == userID else {
+                    throw StoreError(.conflict, field: "user_id", "the card belongs to another user")
+                }
                 card = existing
                 card.balance = balance
                 card.updatedAt = now
             } else {
-                card = GiftCard(id: state.makeID(), businessID: businessID, uuid: uuid, userID: userID, balance: balance, updatedAt: now)
+                card = GiftCard(
+                    id: state.makeID(), businessID: businessID, uuid: uuid, userID: userID, balance: balance,
+                    updatedAt: now)
             }
             state.giftCards[card.id] = card
             return (card, notify(drafter.draft(.giftCard(card), for: user), &state, at: now))
@@ -333,10 +376,14 @@ extension MemoryStore {
 
     // MARK: - Surveys
 
-    public func createSurvey(businessID: Int64, title: String, definition: JSON, url: String?, at now: Timestamp) throws -> Survey {
+    public func createSurvey(businessID: Int64, title: String, definition: JSON, url: String?, at now: Timestamp) throws
+        -> Survey
+    {
         try state.withLock { state in
             guard state.businesses[businessID] != nil else { throw StoreError.notFound("business") }
-            let survey = Survey(id: state.makeID(), businessID: businessID, title: title, definition: definition, url: url, createdAt: now)
+            let survey = Survey(
+                id: state.makeID(), businessID: businessID, title: title, definition: definition, url: url,
+                createdAt: now)
             state.surveys[survey.id] = survey
             return survey
         }
@@ -351,16 +398,23 @@ extension MemoryStore {
         at now: Timestamp
     ) throws -> [(userSurvey: UserSurvey, notification: InboxEntry?)] {
         try state.withLock { state in
-            guard let survey = state.surveys[surveyID], survey.businessID == businessID else { throw StoreError.notFound("survey") }
+            guard let survey = state.surveys[surveyID], survey.businessID == businessID else {
+                throw StoreError.notFound("survey")
+            }
             let location = try locationID.map { try requireLocation(state, businessID: businessID, $0) }
             var sent: [(userSurvey: UserSurvey, notification: InboxEntry?)] = []
             for userID in userIDs {
                 guard let user = state.users[userID], user.businessID == businessID else { continue }
                 let userSurvey = UserSurvey(
-                    id: state.makeID(), businessID: businessID, surveyID: surveyID, userID: userID, locationID: location?.id,
+                    id: state.makeID(), businessID: businessID, surveyID: surveyID, userID: userID,
+                    locationID: location?.id,
                     createdAt: now)
                 state.userSurveys[userSurvey.id] = userSurvey
-                sent.append((userSurvey, notify(drafter.draft(.survey(userSurvey, survey, location), for: user), &state, at: now)))
+                sent.append(
+                    (
+                        userSurvey,
+                        notify(drafter.draft(.survey(userSurvey, survey, location), for: user), &state, at: now)
+                    ))
             }
             return sent
         }
@@ -368,7 +422,8 @@ extension MemoryStore {
 
     public func userSurvey(userID: Int64, id: Int64) throws -> (userSurvey: UserSurvey, survey: Survey)? {
         state.withLock { state in
-            guard let userSurvey = state.userSurveys[id], userSurvey.userID == userID, let survey = state.surveys[userSurvey.surveyID]
+            guard let userSurvey = state.userSurveys[id], userSurvey.userID == userID,
+                let survey = state.surveys[userSurvey.surveyID]
             else { return nil }
             return (userSurvey, survey)
         }
@@ -376,8 +431,12 @@ extension MemoryStore {
 
     public func submitSurvey(userID: Int64, id: Int64, answers: JSON, at now: Timestamp) throws -> UserSurvey {
         try state.withLock { state in
-            guard var userSurvey = state.userSurveys[id], userSurvey.userID == userID else { throw StoreError.notFound("survey") }
-            guard userSurvey.submittedAt == nil else { throw StoreError(.conflict, field: "user_survey_id", "already submitted") }
+            guard var userSurvey = state.userSurveys[id], userSurvey.userID == userID else {
+                throw StoreError.notFound("survey")
+            }
+            guard userSurvey.submittedAt == nil else {
+                throw StoreError(.conflict, field: "user_survey_id", "already submitted")
+            }
             userSurvey.submittedAt = now
             userSurvey.answers = answers
             state.userSurveys[id] = userSurvey

@@ -11,9 +11,12 @@ extension SQLStore {
     static func offer(_ row: SQLRow, from o: Int = 0) -> Offer {
         Offer(
             id: row.int(o), businessID: row.int(o + 1), name: row.text(o + 2), description: row.text(o + 3),
-            imageURL: row.optionalText(o + 4), media: row.optionalText(o + 5).map { MediaAttachment(url: $0, type: row.text(o + 6)) },
-            discount: row.double(o + 7), availableFrom: row.optionalTimestamp(o + 8), availableUntil: row.optionalTimestamp(o + 9),
-            expiresAt: row.optionalTimestamp(o + 10), validForSeconds: row.optionalInt(o + 11), createdAt: row.timestamp(o + 12))
+            imageURL: row.optionalText(o + 4),
+            media: row.optionalText(o + 5).map { MediaAttachment(url: $0, type: row.text(o + 6)) },
+            discount: row.double(o + 7), availableFrom: row.optionalTimestamp(o + 8),
+            availableUntil: row.optionalTimestamp(o + 9),
+            expiresAt: row.optionalTimestamp(o + 10), validForSeconds: row.optionalInt(o + 11),
+            createdAt: row.timestamp(o + 12))
     }
 
     static let rewardColumns = """
@@ -23,8 +26,10 @@ extension SQLStore {
 
     static func reward(_ row: SQLRow, from o: Int = 0) -> Reward {
         Reward(
-            id: row.int(o), businessID: row.int(o + 1), userID: row.int(o + 2), offerID: row.int(o + 3), source: row.text(o + 4),
-            grantedAt: row.timestamp(o + 5), expiresAt: row.optionalTimestamp(o + 6), readAt: row.optionalTimestamp(o + 7),
+            id: row.int(o), businessID: row.int(o + 1), userID: row.int(o + 2), offerID: row.int(o + 3),
+            source: row.text(o + 4),
+            grantedAt: row.timestamp(o + 5), expiresAt: row.optionalTimestamp(o + 6),
+            readAt: row.optionalTimestamp(o + 7),
             redemptionCode: row.optionalText(o + 8), redeemedAt: row.optionalTimestamp(o + 9),
             reminderSentAt: row.optionalTimestamp(o + 10), notificationID: row.optionalInt(o + 11))
     }
@@ -42,7 +47,8 @@ extension SQLStore {
             updatedAt: row.timestamp(12))
     }
 
-    static let redemptionColumns = "id, business_id, user_id, location_id, discount, reward_id, transaction_id, notification_id, created_at"
+    static let redemptionColumns =
+        "id, business_id, user_id, location_id, discount, reward_id, transaction_id, notification_id, created_at"
 
     static func redemption(_ row: SQLRow) -> Redemption {
         Redemption(
@@ -71,23 +77,29 @@ extension SQLStore {
 
     static func userSurvey(_ row: SQLRow) -> UserSurvey {
         UserSurvey(
-            id: row.int(0), businessID: row.int(1), surveyID: row.int(2), userID: row.int(3), locationID: row.optionalInt(4),
-            createdAt: row.timestamp(5), submittedAt: row.optionalTimestamp(6), answers: row.optionalText(7).map(parseJSON))
+            id: row.int(0), businessID: row.int(1), surveyID: row.int(2), userID: row.int(3),
+            locationID: row.optionalInt(4),
+            createdAt: row.timestamp(5), submittedAt: row.optionalTimestamp(6),
+            answers: row.optionalText(7).map(parseJSON))
     }
 
     // MARK: - Lookups inside a transaction
 
     private func requireUser(_ db: any SQLConnection, businessID: Int64, _ id: Int64) throws -> User {
-        guard let user = try db.row("SELECT \(raw: Self.userColumns) FROM users WHERE id = \(id) AND business_id = \(businessID)")
+        guard
+            let user = try db.row(
+                "SELECT \(raw: Self.userColumns) FROM users WHERE id = \(id) AND business_id = \(businessID)"
+            )
             .map(Self.user)
         else { throw StoreError.notFound("user") }
         return user
     }
 
     private func requireLocation(_ db: any SQLConnection, businessID: Int64, _ id: Int64) throws -> Location {
-        guard let location = try db.row(
-            "SELECT \(raw: Self.locationColumns) FROM locations WHERE id = \(id) AND business_id = \(businessID)"
-        ).map(Self.location)
+        guard
+            let location = try db.row(
+                "SELECT \(raw: Self.locationColumns) FROM locations WHERE id = \(id) AND business_id = \(businessID)"
+            ).map(Self.location)
         else { throw StoreError.notFound("location") }
         return location
     }
@@ -96,12 +108,16 @@ extension SQLStore {
         try draft.map { try insertNotification($0, on: db, at: now) }
     }
 
-    private func grant(_ offer: Offer, to userID: Int64, source: String, _ db: any SQLConnection, at now: Timestamp) throws -> Reward {
-        Self.reward(try db.row("""
-            INSERT INTO rewards (business_id, user_id, offer_id, source, granted_at, expires_at)
-            VALUES (\(offer.businessID), \(userID), \(offer.id), \(source), \(now), \(offer.expiry(grantedAt: now)))
-            RETURNING \(raw: Self.rewardColumns)
-            """)!)
+    private func grant(_ offer: Offer, to userID: Int64, source: String, _ db: any SQLConnection, at now: Timestamp)
+        throws -> Reward
+    {
+        Self.reward(
+            try db.row(
+                """
+                INSERT INTO rewards (business_id, user_id, offer_id, source, granted_at, expires_at)
+                VALUES (\(offer.businessID), \(userID), \(offer.id), \(source), \(now), \(offer.expiry(grantedAt: now)))
+                RETURNING \(raw: Self.rewardColumns)
+                """)!)
     }
 
     // MARK: - Offers
@@ -111,20 +127,23 @@ extension SQLStore {
             guard try db.row("SELECT id FROM businesses WHERE id = \(offer.businessID)") != nil else {
                 throw StoreError.notFound("business")
             }
-            return Self.offer(try db.row("""
-                INSERT INTO offers (business_id, name, description, image_url, media_url, media_type, discount, available_from,
-                    available_until, expires_at, valid_for_seconds, created_at)
-                VALUES (\(offer.businessID), \(offer.name), \(offer.description), \(offer.imageURL), \(offer.media?.url),
-                    \(offer.media?.type), \(offer.discount), \(offer.availableFrom), \(offer.availableUntil), \(offer.expiresAt),
-                    \(offer.validForSeconds), \(now))
-                RETURNING \(raw: Self.offerColumns)
-                """)!)
+            return Self.offer(
+                try db.row(
+                    """
+                    INSERT INTO offers (business_id, name, description, image_url, media_url, media_type, discount, available_from,
+                        available_until, expires_at, valid_for_seconds, created_at)
+                    VALUES (\(offer.businessID), \(offer.name), \(offer.description), \(offer.imageURL), \(offer.media?.url),
+                        \(offer.media?.type), \(offer.discount), \(offer.availableFrom), \(offer.availableUntil), \(offer.expiresAt),
+                        \(offer.validForSeconds), \(now))
+                    RETURNING \(raw: Self.offerColumns)
+                    """)!)
         }
     }
 
     public func offer(businessID: Int64, id: Int64) throws -> Offer? {
         try database.read { db in
-            try db.row("SELECT \(raw: Self.offerColumns) FROM offers WHERE id = \(id) AND business_id = \(businessID)").map { Self.offer($0) }
+            try db.row("SELECT \(raw: Self.offerColumns) FROM offers WHERE id = \(id) AND business_id = \(businessID)")
+                .map { Self.offer($0) }
         }
     }
 
@@ -133,15 +152,17 @@ extension SQLStore {
         drafter: any NotificationDrafter, at now: Timestamp
     ) throws -> [(reward: Reward, notification: InboxEntry?)] {
         try database.write { db in
-            guard let offer = try db.row(
-                "SELECT \(raw: Self.offerColumns) FROM offers WHERE id = \(offerID) AND business_id = \(businessID)"
-            ).map({ Self.offer($0) })
+            guard
+                let offer = try db.row(
+                    "SELECT \(raw: Self.offerColumns) FROM offers WHERE id = \(offerID) AND business_id = \(businessID)"
+                ).map({ Self.offer($0) })
             else { throw StoreError.notFound("offer") }
             var granted: [(reward: Reward, notification: InboxEntry?)] = []
             for userID in userIDs {
                 guard let user = try? requireUser(db, businessID: businessID, userID) else { continue }
                 var reward = try grant(offer, to: user.id, source: source, db, at: now)
-                let entry = try notify(drafter.draft(.rewardGranted(reward, offer, event: event), for: user), db, at: now)
+                let entry = try notify(
+                    drafter.draft(.rewardGranted(reward, offer, event: event), for: user), db, at: now)
                 if let entry {
                     reward.notificationID = entry.id
                     try db.execute("UPDATE rewards SET notification_id = \(entry.id) WHERE id = \(reward.id)")
@@ -159,20 +180,24 @@ extension SQLStore {
 
     public func liveRewards(userID: Int64, at now: Timestamp) throws -> [(reward: Reward, offer: Offer)] {
         try database.read { db in
-            try db.rows("""
+            try db.rows(
+                """
                 SELECT \(raw: Self.rewardAndOfferColumns) FROM rewards r JOIN offers o ON o.id = r.offer_id
                 WHERE r.user_id = \(userID) AND r.redeemed_at IS NULL AND (r.expires_at IS NULL OR r.expires_at > \(now))
                 ORDER BY r.id DESC
-                """).map { (Self.reward($0), Self.offer($0, from: 12)) }
+                """
+            ).map { (Self.reward($0), Self.offer($0, from: 12)) }
         }
     }
 
     public func reward(userID: Int64, id: Int64) throws -> (reward: Reward, offer: Offer)? {
         try database.read { db in
-            try db.row("""
+            try db.row(
+                """
                 SELECT \(raw: Self.rewardAndOfferColumns) FROM rewards r JOIN offers o ON o.id = r.offer_id
                 WHERE r.id = \(id) AND r.user_id = \(userID)
-                """).map { (Self.reward($0), Self.offer($0, from: 12)) }
+                """
+            ).map { (Self.reward($0), Self.offer($0, from: 12)) }
         }
     }
 
@@ -181,14 +206,17 @@ extension SQLStore {
         return try database.write { db in
             var marked: [Int64] = []
             var entries: [Int64] = []
-            try db.forEachRow("SELECT id, notification_id FROM rewards WHERE user_id = \(userID) AND id IN (\(list: ids))") { row in
+            try db.forEachRow(
+                "SELECT id, notification_id FROM rewards WHERE user_id = \(userID) AND id IN (\(list: ids))"
+            ) { row in
                 marked.append(row.int(0))
                 if let entry = row.optionalInt(1) { entries.append(entry) }
             }
             guard !marked.isEmpty else { return [] }
             try db.execute("UPDATE rewards SET read_at = \(now) WHERE id IN (\(list: marked)) AND read_at IS NULL")
             if !entries.isEmpty {
-                let changed = try db.execute("""
+                let changed = try db.execute(
+                    """
                     UPDATE notifications SET read_at = \(now)
                     WHERE user_id = \(userID) AND id IN (\(list: entries)) AND read_at IS NULL AND deleted_at IS NULL
                     """)
@@ -201,7 +229,10 @@ extension SQLStore {
 
     public func issueRedemptionCode(userID: Int64, rewardID: Int64, code: String, at now: Timestamp) throws -> Reward {
         try database.write { db in
-            guard var reward = try db.row("SELECT \(raw: Self.rewardColumns) FROM rewards WHERE id = \(rewardID) AND user_id = \(userID)")
+            guard
+                var reward = try db.row(
+                    "SELECT \(raw: Self.rewardColumns) FROM rewards WHERE id = \(rewardID) AND user_id = \(userID)"
+                )
                 .map({ Self.reward($0) })
             else { throw StoreError.notFound("reward") }
             guard reward.redeemedAt == nil else { throw StoreError(.conflict, field: "reward_id", "already redeemed") }
@@ -220,17 +251,25 @@ extension SQLStore {
     ) throws -> (redemption: Redemption, notification: InboxEntry?) {
         try database.write { db in
             let location = try requireLocation(db, businessID: businessID, locationID)
-            guard let reward = try db.row(
-                "SELECT \(raw: Self.rewardColumns) FROM rewards WHERE business_id = \(businessID) AND redemption_code = \(code)"
-            ).map({ Self.reward($0) })
+            guard
+                let reward = try db.row(
+                    "SELECT \(raw: Self.rewardColumns) FROM rewards WHERE business_id = \(businessID) AND redemption_code = \(code)"
+                ).map({ Self.reward($0) })
             else { throw StoreError.notFound("redemption code") }
-            guard reward.redeemedAt == nil else { throw StoreError(.conflict, field: "redemption_code", "already redeemed") }
-            guard reward.isLive(at: now) else { throw StoreError(.conflict, field: "redemption_code", "expired") }
-            // Only one honour wins, even with several nodes racing on the same code.
-            guard try db.execute("UPDATE rewards SET redeemed_at = \(now) WHERE id = \(reward.id) AND redeemed_at IS NULL") == 1 else {
+            guard reward.redeemedAt == nil else {
                 throw StoreError(.conflict, field: "redemption_code", "already redeemed")
             }
-            let offer = try db.row("SELECT \(raw: Self.offerColumns) FROM offers WHERE id = \(reward.offerID)").map { Self.offer($0) }
+            guard reward.isLive(at: now) else { throw StoreError(.conflict, field: "redemption_code", "expired") }
+            // Only one honour wins, even with several nodes racing on the same code.
+            guard
+                try db.execute(
+                    "UPDATE rewards SET redeemed_at = \(now) WHERE id = \(reward.id) AND redeemed_at IS NULL") == 1
+            else {
+                throw StoreError(.conflict, field: "redemption_code", "already redeemed")
+            }
+            let offer = try db.row("SELECT \(raw: Self.offerColumns) FROM offers WHERE id = \(reward.offerID)").map {
+                Self.offer($0)
+            }
             let user = try requireUser(db, businessID: businessID, reward.userID)
             return try insertRedemption(
                 db, user: user, location: location, discount: offer?.discount ?? 0, rewardID: reward.id,
@@ -239,14 +278,17 @@ extension SQLStore {
     }
 
     private func insertRedemption(
-        _ db: any SQLConnection, user: User, location: Location, discount: Double, rewardID: Int64?, transactionID: String?,
+        _ db: any SQLConnection, user: User, location: Location, discount: Double, rewardID: Int64?,
+        transactionID: String?,
         offer: Offer?, drafter: any NotificationDrafter, at now: Timestamp
     ) throws -> (redemption: Redemption, notification: InboxEntry?) {
-        var redemption = Self.redemption(try db.row("""
-            INSERT INTO redemptions (business_id, user_id, location_id, discount, reward_id, transaction_id, created_at)
-            VALUES (\(user.businessID), \(user.id), \(location.id), \(discount), \(rewardID), \(transactionID), \(now))
-            RETURNING \(raw: Self.redemptionColumns)
-            """)!)
+        var redemption = Self.redemption(
+            try db.row(
+                """
+                INSERT INTO redemptions (business_id, user_id, location_id, discount, reward_id, transaction_id, created_at)
+                VALUES (\(user.businessID), \(user.id), \(location.id), \(discount), \(rewardID), \(transactionID), \(now))
+                RETURNING \(raw: Self.redemptionColumns)
+                """)!)
         let entry = try notify(drafter.draft(.redemption(redemption, offer, location), for: user), db, at: now)
         if let entry {
             redemption.notificationID = entry.id
@@ -270,26 +312,34 @@ extension SQLStore {
 
     public func redemptions(businessID: Int64, transactionID: String) throws -> [Redemption] {
         try database.read { db in
-            try db.rows("""
+            try db.rows(
+                """
                 SELECT \(raw: Self.redemptionColumns) FROM redemptions
                 WHERE business_id = \(businessID) AND transaction_id = \(transactionID) ORDER BY id
-                """).map(Self.redemption)
+                """
+            ).map(Self.redemption)
         }
     }
 
     public func sendExpiryReminders(
-        businessID: Int64, expiringBefore before: Timestamp, limit: Int, drafter: any NotificationDrafter, at now: Timestamp
+        businessID: Int64, expiringBefore before: Timestamp, limit: Int, drafter: any NotificationDrafter,
+        at now: Timestamp
     ) throws -> [InboxEntry] {
         try database.write { db in
-            let due = try db.rows("""
+            let due = try db.rows(
+                """
                 SELECT \(raw: Self.rewardAndOfferColumns) FROM rewards r JOIN offers o ON o.id = r.offer_id
                 WHERE r.business_id = \(businessID) AND r.reminder_sent_at IS NULL AND r.redeemed_at IS NULL
                   AND r.expires_at IS NOT NULL AND r.expires_at <= \(before) AND r.expires_at > \(now)
                 ORDER BY r.id LIMIT \(max(0, limit))
-                """).map { (Self.reward($0), Self.offer($0, from: 12)) }
+                """
+            ).map { (Self.reward($0), Self.offer($0, from: 12)) }
             var entries: [InboxEntry] = []
             for (reward, offer) in due {
-                guard try db.execute("UPDATE rewards SET reminder_sent_at = \(now) WHERE id = \(reward.id) AND reminder_sent_at IS NULL") == 1,
+                guard
+                    try db.execute(
+                        "UPDATE rewards SET reminder_sent_at = \(now) WHERE id = \(reward.id) AND reminder_sent_at IS NULL"
+                    ) == 1,
                     let user = try? requireUser(db, businessID: businessID, reward.userID)
                 else { continue }
                 if let entry = try notify(drafter.draft(.offerExpiring(reward, offer), for: user), db, at: now) {
@@ -302,17 +352,24 @@ extension SQLStore {
 
     // MARK: - Check-ins
 
-    public func recordCheckin(_ new: NewCheckin, drafter: any NotificationDrafter, at now: Timestamp) throws -> CheckinResult {
+    public func recordCheckin(_ new: NewCheckin, drafter: any NotificationDrafter, at now: Timestamp) throws
+        -> CheckinResult
+    {
         try database.write { db in
             var user = try requireUser(db, businessID: new.businessID, new.userID)
             let location = try requireLocation(db, businessID: new.businessID, new.locationID)
-            if let transactionID = new.transactionID, let existing = try db.row("""
-                SELECT \(raw: Self.checkinColumns) FROM checkins
-                WHERE business_id = \(new.businessID) AND transaction_id = \(transactionID)
-                """).map(Self.checkin)
+            if let transactionID = new.transactionID,
+                let existing = try db.row(
+                    """
+                    SELECT \(raw: Self.checkinColumns) FROM checkins
+                    WHERE business_id = \(new.businessID) AND transaction_id = \(transactionID)
+                    """
+                ).map(Self.checkin)
             {
                 let entry = try existing.notificationID.flatMap { id in
-                    try db.row("SELECT \(raw: Self.notificationColumns) FROM notifications WHERE id = \(id)").map { Self.notification($0) }
+                    try db.row("SELECT \(raw: Self.notificationColumns) FROM notifications WHERE id = \(id)").map {
+                        Self.notification($0)
+                    }
                 }
                 return CheckinResult(checkin: existing, notification: entry, conversions: [], created: false)
             }
@@ -320,18 +377,25 @@ extension SQLStore {
             if new.transactionID == nil {
                 let base = transactionID
                 var suffix = 2
-                while try db.row("SELECT id FROM checkins WHERE business_id = \(new.businessID) AND transaction_id = \(transactionID)") != nil {
+                while try db.row(
+                    "SELECT id FROM checkins WHERE business_id = \(new.businessID) AND transaction_id = \(transactionID)"
+                ) != nil {
                     transactionID = "\(base)_\(suffix)"
                     suffix += 1
                 }
             }
-            let first = try db.row("SELECT id FROM checkins WHERE user_id = \(user.id) AND status = 'approved' LIMIT 1") == nil
+            let first =
+                try db.row("SELECT id FROM checkins WHERE user_id = \(user.id) AND status = 'approved' LIMIT 1") == nil
             var userSurveyID: Int64?
             if let surveyID = new.surveyID {
-                guard try db.row("SELECT id FROM surveys WHERE id = \(surveyID) AND business_id = \(new.businessID)") != nil else {
+                guard
+                    try db.row("SELECT id FROM surveys WHERE id = \(surveyID) AND business_id = \(new.businessID)")
+                        != nil
+                else {
                     throw StoreError.notFound("survey")
                 }
-                userSurveyID = try db.scalar("""
+                userSurveyID = try db.scalar(
+                    """
                     INSERT INTO user_surveys (business_id, survey_id, user_id, location_id, created_at)
                     VALUES (\(new.businessID), \(surveyID), \(user.id), \(location.id), \(now)) RETURNING id
                     """)
@@ -340,15 +404,18 @@ extension SQLStore {
                 user.points += new.points
                 try db.execute("UPDATE users SET points = \(user.points) WHERE id = \(user.id)")
             }
-            var checkin = Self.checkin(try db.row("""
-                INSERT INTO checkins (business_id, user_id, location_id, points, source, transaction_id, status, is_first,
-                    user_survey_id, created_at, updated_at)
-                VALUES (\(new.businessID), \(user.id), \(location.id), \(new.points), \(new.source), \(transactionID),
-                    \(new.status.rawValue), \(first), \(userSurveyID), \(now), \(now))
-                RETURNING \(raw: Self.checkinColumns)
-                """)!)
+            var checkin = Self.checkin(
+                try db.row(
+                    """
+                    INSERT INTO checkins (business_id, user_id, location_id, points, source, transaction_id, status, is_first,
+                        user_survey_id, created_at, updated_at)
+                    VALUES (\(new.businessID), \(user.id), \(location.id), \(new.points), \(new.source), \(transactionID),
+                        \(new.status.rawValue), \(first), \(userSurveyID), \(now), \(now))
+                    RETURNING \(raw: Self.checkinColumns)
+                    """)!)
             let entry = try notify(
-                drafter.draft(.checkin(checkin, event: new.event, location: location, totalPoints: user.points), for: user), db,
+                drafter.draft(
+                    .checkin(checkin, event: new.event, location: location, totalPoints: user.points), for: user), db,
                 at: now)
             if let entry {
                 checkin.notificationID = entry.id
@@ -360,17 +427,23 @@ extension SQLStore {
     }
 
     /// Applies the business's conversion rule to `user`'s balance (inside the caller's transaction).
-    private func convertPoints(_ user: inout User, _ db: any SQLConnection, drafter: any NotificationDrafter, at now: Timestamp) throws
+    private func convertPoints(
+        _ user: inout User, _ db: any SQLConnection, drafter: any NotificationDrafter, at now: Timestamp
+    ) throws
         -> [InboxEntry]
     {
-        guard let business = try db.row("SELECT \(raw: Self.businessColumns) FROM businesses WHERE id = \(user.businessID)")
+        guard
+            let business = try db.row(
+                "SELECT \(raw: Self.businessColumns) FROM businesses WHERE id = \(user.businessID)"
+            )
             .map(Self.business)
         else { return [] }
         let settings = business.settings
         let conversion = PointsConversion(points: user.points, settings: settings)
         guard conversion.conversions > 0 else { return [] }
         let offer = try settings.conversionOfferID.flatMap { id in
-            try db.row("SELECT \(raw: Self.offerColumns) FROM offers WHERE id = \(id) AND business_id = \(business.id)").map { Self.offer($0) }
+            try db.row("SELECT \(raw: Self.offerColumns) FROM offers WHERE id = \(id) AND business_id = \(business.id)")
+                .map { Self.offer($0) }
         }
         var entries: [InboxEntry] = []
         for _ in 0..<conversion.conversions {
@@ -378,13 +451,15 @@ extension SQLStore {
             if settings.conversionKind == "currency" {
                 user.bankedCurrency += settings.conversionCurrencyAmount
                 let event = LoyaltyEvent.pointsConverted(
-                    points: settings.conversionThreshold, reward: nil, offer: nil, amount: settings.conversionCurrencyAmount,
+                    points: settings.conversionThreshold, reward: nil, offer: nil,
+                    amount: settings.conversionCurrencyAmount,
                     totalPoints: user.points)
                 if let entry = try notify(drafter.draft(event, for: user), db, at: now) { entries.append(entry) }
             } else if let offer {
                 var reward = try grant(offer, to: user.id, source: "points_to_reward", db, at: now)
                 let event = LoyaltyEvent.pointsConverted(
-                    points: settings.conversionThreshold, reward: reward, offer: offer, amount: nil, totalPoints: user.points)
+                    points: settings.conversionThreshold, reward: reward, offer: offer, amount: nil,
+                    totalPoints: user.points)
                 if let entry = try notify(drafter.draft(event, for: user), db, at: now) {
                     reward.notificationID = entry.id
                     try db.execute("UPDATE rewards SET notification_id = \(entry.id) WHERE id = \(reward.id)")
@@ -392,7 +467,8 @@ extension SQLStore {
                 }
             }
         }
-        try db.execute("UPDATE users SET points = \(user.points), banked_currency = \(user.bankedCurrency) WHERE id = \(user.id)")
+        try db.execute(
+            "UPDATE users SET points = \(user.points), banked_currency = \(user.bankedCurrency) WHERE id = \(user.id)")
         return entries
     }
 
@@ -401,16 +477,19 @@ extension SQLStore {
         drafter: any NotificationDrafter, at now: Timestamp
     ) throws -> CheckinResult {
         try database.write { db in
-            guard var checkin = try db.row(
-                "SELECT \(raw: Self.checkinColumns) FROM checkins WHERE id = \(id) AND business_id = \(businessID)"
-            ).map(Self.checkin)
+            guard
+                var checkin = try db.row(
+                    "SELECT \(raw: Self.checkinColumns) FROM checkins WHERE id = \(id) AND business_id = \(businessID)"
+                ).map(Self.checkin)
             else { throw StoreError.notFound("check-in") }
             guard from.contains(checkin.status) else {
                 throw StoreError(.conflict, field: "status", "the check-in is \(checkin.status)")
             }
             var user = try requireUser(db, businessID: businessID, checkin.userID)
             if to == .approved && checkin.status != .approved {
-                checkin.isFirst = try db.row("SELECT id FROM checkins WHERE user_id = \(user.id) AND status = 'approved' LIMIT 1") == nil
+                checkin.isFirst =
+                    try db.row("SELECT id FROM checkins WHERE user_id = \(user.id) AND status = 'approved' LIMIT 1")
+                    == nil
                 user.points += checkin.points
             } else if to == .void && checkin.status == .approved {
                 user.points = max(0, user.points - checkin.points)
@@ -420,9 +499,11 @@ extension SQLStore {
             checkin.updatedAt = now
             let location = try? requireLocation(db, businessID: businessID, checkin.locationID)
             let entry = try notify(
-                drafter.draft(.checkin(checkin, event: event, location: location, totalPoints: user.points), for: user), db, at: now)
+                drafter.draft(.checkin(checkin, event: event, location: location, totalPoints: user.points), for: user),
+                db, at: now)
             if let entry { checkin.notificationID = entry.id }
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE checkins SET status = \(to.rawValue), is_first = \(checkin.isFirst), notification_id = \(checkin.notificationID),
                     updated_at = \(now)
                 WHERE id = \(id)
@@ -434,15 +515,19 @@ extension SQLStore {
 
     public func checkin(businessID: Int64, id: Int64) throws -> Checkin? {
         try database.read { db in
-            try db.row("SELECT \(raw: Self.checkinColumns) FROM checkins WHERE id = \(id) AND business_id = \(businessID)").map(Self.checkin)
+            try db.row(
+                "SELECT \(raw: Self.checkinColumns) FROM checkins WHERE id = \(id) AND business_id = \(businessID)"
+            ).map(Self.checkin)
         }
     }
 
     public func checkin(userID: Int64, transactionID: String) throws -> Checkin? {
         try database.read { db in
-            try db.row("""
+            try db.row(
+                """
                 SELECT \(raw: Self.checkinColumns) FROM checkins WHERE user_id = \(userID) AND transaction_id = \(transactionID)
-                """).map(Self.checkin)
+                """
+            ).map(Self.checkin)
         }
     }
 
@@ -461,13 +546,18 @@ extension SQLStore {
                 guard existing.userID == userID else {
                     throw StoreError(.conflict, field: "user_id", "the card belongs to another user")
                 }
-                try db.execute("UPDATE gift_cards SET balance = \(balance), updated_at = \(now) WHERE id = \(existing.id)")
-                card = GiftCard(id: existing.id, businessID: businessID, uuid: uuid, userID: userID, balance: balance, updatedAt: now)
+                try db.execute(
+                    "UPDATE gift_cards SET balance = \(balance), updated_at = \(now) WHERE id = \(existing.id)")
+                card = GiftCard(
+                    id: existing.id, businessID: businessID, uuid: uuid, userID: userID, balance: balance,
+                    updatedAt: now)
             } else {
-                card = Self.giftCard(try db.row("""
-                    INSERT INTO gift_cards (business_id, uuid, user_id, balance, updated_at)
-                    VALUES (\(businessID), \(uuid), \(userID), \(balance), \(now)) RETURNING \(raw: Self.giftCardColumns)
-                    """)!)
+                card = Self.giftCard(
+                    try db.row(
+                        """
+                        INSERT INTO gift_cards (business_id, uuid, user_id, balance, updated_at)
+                        VALUES (\(businessID), \(uuid), \(userID), \(balance), \(now)) RETURNING \(raw: Self.giftCardColumns)
+                        """)!)
             }
             return (card, try notify(drafter.draft(.giftCard(card), for: user), db, at: now))
         }
@@ -475,26 +565,36 @@ extension SQLStore {
 
     public func giftCard(businessID: Int64, uuid: String) throws -> GiftCard? {
         try database.read { db in
-            try db.row("SELECT \(raw: Self.giftCardColumns) FROM gift_cards WHERE business_id = \(businessID) AND uuid = \(uuid)")
-                .map(Self.giftCard)
+            try db.row(
+                "SELECT \(raw: Self.giftCardColumns) FROM gift_cards WHERE business_id = \(businessID) AND uuid = \(uuid)"
+            )
+            .map(Self.giftCard)
         }
     }
 
     // MARK: - Surveys
 
-    public func createSurvey(businessID: Int64, title: String, definition: JSON, url: String?, at now: Timestamp) throws -> Survey {
+    public func createSurvey(businessID: Int64, title: String, definition: JSON, url: String?, at now: Timestamp) throws
+        -> Survey
+    {
         try database.write { db in
-            guard try db.row("SELECT id FROM businesses WHERE id = \(businessID)") != nil else { throw StoreError.notFound("business") }
-            return Self.survey(try db.row("""
-                INSERT INTO surveys (business_id, title, definition, url, created_at)
-                VALUES (\(businessID), \(title), \(definition.encodedString), \(url), \(now)) RETURNING \(raw: Self.surveyColumns)
-                """)!)
+            guard try db.row("SELECT id FROM businesses WHERE id = \(businessID)") != nil else {
+                throw StoreError.notFound("business")
+            }
+            return Self.survey(
+                try db.row(
+                    """
+                    INSERT INTO surveys (business_id, title, definition, url, created_at)
+                    VALUES (\(businessID), \(title), \(definition.encodedString), \(url), \(now)) RETURNING \(raw: Self.surveyColumns)
+                    """)!)
         }
     }
 
     public func survey(businessID: Int64, id: Int64) throws -> Survey? {
         try database.read { db in
-            try db.row("SELECT \(raw: Self.surveyColumns) FROM surveys WHERE id = \(id) AND business_id = \(businessID)").map { Self.survey($0) }
+            try db.row(
+                "SELECT \(raw: Self.surveyColumns) FROM surveys WHERE id = \(id) AND business_id = \(businessID)"
+            ).map { Self.survey($0) }
         }
     }
 
@@ -503,19 +603,26 @@ extension SQLStore {
         at now: Timestamp
     ) throws -> [(userSurvey: UserSurvey, notification: InboxEntry?)] {
         try database.write { db in
-            guard let survey = try db.row(
-                "SELECT \(raw: Self.surveyColumns) FROM surveys WHERE id = \(surveyID) AND business_id = \(businessID)"
-            ).map({ Self.survey($0) })
+            guard
+                let survey = try db.row(
+                    "SELECT \(raw: Self.surveyColumns) FROM surveys WHERE id = \(surveyID) AND business_id = \(businessID)"
+                ).map({ Self.survey($0) })
             else { throw StoreError.notFound("survey") }
             let location = try locationID.map { try requireLocation(db, businessID: businessID, $0) }
             var sent: [(userSurvey: UserSurvey, notification: InboxEntry?)] = []
             for userID in userIDs {
                 guard let user = try? requireUser(db, businessID: businessID, userID) else { continue }
-                let userSurvey = Self.userSurvey(try db.row("""
-                    INSERT INTO user_surveys (business_id, survey_id, user_id, location_id, created_at)
-                    VALUES (\(businessID), \(surveyID), \(userID), \(location?.id), \(now)) RETURNING \(raw: Self.userSurveyColumns)
-                    """)!)
-                sent.append((userSurvey, try notify(drafter.draft(.survey(userSurvey, survey, location), for: user), db, at: now)))
+                let userSurvey = Self.userSurvey(
+                    try db.row(
+                        """
+                        INSERT INTO user_surveys (business_id, survey_id, user_id, location_id, created_at)
+                        VALUES (\(businessID), \(surveyID), \(userID), \(location?.id), \(now)) RETURNING \(raw: Self.userSurveyColumns)
+                        """)!)
+                sent.append(
+                    (
+                        userSurvey,
+                        try notify(drafter.draft(.survey(userSurvey, survey, location), for: user), db, at: now)
+                    ))
             }
             return sent
         }
@@ -523,11 +630,14 @@ extension SQLStore {
 
     public func userSurvey(userID: Int64, id: Int64) throws -> (userSurvey: UserSurvey, survey: Survey)? {
         try database.read { db in
-            guard let userSurvey = try db.row(
-                "SELECT \(raw: Self.userSurveyColumns) FROM user_surveys WHERE id = \(id) AND user_id = \(userID)"
-            ).map(Self.userSurvey),
-                let survey = try db.row("SELECT \(raw: Self.surveyColumns) FROM surveys WHERE id = \(userSurvey.surveyID)")
-                    .map({ Self.survey($0) })
+            guard
+                let userSurvey = try db.row(
+                    "SELECT \(raw: Self.userSurveyColumns) FROM user_surveys WHERE id = \(id) AND user_id = \(userID)"
+                ).map(Self.userSurvey),
+                let survey = try db.row(
+                    "SELECT \(raw: Self.surveyColumns) FROM surveys WHERE id = \(userSurvey.surveyID)"
+                )
+                .map({ Self.survey($0) })
             else { return nil }
             return (userSurvey, survey)
         }
@@ -535,14 +645,17 @@ extension SQLStore {
 
     public func submitSurvey(userID: Int64, id: Int64, answers: JSON, at now: Timestamp) throws -> UserSurvey {
         try database.write { db in
-            guard var userSurvey = try db.row(
-                "SELECT \(raw: Self.userSurveyColumns) FROM user_surveys WHERE id = \(id) AND user_id = \(userID)"
-            ).map(Self.userSurvey)
+            guard
+                var userSurvey = try db.row(
+                    "SELECT \(raw: Self.userSurveyColumns) FROM user_surveys WHERE id = \(id) AND user_id = \(userID)"
+                ).map(Self.userSurvey)
             else { throw StoreError.notFound("survey") }
-            guard try db.execute("""
-                UPDATE user_surveys SET submitted_at = \(now), answers = \(answers.encodedString)
-                WHERE id = \(id) AND submitted_at IS NULL
-                """) == 1
+            guard
+                try db.execute(
+                    """
+                    UPDATE user_surveys SET submitted_at = \(now), answers = \(answers.encodedString)
+                    WHERE id = \(id) AND submitted_at IS NULL
+                    """) == 1
             else { throw StoreError(.conflict, field: "user_survey_id", "already submitted") }
             userSurvey.submittedAt = now
             userSurvey.answers = answers
