@@ -14,6 +14,8 @@ extension SQLStore {
             apnsID: row.text(10), createdAt: row.timestamp(11), updatedAt: row.timestamp(12))
     }
 
+    private static let qualifiedNotificationColumns = qualified(notificationColumns, "n")
+
     public func claimDeliveries(owner: String, limit: Int, leaseUntil: Timestamp, at now: Timestamp) throws
         -> [ClaimedDelivery]
     {
@@ -50,7 +52,7 @@ extension SQLStore {
                 SELECT d.id, d.attempts, d.apns_id, d.platform, v.token, v.token_updated_at, d.device_id, v.user_id,
                     (SELECT COUNT(*) FROM notifications u WHERE u.user_id = n.user_id AND u.read_at IS NULL
                         AND u.deleted_at IS NULL AND u.visible = 1),
-                    \(raw: Self.notificationColumns.split(separator: ",").map { "n." + $0.trimmingSpaces() }.joined(separator: ", "))
+                    \(raw: Self.qualifiedNotificationColumns)
                 FROM deliveries d
                 JOIN notifications n ON n.id = d.notification_id
                 JOIN devices v ON v.id = d.device_id

@@ -173,10 +173,7 @@ extension SQLStore {
         }
     }
 
-    private static var rewardAndOfferColumns: String {
-        (rewardColumns.split(separator: ",").map { "r." + $0.trimmingSpaces() }
-            + offerColumns.split(separator: ",").map { "o." + $0.trimmingSpaces() }).joined(separator: ", ")
-    }
+    private static let rewardAndOfferColumns = qualified(rewardColumns, "r") + ", " + qualified(offerColumns, "o")
 
     public func liveRewards(userID: Int64, at now: Timestamp) throws -> [(reward: Reward, offer: Offer)] {
         try database.read { db in

@@ -213,14 +213,13 @@ extension SQLStore {
         }
     }
 
+    private static let sessionAndUserColumns = qualified(sessionColumns, "s") + ", " + qualified(userColumns, "u")
+
     public func sessionWithUser(tokenHash: String) throws -> (session: Session, user: User)? {
-        let columns =
-            Self.sessionColumns.split(separator: ",").map { "s." + $0.trimmingSpaces() }
-            + Self.userColumns.split(separator: ",").map { "u." + $0.trimmingSpaces() }
-        return try database.read { db in
+        try database.read { db in
             try db.row(
                 """
-                SELECT \(raw: columns.joined(separator: ", ")) FROM sessions s JOIN users u ON u.id = s.user_id
+                SELECT \(raw: Self.sessionAndUserColumns) FROM sessions s JOIN users u ON u.id = s.user_id
                 WHERE s.token_hash = \(tokenHash)
                 """
             ).map { row in

@@ -12,6 +12,12 @@ public final class SQLStore: Store {
         self.makeUUID = makeUUID
     }
 
+    /// A column list with every column prefixed by a table alias (`"id, name"`, `"u"` → `"u.id, u.name"`).
+    /// Callers keep the result in a `static let`: it is worked out once, not per query.
+    static func qualified(_ columns: String, _ alias: String) -> String {
+        columns.split(separator: ",").map { alias + "." + $0.trimmingSpaces() }.joined(separator: ", ")
+    }
+
     static func parseJSON(_ text: String) -> JSON {
         (try? JSON.parse(text)) ?? .object([])
     }
