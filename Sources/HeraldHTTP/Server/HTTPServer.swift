@@ -96,7 +96,7 @@ public final class HTTPServer: @unchecked Sendable {
         defer { freeaddrinfo(result) }
         var flags = UInt32(
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue)
-        flags |= UInt32(MHD_USE_ITC.rawValue)
+        flags |= UInt32(MHD_USE_ITC.rawValue) | UInt32(MHD_USE_TURBO.rawValue)
         if info.pointee.ai_family == AF_INET6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         let timeoutSeconds = max(1, Int(configuration.connectionTimeout.components.seconds))
