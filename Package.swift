@@ -42,7 +42,7 @@ let package = Package(
             name: "HeraldTesting",
             dependencies: ["HeraldServer", "HeraldCrypto", "HeraldStore", "HeraldModel", "HeraldObservability"]),
 
-        .testTarget(name: "HeraldModelTests", dependencies: ["HeraldModel"]),
+        .testTarget(name: "HeraldModelTests", dependencies: ["HeraldModel", "HeraldTesting"]),
         .testTarget(name: "HeraldObservabilityTests", dependencies: ["HeraldObservability"]),
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
         .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldTesting"]),

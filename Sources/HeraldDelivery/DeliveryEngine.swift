@@ -9,14 +9,20 @@ import Synchronization
 ///
 /// One dispatcher thread claims and records in batches; providers send asynchronously, so there is no thread
 /// per push. Nothing is lost if the process dies: unfinished jobs keep their lease in the store and are
-/// claimed again when it runs out (at once by this node when it restarts, see `start`).
+/// claimed again when it runs out (at once by this node when it restarts, see `start`). What is sent twice
+/// after a crash is what was in flight, so the window of sends in flight is kept as narrow as the provider
+/// allows without losing throughput (`ConcurrencyLimit`); jobs claimed ahead of it are not sent yet and cost
+/// nothing on a restart.
 public final class DeliveryEngine: @unchecked Sendable {
     /// Tuning.
     public struct Configuration: Sendable {
         /// This node's stable id, the owner of its leases (kept in the data dir).
         public var owner: String
-        /// Most sends in flight.
+        /// Most sends in flight; the window adapts below it to what the provider answers at (see
+        /// `ConcurrencyLimit`), down to `minimumConcurrency`.
         public var concurrency: Int = 512
+        /// Fewest sends the window keeps in flight.
+        public var minimumConcurrency: Int = 16
         /// Most jobs claimed per query.
         public var claimBatch: Int = 500
         /// How long a claim is held.
@@ -39,6 +45,7 @@ public final class DeliveryEngine: @unchecked Sendable {
         var stopping = false
         var woken = false
         var inFlight = 0
+        var window: ConcurrencyLimit
         var completions: [DeliveryCompletion] = []
         var broken: [String: String] = [:]  // "business/platform" → reason
     }
@@ -50,11 +57,14 @@ public final class DeliveryEngine: @unchecked Sendable {
     private let logger: Logger
     private let metrics: MetricsRegistry
     private let random: @Sendable () -> Double
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    /// Jobs claimed and not yet sent, with their lease's end, last one next. The dispatcher's alone.
+    private var pending: [(job: ClaimedDelivery, leaseUntil: Timestamp)] = []
     private let signal = NSCondition()
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
     private let inFlightGauge: Gauge
+    private let windowGauge: Gauge
 
     /// An engine over `store` with one provider per platform.
     public init(
@@ -68,6 +78,12 @@ public final class DeliveryEngine: @unchecked Sendable {
         self.logger = logger
         self.metrics = metrics
         self.random = random
+        let lower = min(configuration.minimumConcurrency, configuration.concurrency)
+        state = Mutex(
+            State(
+                window: ConcurrencyLimit(range: max(1, lower)...max(1, configuration.concurrency), initial: lower * 2)))
+        windowGauge = metrics.gauge(
+            "herald_delivery_window", help: "Most pushes the engine keeps in flight now (adapts to the providers).")
         inFlightGauge = metrics.gauge("herald_delivery_in_flight", help: "Pushes sent and not yet answered.")
         metrics.sampledGauge(
             "herald_delivery_queue_depth", help: "Delivery jobs by state.", labels: ["state": "queued"]
@@ -159,7 +175,7 @@ public final class DeliveryEngine: @unchecked Sendable {
 
     private func run() {
         while true {
-            let (stopping, inFlight) = state.withLock { ($0.stopping, $0.inFlight) }
+            let (stopping, inFlight, limit) = state.withLock { ($0.stopping, $0.inFlight, $0.window.limit) }
             if stopping {
                 flush()
                 if inFlight == 0 { break }
@@ -167,18 +183,19 @@ public final class DeliveryEngine: @unchecked Sendable {
                 continue
             }
             flush()
-            let capacity = configuration.concurrency - inFlight
-            var claimedFull = false
-            // Refill in batches (a quarter of the window at least): fewer, larger claims and fewer wake-ups of
-            // the HTTP/2 loop, at the cost of a slightly less full window.
-            if capacity > 0
-                && (inFlight == 0 || capacity >= min(configuration.claimBatch, max(1, configuration.concurrency / 4)))
-            {
-                let limit = min(capacity, configuration.claimBatch)
-                let claimed = claim(limit)
-                claimedFull = claimed == limit
+            // Keep several windows claimed ahead: claims are then few and large, and what waits here was never
+            // sent, so a crash costs it nothing. Not more, so that it is sent long before its lease runs out.
+            let ahead = min(configuration.claimBatch, max(8 * limit, 64))
+            var queueDrained = false
+            if pending.count <= ahead / 2 {
+                let wanted = ahead - pending.count
+                queueDrained = claim(wanted) < wanted
             }
-            if !claimedFull { waitForSignal(configuration.idlePoll) }
+            var room = limit - inFlight
+            while room > 0, let next = pending.popLast() {
+                if dispatch(next.job, leaseUntil: next.leaseUntil) { room -= 1 }
+            }
+            if room == 0 || (pending.isEmpty && queueDrained) { waitForSignal(configuration.idlePoll) }
         }
         finished.signal()
     }
@@ -198,21 +215,24 @@ public final class DeliveryEngine: @unchecked Sendable {
         signal.unlock()
     }
 
+    /// Claims up to `limit` due jobs into `pending`; returns how many.
     private func claim(_ limit: Int) -> Int {
         let now = clock.now()
+        let leaseUntil = now.adding(configuration.lease)
         let jobs: [ClaimedDelivery]
         do {
-            jobs = try store.claimDeliveries(
-                owner: configuration.owner, limit: limit, leaseUntil: now.adding(configuration.lease), at: now)
+            jobs = try store.claimDeliveries(owner: configuration.owner, limit: limit, leaseUntil: leaseUntil, at: now)
         } catch {
             logger.error("cannot claim deliveries", ["error": "\(error)"])
             return 0
         }
-        for job in jobs { dispatch(job, at: now) }
+        pending.insert(contentsOf: jobs.reversed().map { ($0, leaseUntil) }, at: 0)
         return jobs.count
     }
 
-    private func dispatch(_ job: ClaimedDelivery, at now: Timestamp) {
+    /// Sends `job`, or settles it at once when it can't be sent; returns whether a send went out.
+    private func dispatch(_ job: ClaimedDelivery, leaseUntil: Timestamp) -> Bool {
+        let now = clock.now()
         func finish(_ outcome: DeliveryCompletion.Outcome, _ label: String) {
             count(job.platform, label)
             state.withLock {
@@ -222,18 +242,25 @@ public final class DeliveryEngine: @unchecked Sendable {
                         token: job.token))
             }
         }
+        // Held here so long that its lease is half gone (a provider stalling): leave it to be claimed afresh
+        // rather than risk a send racing another claim.
+        guard now < leaseUntil.adding(.zero - configuration.lease / 2) else { return false }
         guard job.deviceBelongsToRecipient else {
-            return finish(.skipped(reason: "device now signed in as another user"), "skipped")
+            finish(.skipped(reason: "device now signed in as another user"), "skipped")
+            return false
         }
         guard let token = job.token else {
-            return finish(.skipped(reason: "token cleared (logged out or pruned)"), "skipped")
+            finish(.skipped(reason: "token cleared (logged out or pruned)"), "skipped")
+            return false
         }
         guard let provider = providers[job.platform] else {
-            return finish(.failed(reason: "no provider for \(job.platform)"), "failed")
+            finish(.failed(reason: "no provider for \(job.platform)"), "failed")
+            return false
         }
         let businessID = job.notification.businessID
         if let reason = state.withLock({ $0.broken[Self.key(businessID, job.platform)] }) {
-            return finish(parked(job, reason: reason, at: now), "waiting")
+            finish(parked(job, reason: reason, at: now), "waiting")
+            return false
         }
         let entry = job.notification
         let push = OutgoingPush(
@@ -244,15 +271,19 @@ public final class DeliveryEngine: @unchecked Sendable {
                 badge: entry.pushStyle == .background ? nil : job.badge, media: entry.media,
                 extras: entry.extras.objectValue ?? [], isBackground: entry.pushStyle == .background),
             expiresAt: entry.createdAt.adding(configuration.expiration), attempt: job.attempts)
-        state.withLock { $0.inFlight += 1 }
+        let outstanding = state.withLock { state in
+            state.inFlight += 1
+            return state.inFlight
+        }
         inFlightGauge.add(1)
         let started = ContinuousClock.now
         provider.send(push) { [self] result in
-            record(job, result, elapsed: ContinuousClock.now - started)
+            record(job, result, elapsed: ContinuousClock.now - started, outstanding: outstanding)
         }
+        return true
     }
 
-    private func record(_ job: ClaimedDelivery, _ result: PushResult, elapsed: Duration) {
+    private func record(_ job: ClaimedDelivery, _ result: PushResult, elapsed: Duration, outstanding: Int) {
         let now = clock.now()
         let outcome: DeliveryCompletion.Outcome
         let label: String
@@ -296,12 +327,15 @@ public final class DeliveryEngine: @unchecked Sendable {
             id: job.id, leaseOwner: configuration.owner, outcome: outcome, deviceID: job.deviceID, token: job.token)
         // Record outcomes as soon as they arrive (what is accumulated meanwhile goes in the same transaction):
         // an answer Apple gave that isn't written yet is sent again after a crash.
-        let shouldSignal = state.withLock { state -> Bool in
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let (shouldSignal, window) = state.withLock { state -> (Bool, Int) in
             state.completions.append(completion)
             state.inFlight -= 1
-            return state.completions.count == 1 || state.stopping
+            state.window.record(seconds: seconds, inFlight: outstanding)
+            return (state.completions.count == 1 || state.stopping, state.window.limit)
         }
         inFlightGauge.add(-1)
+        windowGauge.set(Double(window))
         if shouldSignal {
             signal.lock()
             signal.signal()

@@ -155,7 +155,8 @@ struct CrashRecoveryTests {
         print(
             "crash recovery: killed after \(atKill) of \(total) accepted; duplicate apns-ids after restart: \(duplicates)"
         )
-        #expect(duplicates >= 0 && duplicates < 600, "duplicates are bounded by what was in flight at the kill")
+        // What was in flight at the kill is sent again; the adaptive window keeps that to a few dozen here.
+        #expect(duplicates >= 0 && duplicates <= 100, "duplicates are bounded by the window in flight at the kill")
 
         // SIGTERM: a clean exit.
         #expect(server.terminate() == 0)

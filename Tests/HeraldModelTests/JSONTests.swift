@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import HeraldTesting
 import Testing
 
 /// The JSON parser and writer (RFC 8259): what they accept, what they refuse, and that they round-trip.
@@ -255,7 +256,7 @@ struct JSONTests {
     }
 
     @Test func randomValuesRoundTrip() throws {
-        var random = SplitMix(state: 2026)
+        var random = SeededGenerator(seed: 2026)
         for _ in 0..<300 {
             let value = randomJSON(depth: 0, &random)
             let encoded = value.encoded
@@ -266,7 +267,7 @@ struct JSONTests {
         }
     }
 
-    private func randomJSON(depth: Int, _ random: inout SplitMix) -> JSON {
+    private func randomJSON(depth: Int, _ random: inout SeededGenerator) -> JSON {
         switch Int.random(in: 0..<(depth > 4 ? 5 : 7), using: &random) {
         case 0: return .null
         case 1: return .bool(Bool.random(using: &random))
@@ -290,18 +291,6 @@ struct JSONTests {
                         value: randomJSON(depth: depth + 1, &random)
                     )
                 })
-        }
-    }
-
-    /// A deterministic generator.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import HeraldTesting
 import Testing
 
 /// `Timestamp`'s ISO 8601 form: what the API shows (`2017-02-14T07:26:55Z`) and what it reads back.
@@ -79,7 +80,7 @@ struct TimestampTests {
     }
 
     @Test func randomInstantsRoundTripToTheSecond() {
-        var random = JSONTests.SplitMix(state: 8601)
+        var random = SeededGenerator(seed: 8601)
         for _ in 0..<2_000 {
             let milliseconds = Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &random)
             let timestamp = Timestamp(milliseconds: milliseconds)

@@ -72,6 +72,12 @@ class Herald:
         with urllib.request.urlopen(request) as response:
             return json.loads(response.read() or b"null")
 
+    def metrics(self):
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/metrics",
+                                         headers={"Authorization": "Bearer bench-admin-token"})
+        with urllib.request.urlopen(request) as response:
+            return response.read().decode()
+
     def peak_rss_mb(self):
         with open(f"/proc/{self.process.pid}/status") as f:
             for line in f:

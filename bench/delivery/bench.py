@@ -82,8 +82,12 @@ def main():
         started = time.time()
         db = sqlite3.connect(os.path.join(data, "herald.db"), timeout=30)
         done = 0
+        windows = []  # the engine's adaptive window, sampled from /metrics
         while done < N and time.time() - started < 600:
             time.sleep(0.25)
+            window = re.search(r"^herald_delivery_window (\S+)$", herald.metrics(), re.M)
+            if window:
+                windows.append(float(window.group(1)))
             done = db.execute("SELECT COUNT(*) FROM deliveries WHERE status != 'queued' AND status != 'sending'").fetchone()[0]
         elapsed = time.time() - started
         statuses = dict(db.execute("SELECT status, COUNT(*) FROM deliveries GROUP BY status").fetchall())
@@ -97,6 +101,9 @@ def main():
         print(f"  h2load reference: {h2load_rps:10.0f} req/s  median of {', '.join(f'{r:.0f}' for r in h2load_runs)}"
               f"  (-c 4 -m 100, same server and payload)")
         print(f"  ratio           : {rate / h2load_rps:10.1%}")
+        if windows:
+            print(f"  in-flight window: median {sorted(windows)[len(windows) // 2]:.0f}, max {max(windows):.0f}"
+                  f"  (what a kill -9 would send twice)")
     finally:
         server.terminate()
         server.wait()
