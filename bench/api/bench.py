@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """bench/api: wrk against the mobile inbox list (a user with 50 entries, 64 connections) and, in the same run,
-against a trivial endpoint of the same server (/healthz). Prints both rps, p99, and the ratio.
+against a trivial endpoint of the same server (/healthz). Prints both rps, p99, and the ratio — and, as a
+second reference, the same server sending a static file as large as the inbox answer (what moving those bytes
+costs by itself, with no auth, store or JSON).
 
     bench/api/run [seconds]       (default 10 s per endpoint)
 """
@@ -61,15 +63,21 @@ def main():
             f.write(LUA % (digest, token))
         check = urllib.request.Request(f"http://127.0.0.1:{herald.port}{target}",
                                        headers={"x-pch-digest": digest, "Authorization": f"Bearer {token}"})
-        assert len(json.loads(urllib.request.urlopen(check).read())) == 50
+        inbox_bytes = urllib.request.urlopen(check).read()
+        assert len(json.loads(inbox_bytes)) == 50
+        _, static_path = herald.upload_jpeg(business["id"], len(inbox_bytes))
 
         print(f"measuring: herald pid {herald.process.pid}", flush=True)
         trivial = wrk(f"http://127.0.0.1:{herald.port}/healthz")
         inbox = wrk(f"http://127.0.0.1:{herald.port}{target}", script)
+        static = wrk(f"http://127.0.0.1:{herald.port}{static_path}")
         print(f"bench/api  wrk -t2 -c64 -d{SECONDS}s  (access log at warning)")
         print(f"  GET /healthz (trivial)          : {trivial[0]:9.0f} req/s  p99 {trivial[1]:6.2f} ms  non-2xx {trivial[2]}")
         print(f"  GET /api2/mobile/notifications  : {inbox[0]:9.0f} req/s  p99 {inbox[1]:6.2f} ms  non-2xx {inbox[2]}  (50 entries)")
+        print(f"  GET /media/<sha>.jpg            : {static[0]:9.0f} req/s  p99 {static[1]:6.2f} ms  non-2xx {static[2]}"
+              f"  (static, {len(inbox_bytes)} bytes like the inbox)")
         print(f"  ratio inbox / trivial           : {inbox[0] / trivial[0]:9.1%}")
+        print(f"  ratio inbox / same-size static  : {inbox[0] / static[0]:9.1%}")
     finally:
         herald.stop()
 

@@ -1,4 +1,5 @@
 """Shared helpers for Herald's benchmarks: a throwaway CA, starting `herald serve`, admin calls."""
+import hashlib
 import json
 import os
 import re
@@ -77,6 +78,18 @@ class Herald:
                                          headers={"Authorization": "Bearer bench-admin-token"})
         with urllib.request.urlopen(request) as response:
             return response.read().decode()
+
+    def upload_jpeg(self, business_id, size):
+        """Uploads a JPEG of `size` bytes through the admin API; returns its /media/ path."""
+        head = bytes.fromhex("ffd8ffe000104a46494600010100000100010000")  # JPEG magic and a JFIF header
+        body = head + os.urandom(size - len(head) - 2) + b"\xff\xd9"
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}/api/admin/businesses/{business_id}/media", data=body, method="POST",
+            headers={"Authorization": "Bearer bench-admin-token", "Content-Type": "image/jpeg"})
+        with urllib.request.urlopen(request) as response:
+            uploaded = json.loads(response.read())
+        assert uploaded["sha256"] == hashlib.sha256(body).hexdigest(), uploaded
+        return body, "/media/" + uploaded["url"].rsplit("/", 1)[1]
 
     def peak_rss_mb(self):
         with open(f"/proc/{self.process.pid}/status") as f:

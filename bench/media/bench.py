@@ -53,12 +53,6 @@ http {{
 UNITS = {"B": 1, "KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3}
 
 
-def jpeg(size):
-    """JPEG magic, a JFIF header, random filler, end-of-image: what the upload's checks want."""
-    head = bytes.fromhex("ffd8ffe000104a46494600010100000100010000")
-    return head + os.urandom(size - len(head) - 2) + b"\xff\xd9"
-
-
 def wrk(url, header=None):
     args = ["wrk", "-t2", "-c64", f"-d{SECONDS}s", "--latency", url]
     if header:
@@ -150,19 +144,13 @@ def main():
     hb.require("wrk", "nginx")
     binary = hb.build_release()
     work = tempfile.mkdtemp(prefix="herald-bench-media-")
-    body = jpeg(SIZE)
     herald = hb.Herald(binary, os.path.join(work, "data"))
     nginx = None
     perf = None
     try:
         business = herald.admin("POST", "/api/admin/businesses", {"name": "Bench Co"})
-        request = urllib.request.Request(
-            f"http://127.0.0.1:{herald.port}/api/admin/businesses/{business['id']}/media", data=body, method="POST",
-            headers={"Authorization": "Bearer bench-admin-token", "Content-Type": "image/jpeg"})
-        with urllib.request.urlopen(request) as response:
-            uploaded = json.loads(response.read())
-        name = uploaded["url"].rsplit("/", 1)[1]
-        assert uploaded["sha256"] == hashlib.sha256(body).hexdigest(), uploaded
+        body, path = herald.upload_jpeg(business["id"], SIZE)
+        name = path.rsplit("/", 1)[1]
         herald_url = f"http://127.0.0.1:{herald.port}/media/{name}"
         status, served = fetch(herald_url)
         assert status == 200 and served == body, "herald serves other bytes"
