@@ -41,4 +41,10 @@ static inline const struct sockaddr *herald_mhd_client_addr(struct MHD_Connectio
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info == NULL ? NULL : info->client_addr;
 }
+
+/// Lets `r` carry the Content-Length its handler sets (MHD_set_response_options is variadic): a 304 names the
+/// length of the 200 it stands for, where MHD would write "Content-Length: 0", which RFC 9110 §8.6 forbids.
+static inline int herald_mhd_allow_content_length(struct MHD_Response *r) {
+    return MHD_set_response_options(r, MHD_RF_INSANITY_HEADER_CONTENT_LENGTH, MHD_RO_END) == MHD_YES;
+}
 #endif

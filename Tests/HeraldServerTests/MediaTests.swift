@@ -235,6 +235,7 @@ struct MediaTests {
             #expect(cached.status == 304, "\(tag)")
             #expect(cached.body.isEmpty)
             #expect(cached.header("etag") == "\"\(sha)\"")
+            #expect(cached.header("content-length") == "50000", "the 200's length (RFC 9110 §8.6)")
         }
         #expect(try fixture.get(path, headers: [("If-None-Match", "\"other\"")]).status == 200)
         #expect(try fixture.get(path, headers: [("If-Modified-Since", lastModified)]).status == 304)

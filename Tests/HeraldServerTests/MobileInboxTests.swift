@@ -54,6 +54,31 @@ struct MobileInboxTests {
         #expect(welcome["message"] == "Hi Ann, welcome to Burger Co!")
     }
 
+    @Test func anUnchangedInboxAnswers304UntilSomethingChanges() throws {
+        let fixture = try ServerFixture()
+        let (app, all) = try userWithNews(fixture, news: 2)
+        let target = "/api2/mobile/notifications?client=\(fixture.business.client)"
+        let first = try app.call("GET", target)
+        #expect(first.status == 200)
+        #expect(first.header("cache-control") == "private, no-cache")
+        let etag = try #require(first.header("etag"))
+
+        let unchanged = try app.call("GET", target, headers: [("If-None-Match", etag)])
+        #expect(unchanged.status == 304, "\(unchanged)")
+        #expect(unchanged.body.isEmpty)
+        #expect(unchanged.header("etag") == etag)
+        // A 304's Content-Length, if any, is that of the 200 it stands for (RFC 9110 §8.6), never 0.
+        #expect(unchanged.header("content-length") == String(first.body.count))
+        // The connection goes on: nothing followed the 304's header.
+        #expect(try app.call("GET", target).status == 200)
+
+        #expect(try app.markRead(.string("\(all[0])")).status == 200)
+        let changed = try app.call("GET", target, headers: [("If-None-Match", etag)])
+        #expect(changed.status == 200)
+        #expect(changed.header("etag") != etag)
+        #expect(changed.value?.arrayValue?.first?["read_at"]?.stringValue != nil)
+    }
+
     @Test func quantityDefaultsToTen() throws {
         let fixture = try ServerFixture()
         let (app, all) = try userWithNews(fixture, news: 11)

@@ -335,6 +335,9 @@ public final class HTTPServer: @unchecked Sendable {
             if created == nil { close(descriptor) }
         }
         guard let created else { return .NO }
+        if response.status == .notModified && response.header("content-length") != nil {
+            _ = herald_mhd_allow_content_length(created)
+        }
         for header in response.headers {
             _ = MHD_add_response_header(created, header.name, header.value)
         }

@@ -177,9 +177,6 @@ struct MobileController: Sendable {
         }
         // The inbox version validates both the cached page and the client's copy.
         let etag = "W/\"inbox-\(user.id)-\(user.inboxVersion)-\(quantity)-\(page)\""
-        if request.header("if-none-match") == etag {
-            return HTTPResponse(status: .notModified, headers: [("etag", etag)])
-        }
         let key = InboxPageCache.Key(userID: user.id, version: user.inboxVersion, quantity: quantity, page: page)
         let body = try inboxPages.page(key) {
             let entries = try store.notifications(userID: user.id, limit: quantity, offset: (page - 1) * quantity)
@@ -188,6 +185,11 @@ struct MobileController: Sendable {
             for entry in entries { Presenter.write(entry, to: &writer) }
             writer.endArray()
             return writer.bytes
+        }
+        if request.header("if-none-match") == etag {
+            // The length is the 200's it stands for (RFC 9110 §8.6), hence the page first (usually cached).
+            return HTTPResponse(
+                status: .notModified, headers: [("etag", etag), ("content-length", String(body.count))])
         }
         var response = HTTPResponse.json(body)
         response.headers.append(("etag", etag))

@@ -112,6 +112,7 @@ struct MediaController: Sendable {
                 status: .notModified,
                 headers: [
                     ("etag", file.etag), ("cache-control", Self.cacheControl), ("last-modified", file.lastModified),
+                    ("content-length", String(file.size)),
                 ])
         }
         var headers: [(name: String, value: String)] = [
