@@ -16,6 +16,7 @@ public final class SQLiteDatabase: SQLDatabase {
     private let writer: Mutex<SQLiteConnection>
     private let readers = Mutex<[SQLiteConnection]>([])
     private let maxIdleReaders: Int
+    private let commits = Atomic<UInt64>(0)
 
     /// Opens the database at `path`, keeping up to `maxIdleReaders` reader connections.
     public init(path: String, maxIdleReaders: Int = 16) throws {
@@ -34,6 +35,8 @@ public final class SQLiteDatabase: SQLDatabase {
         return try body(connection)
     }
 
+    public var committedWriteCount: UInt64 { commits.load(ordering: .acquiring) }
+
     @discardableResult
     public func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         try writer.withLock { connection in
@@ -41,6 +44,7 @@ public final class SQLiteDatabase: SQLDatabase {
             do {
                 let result = try body(connection)
                 try connection.executeScript("COMMIT")
+                commits.add(1, ordering: .releasing)
                 return result
             } catch {
                 try? connection.executeScript("ROLLBACK")

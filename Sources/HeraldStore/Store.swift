@@ -5,7 +5,16 @@ import HeraldModel
 ///
 /// Operations that must be atomic are single methods: the store, not its caller, owns transactions.
 /// Methods are synchronous and thread-safe; they are called from many request threads at once.
-public protocol Store: BusinessStore, UserStore, InboxStore, DeliveryQueue, LoyaltyStore {}
+public protocol Store: BusinessStore, UserStore, InboxStore, DeliveryQueue, LoyaltyStore {
+    /// A number that changes whenever this process commits a change to the store, or nil when the backend does
+    /// not count them. What was read while it had one value is still current while it keeps that value — as
+    /// far as this process's writes go; other processes' (other nodes') are not counted.
+    var localChangeCount: UInt64? { get }
+}
+
+extension Store {
+    public var localChangeCount: UInt64? { nil }
+}
 
 /// Businesses, their credentials, templates and locations.
 public protocol BusinessStore: Sendable {

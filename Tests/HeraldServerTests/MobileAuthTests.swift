@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import HeraldSQLite
 import HeraldTesting
 import Testing
 
@@ -219,6 +220,26 @@ struct MobileAuthTests {
         expectError(try app.profile(), 401, ["base"])
         expectError(try app.inbox(), 401, ["base"])
         expectError(try app.logOut(), 401, ["base"])
+    }
+
+    @Test func aLogoutOnAnotherNodeIsSeenWithinTheSessionCacheLifetime() throws {
+        let fixture = try ServerFixture()
+        let app = try fixture.signedUp("ann@example.com")
+        #expect(try app.profile().status == 200)
+        // Another node: its own connection to the database, whose commits this process does not count.
+        let otherNode = try SQLiteDatabase(path: fixture.herald.directory.file("herald.db"))
+        let revoked = try otherNode.write { db in
+            try db.execute("UPDATE sessions SET revoked_at = \(Int64(Date().timeIntervalSince1970 * 1000))")
+        }
+        #expect(revoked == 1)
+        let revokedAt = Date()
+        var status = try app.profile().status
+        while status == 200 && Date().timeIntervalSince(revokedAt) < 3 {
+            Thread.sleep(forTimeInterval: 0.05)
+            status = try app.profile().status
+        }
+        #expect(status == 401)
+        #expect(Date().timeIntervalSince(revokedAt) < 1.5, "seen within the cache's second (and a margin)")
     }
 
     @Test func logoutRevokesOnlyThatSession() throws {

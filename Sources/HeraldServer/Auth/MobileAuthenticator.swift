@@ -19,6 +19,21 @@ final class MobileAuthenticator: Sendable {
     private let cache = Mutex<[String: (client: Client, expires: Timestamp)]>([:])
     private static let cacheLifetime: Duration = .seconds(30)
 
+    /// Sessions recently looked up, so that an app's burst of calls, or an inbox polled again, does not start
+    /// a database read each: on this machine that read is most of a signed-in call's cost (see
+    /// bench/RESULTS.md). An entry holds only while this process has committed no write since it was read —
+    /// a logout, a new inbox entry, a read mark are seen at once — and for at most `sessionLifetime`, which
+    /// bounds how long another node's logout takes to be seen here.
+    private let sessions = Mutex<[String: CachedSession]>([:])
+    private struct CachedSession {
+        let session: Session
+        let user: User
+        let changeCount: UInt64
+        let expires: Timestamp
+    }
+    static let sessionLifetime: Duration = .seconds(1)
+    private static let sessionCacheLimit = 10_000
+
     init(store: any Store, sealer: SecretSealer, clock: WallClock) {
         self.store = store
         self.sealer = sealer
@@ -72,11 +87,28 @@ final class MobileAuthenticator: Sendable {
         guard let token = request.bearerToken else {
             throw HTTPError(.unauthorized, field: "base", "You need to sign in or sign up before continuing.")
         }
-        guard let (session, user) = try store.sessionWithUser(tokenHash: AccessTokens.hash(token)),
+        guard let (session, user) = try sessionWithUser(tokenHash: AccessTokens.hash(token)),
             session.businessID == client.business.id, user.businessID == client.business.id,
             session.isActive(at: clock.now())
         else {
             throw HTTPError(.unauthorized, field: "base", "Invalid or expired access token.")
+        }
+        return (session, user)
+    }
+
+    private func sessionWithUser(tokenHash: String) throws -> (session: Session, user: User)? {
+        // Taken before reading: a write committed meanwhile makes the entry stale at once, never the reverse.
+        guard let changeCount = store.localChangeCount else { return try store.sessionWithUser(tokenHash: tokenHash) }
+        let now = clock.now()
+        if let hit = sessions.withLock({ $0[tokenHash] }), hit.changeCount == changeCount, hit.expires > now {
+            return (hit.session, hit.user)
+        }
+        guard let (session, user) = try store.sessionWithUser(tokenHash: tokenHash) else { return nil }
+        let entry = CachedSession(
+            session: session, user: user, changeCount: changeCount, expires: now.adding(Self.sessionLifetime))
+        sessions.withLock { cache in
+            if cache.count >= Self.sessionCacheLimit { cache.removeAll(keepingCapacity: true) }
+            cache[tokenHash] = entry
         }
         return (session, user)
     }

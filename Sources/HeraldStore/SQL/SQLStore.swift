@@ -12,6 +12,8 @@ public final class SQLStore: Store {
         self.makeUUID = makeUUID
     }
 
+    public var localChangeCount: UInt64? { database.committedWriteCount }
+
     /// A column list with every column prefixed by a table alias (`"id, name"`, `"u"` → `"u.id, u.name"`).
     /// Callers keep the result in a `static let`: it is worked out once, not per query.
     static func qualified(_ columns: String, _ alias: String) -> String {
