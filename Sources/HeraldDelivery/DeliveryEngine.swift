@@ -85,18 +85,15 @@ public final class DeliveryEngine: @unchecked Sendable {
         windowGauge = metrics.gauge(
             "herald_delivery_window", help: "Most pushes the engine keeps in flight now (adapts to the providers).")
         inFlightGauge = metrics.gauge("herald_delivery_in_flight", help: "Pushes sent and not yet answered.")
-        metrics.sampledGauge(
-            "herald_delivery_queue_depth", help: "Delivery jobs by state.", labels: ["state": "queued"]
-        ) {
-            [store, clock] in Double((try? store.queueDepth(at: clock.now()).queued) ?? -1)
+        // One query answers the three gauges of a scrape.
+        let depth = RecentValue(lifetime: .milliseconds(200)) { [store, clock] in try? store.queueDepth(at: clock.now())
         }
-        metrics.sampledGauge("herald_delivery_queue_depth", help: "Delivery jobs by state.", labels: ["state": "due"]) {
-            [store, clock] in Double((try? store.queueDepth(at: clock.now()).due) ?? -1)
-        }
-        metrics.sampledGauge(
-            "herald_delivery_queue_depth", help: "Delivery jobs by state.", labels: ["state": "sending"]
-        ) {
-            [store, clock] in Double((try? store.queueDepth(at: clock.now()).sending) ?? -1)
+        for (state, value) in [("queued", \QueueDepth.queued), ("due", \.due), ("sending", \.sending)] {
+            metrics.sampledGauge(
+                "herald_delivery_queue_depth", help: "Delivery jobs by state.", labels: ["state": state]
+            ) {
+                Double(depth.get().map { $0[keyPath: value] } ?? -1)
+            }
         }
         metrics.sampledGauge(
             "herald_push_credentials_broken", help: "Push credentials the provider refused; their jobs wait."
@@ -411,4 +408,24 @@ public final class DeliveryEngine: @unchecked Sendable {
     }
 
     private static func key(_ businessID: Int64, _ platform: PushPlatform) -> String { "\(businessID)/\(platform)" }
+}
+
+/// A value worked out at most once per `lifetime`: what several readers asking at nearly the same moment share.
+private final class RecentValue<Value: Sendable>: Sendable {
+    private let lifetime: Duration
+    private let compute: @Sendable () -> Value
+    private let latest = Mutex<(at: ContinuousClock.Instant, value: Value)?>(nil)
+
+    init(lifetime: Duration, _ compute: @escaping @Sendable () -> Value) {
+        self.lifetime = lifetime
+        self.compute = compute
+    }
+
+    func get() -> Value {
+        let now = ContinuousClock.now
+        if let latest = latest.withLock({ $0 }), now - latest.at < lifetime { return latest.value }
+        let value = compute()
+        latest.withLock { $0 = (now, value) }
+        return value
+    }
 }

