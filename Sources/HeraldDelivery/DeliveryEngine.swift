@@ -267,7 +267,8 @@ public final class DeliveryEngine: @unchecked Sendable {
                 sound: entry.sound,
                 badge: entry.pushStyle == .background ? nil : job.badge, media: entry.media,
                 extras: entry.extras.objectValue ?? [], isBackground: entry.pushStyle == .background),
-            expiresAt: entry.createdAt.adding(configuration.expiration), attempt: job.attempts)
+            expiresAt: entry.createdAt.adding(configuration.expiration), collapseID: entry.collapseID,
+            attempt: job.attempts)
         let outstanding = state.withLock { state in
             state.inFlight += 1
             return state.inFlight

@@ -74,12 +74,13 @@ extension LiveHerald {
     /// Sends a news item through the admin API; returns the notification ids.
     public func sendNews(
         _ business: BusinessKeys, to userIDs: [Int64], title: String = "Our new menu", body: String = "Try it today!",
-        media: MediaAttachment? = nil
+        media: MediaAttachment? = nil, collapseID: String? = nil
     ) throws -> [Int64] {
         var fields: [(key: String, value: JSON)] = [
             ("user_ids", .array(userIDs.map { .int($0) })), ("title", .string(title)), ("body", .string(body)),
         ]
         if let media { fields.append(("media", ["url": .string(media.url), "type": .string(media.type)])) }
+        if let collapseID { fields.append(("collapse_id", .string(collapseID))) }
         let response = try admin(
             "POST", "/api/admin/businesses/\(business.id)/notifications", json: JSON.object(fields).encodedString)
         guard response.status == 202, let ids = (response.json as? [String: Any])?["notification_ids"] as? [Int] else {

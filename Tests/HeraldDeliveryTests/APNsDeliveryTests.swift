@@ -59,6 +59,19 @@ struct APNsDeliveryTests {
         #expect(payload["u"]?.int64Value == app.userID)
     }
 
+    @Test func aCollapseIDGoesOutAsApnsCollapseID() throws {
+        let (app, _) = try signUp("ann@example.com")
+        let plain = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        let collapsing = try #require(
+            try herald.sendNews(business, to: [app.userID!], collapseID: "menu-of-the-day").first)
+        try herald.waitForDeliveries(of: plain)
+        try herald.waitForDeliveries(of: collapsing)
+        let requests = try standIn.apnsRequests()
+        let headers = { (id: Int64) in requests.first { $0["payload"]?["n"]?.int64Value == id }?["headers"] }
+        #expect(headers(collapsing)?["apns-collapse-id"] == "menu-of-the-day")
+        #expect(headers(plain)?["apns-collapse-id"] == nil, "sent only where set")
+    }
+
     @Test func oneProviderTokenServesManySends() throws {
         let (app, _) = try signUp("ann@example.com")
         let ids = try (0..<10).flatMap { _ in try herald.sendNews(business, to: [app.userID!]) }

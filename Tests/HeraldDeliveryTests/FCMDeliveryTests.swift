@@ -49,6 +49,16 @@ struct FCMDeliveryTests {
         #expect(tokenRequests.count == 1, "one access token serves every send")
     }
 
+    @Test func aCollapseIDGoesOutAsTheAndroidCollapseKey() throws {
+        let (app, _) = try signUp("droid@example.com")
+        let id = try #require(try herald.sendNews(business, to: [app.userID!], collapseID: "menu-of-the-day").first)
+        #expect(try herald.waitForDeliveries(of: id).first?.status == .delivered)
+        let message = try standIn.fcmRequests().first {
+            $0["body"]?["message"]?["data"]?["n"]?.stringValue == String(id)
+        }
+        #expect(message?["body"]?["message"]?["android"]?["collapse_key"] == "menu-of-the-day")
+    }
+
     @Test func accessTokenIsFetchedOnceForManySends() throws {
         let (app, _) = try signUp("droid@example.com")
         let ids = try (0..<8).flatMap { _ in try herald.sendNews(business, to: [app.userID!]) }

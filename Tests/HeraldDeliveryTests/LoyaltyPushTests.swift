@@ -306,6 +306,8 @@ struct LoyaltyPushTests {
         let request = try apnsRequest(value(response, "notification_id")!)
         #expect(request["headers"]?["apns-push-type"] == "background")
         #expect(request["headers"]?["apns-priority"] == "5")
+        // A newer balance replaces one still held for an offline phone.
+        #expect(request["headers"]?["apns-collapse-id"] == .string("gc-\(value(response, "gift_card_id")!)"))
         #expect(request["payload"] == ["aps": ["content-available": 1], "gc": .int(value(response, "gift_card_id")!)])
         let balance = try ann.call("GET", "/api2/mobile/gift_cards/GC-3122/balance?client=\(business.client)")
         #expect(balance.status == 200)
@@ -321,6 +323,7 @@ struct LoyaltyPushTests {
             try standIn.fcmRequests().last { $0["body"]?["message"]?["data"]?["gc"] != nil }?["body"]?["message"])
         #expect(message["notification"] == nil)
         #expect(message["android"]?["priority"] == "normal")
+        #expect(message["android"]?["collapse_key"] == .string("gc-\(value(android, "gift_card_id")!)"))
         // The silent push is not an inbox entry.
         let inbox = try JSON.parse(try bob.notifications().body)
         #expect(inbox.arrayValue?.contains { $0["event"] == "gift_card" } == false)

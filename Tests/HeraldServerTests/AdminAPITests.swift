@@ -687,6 +687,17 @@ struct AdminAPITests {
             422, ["subtitle"])
     }
 
+    @Test(arguments: [JSON.string(""), .string(String(repeating: "é", count: 33)), .int(5), .array([])])
+    func aCollapseIDIsOneTo64Bytes(_ collapseID: JSON) throws {
+        let fixture = try ServerFixture()
+        let ann = try fixture.signedUp("ann@example.com")
+        let fields: [(String, JSON)] = [("user_ids", [.int(ann.userID!)]), ("title", "x"), ("body", "y")]
+        expectError(try fixture.postNews(fields + [("collapse_id", collapseID)]), 422, ["collapse_id"])
+        #expect(try ann.entries().count == 1, "nothing was sent")
+        let fits = try fixture.postNews(fields + [("collapse_id", .string(String(repeating: "é", count: 32)))])
+        #expect(fits.status == 202, "64 bytes fit")
+    }
+
     static let badMedia: [(String, JSON, String)] = [
         (
             "media", .object([("url", .string("https://cdn.example.com/a.bmp")), ("type", .string("bmp"))]),

@@ -23,6 +23,19 @@ struct DeliveryQueueTests {
     }
 
     @Test(arguments: StoreBackend.allCases)
+    func aClaimCarriesTheEntrysCollapseID(_ backend: StoreBackend) throws {
+        let fixture = try Fixture(backend)
+        let store = fixture.store
+        try fixture.register(fixture.user, key: "ios", token: "aaaa")
+        var draft = fixture.draft(fixture.user)
+        draft.collapseID = "menu-of-the-day"
+        let entries = try store.createNotifications([draft, fixture.draft(fixture.user)], at: at(10))
+        #expect(entries.map(\.collapseID) == ["menu-of-the-day", nil])
+        let claimed = try store.claimDeliveries(owner: "node", limit: 10, leaseUntil: at(70), at: at(10))
+        #expect(claimed.map(\.notification.collapseID) == ["menu-of-the-day", nil])
+    }
+
+    @Test(arguments: StoreBackend.allCases)
     func claimsLeaseAndReclaimAfterExpiry(_ backend: StoreBackend) throws {
         let fixture = try Fixture(backend)
         let store = fixture.store

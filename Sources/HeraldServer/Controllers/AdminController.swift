@@ -332,6 +332,14 @@ struct AdminController: Sendable {
         }
         var media: MediaAttachment?
         if let value = body["media"], !value.isNull { media = MediaRules.attachment(value, field: "media", &errors) }
+        var collapseID: String?
+        if let value = body["collapse_id"], !value.isNull {
+            // Apple's limit; FCM's collapse_key takes the same.
+            collapseID = value.stringValue
+            if collapseID.map({ $0.isEmpty || $0.utf8.count > 64 }) ?? true {
+                errors.add("collapse_id", "must be a string of 1 to 64 bytes")
+            }
+        }
         try errors.check()
 
         let users = try AdminRules.userIDs(body, store: store, businessID: business.id).compactMap { id in
@@ -343,6 +351,7 @@ struct AdminController: Sendable {
             var event = EventNotification(
                 business: business, user: user, event: .news, kind: .news, values: values, media: media)
             event.extras = ["u": .int(user.id)]
+            event.collapseID = collapseID
             return event
         }
         if let first = events.first, let draft = try notifications.draft(first) {

@@ -15,6 +15,8 @@ struct EventNotification: Sendable {
     var visibleInInbox = true
     var media: MediaAttachment?
     var rewardID: Int64?
+    /// Pushes sharing it replace one another on the device.
+    var collapseID: String?
 }
 
 /// Turns events into inbox entries and delivery jobs, through the business's templates.
@@ -62,7 +64,7 @@ final class NotificationService: Sendable {
             title: text.title, subtitle: text.subtitle, body: text.body,
             sound: event.pushStyle == .background ? nil : text.sound, media: event.media ?? template.media,
             extras: event.extras, pushStyle: event.pushStyle, visibleInInbox: event.visibleInInbox,
-            rewardID: event.rewardID)
+            rewardID: event.rewardID, collapseID: event.collapseID)
     }
 
     /// Writes the entries (and their delivery jobs) for `events`, skipping disabled templates; wakes the workers.

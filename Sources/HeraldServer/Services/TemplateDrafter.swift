@@ -52,7 +52,9 @@ struct TemplateDrafter: NotificationDrafter {
             return make(
                 .giftCard, user: user, values: ["balance": Self.money(card.balance)],
                 extras: LoyaltyPayload.giftCard(id: card.id),
-                style: .background, visible: false)
+                style: .background, visible: false,
+                // Only the newest balance matters: one held for an offline phone replaces the one before.
+                collapseID: "gc-\(card.id)")
         case .survey(let userSurvey, let survey, let location):
             return make(
                 .survey, user: user, kind: .campaign,
@@ -64,7 +66,8 @@ struct TemplateDrafter: NotificationDrafter {
 
     private func make(
         _ event: EventName, user: User, kind: InboxKind = .system, values: [String: String], extras: JSON,
-        media: MediaAttachment? = nil, rewardID: Int64? = nil, style: PushStyle = .alert, visible: Bool = true
+        media: MediaAttachment? = nil, rewardID: Int64? = nil, style: PushStyle = .alert, visible: Bool = true,
+        collapseID: String? = nil
     ) -> NotificationDraft? {
         guard let template = templates[event], template.enabled else { return nil }
         var values = values
@@ -76,7 +79,7 @@ struct TemplateDrafter: NotificationDrafter {
             businessID: business.id, userID: user.id, kind: kind, event: event.rawValue, title: text.title,
             subtitle: text.subtitle, body: text.body, sound: style == .background ? nil : text.sound,
             media: media ?? template.media, extras: extras, pushStyle: style, visibleInInbox: visible,
-            rewardID: rewardID)
+            rewardID: rewardID, collapseID: collapseID)
     }
 
     static func offerValues(_ offer: Offer, _ reward: Reward) -> [String: String] {

@@ -28,12 +28,14 @@ public struct NotificationDraft: Sendable {
     public var visibleInInbox: Bool
     /// The offer granted with it, if any.
     public var rewardID: Int64?
+    /// Pushes sharing it replace one another on the device (`apns-collapse-id`, FCM's `collapse_key`).
+    public var collapseID: String?
 
     /// A draft.
     public init(
         businessID: Int64, userID: Int64, kind: InboxKind, event: String, title: String, subtitle: String? = nil,
         body: String, sound: String? = "default", media: MediaAttachment? = nil, extras: JSON = .object([]),
-        pushStyle: PushStyle = .alert, visibleInInbox: Bool = true, rewardID: Int64? = nil
+        pushStyle: PushStyle = .alert, visibleInInbox: Bool = true, rewardID: Int64? = nil, collapseID: String? = nil
     ) {
         self.businessID = businessID
         self.userID = userID
@@ -48,6 +50,7 @@ public struct NotificationDraft: Sendable {
         self.pushStyle = pushStyle
         self.visibleInInbox = visibleInInbox
         self.rewardID = rewardID
+        self.collapseID = collapseID
     }
 }
 
@@ -85,12 +88,14 @@ public struct InboxEntry: Sendable, Equatable {
     public var createdAt: Timestamp
     /// When the user read it, if they have.
     public var readAt: Timestamp?
+    /// Pushes sharing it replace one another on the device.
+    public var collapseID: String?
 
     /// An entry record.
     public init(
         id: Int64, businessID: Int64, userID: Int64, kind: InboxKind, event: String, title: String, subtitle: String?,
         body: String, sound: String?, media: MediaAttachment?, extras: JSON, pushStyle: PushStyle, visibleInInbox: Bool,
-        rewardID: Int64?, createdAt: Timestamp, readAt: Timestamp?
+        rewardID: Int64?, createdAt: Timestamp, readAt: Timestamp?, collapseID: String? = nil
     ) {
         self.id = id
         self.businessID = businessID
@@ -108,6 +113,7 @@ public struct InboxEntry: Sendable, Equatable {
         self.rewardID = rewardID
         self.createdAt = createdAt
         self.readAt = readAt
+        self.collapseID = collapseID
     }
 
     /// The entry a draft becomes.
@@ -116,7 +122,7 @@ public struct InboxEntry: Sendable, Equatable {
             id: id, businessID: draft.businessID, userID: draft.userID, kind: draft.kind, event: draft.event,
             title: draft.title, subtitle: draft.subtitle, body: draft.body, sound: draft.sound, media: draft.media,
             extras: draft.extras, pushStyle: draft.pushStyle, visibleInInbox: draft.visibleInInbox,
-            rewardID: draft.rewardID, createdAt: createdAt, readAt: nil)
+            rewardID: draft.rewardID, createdAt: createdAt, readAt: nil, collapseID: draft.collapseID)
     }
 }
 

@@ -3,7 +3,7 @@ import HeraldModel
 extension SQLStore {
     static let notificationColumns = """
         id, business_id, user_id, kind, event, title, subtitle, body, sound, media_url, media_type, extras, push_style, \
-        visible, reward_id, created_at, read_at
+        visible, reward_id, created_at, read_at, collapse_id
         """
 
     /// Decodes the notification columns starting at `offset`.
@@ -16,7 +16,8 @@ extension SQLStore {
             media: row.optionalText(o + 9).map { MediaAttachment(url: $0, type: row.text(o + 10)) },
             extras: parseJSON(row.text(o + 11)), pushStyle: PushStyle(row.text(o + 12)),
             visibleInInbox: row.bool(o + 13),
-            rewardID: row.optionalInt(o + 14), createdAt: row.timestamp(o + 15), readAt: row.optionalTimestamp(o + 16))
+            rewardID: row.optionalInt(o + 14), createdAt: row.timestamp(o + 15), readAt: row.optionalTimestamp(o + 16),
+            collapseID: row.optionalText(o + 17))
     }
 
     /// Inserts one entry and its delivery jobs on `db` (inside the caller's transaction).
@@ -27,10 +28,10 @@ extension SQLStore {
         let id = try db.scalar(
             """
             INSERT INTO notifications (business_id, user_id, kind, event, title, subtitle, body, sound, media_url, media_type,
-                extras, push_style, visible, reward_id, created_at)
+                extras, push_style, visible, reward_id, created_at, collapse_id)
             VALUES (\(draft.businessID), \(draft.userID), \(draft.kind.rawValue), \(draft.event), \(draft.title),
                 \(draft.subtitle), \(draft.body), \(draft.sound), \(draft.media?.url), \(draft.media?.type), \(extras),
-                \(draft.pushStyle.rawValue), \(draft.visibleInInbox), \(draft.rewardID), \(now))
+                \(draft.pushStyle.rawValue), \(draft.visibleInInbox), \(draft.rewardID), \(now), \(draft.collapseID))
             RETURNING id
             """)
         if draft.visibleInInbox { try bumpInboxVersion(draft.userID, on: db) }

@@ -1,7 +1,12 @@
 /// Herald's schema, as migrations. Append; never edit a released one.
 public enum Schema {
     /// Every migration, in order.
-    public static let migrations: [Migration] = [foundation, inboxVersion, loyalty]
+    public static let migrations: [Migration] = [foundation, inboxVersion, loyalty, collapseID]
+
+    /// Pushes that replace one another on the device (`apns-collapse-id`, FCM's `collapse_key`).
+    static let collapseID = Migration(version: 4, name: "collapse_id") { _ in
+        ["ALTER TABLE notifications ADD COLUMN collapse_id TEXT"]
+    }
 
     /// Offers and rewards, check-ins, redemptions, gift cards, surveys.
     static let loyalty = Migration(version: 3, name: "loyalty") { dialect in
