@@ -192,7 +192,8 @@ public final class DeliveryEngine: @unchecked Sendable {
             while room > 0, let next = pending.popLast() {
                 if dispatch(next.job, leaseUntil: next.leaseUntil) { room -= 1 }
             }
-            if room == 0 || (pending.isEmpty && queueDrained) { waitForSignal(configuration.idlePoll) }
+            // The window may have narrowed below what is in flight: room is then negative, and we wait too.
+            if room <= 0 || (pending.isEmpty && queueDrained) { waitForSignal(configuration.idlePoll) }
         }
         finished.signal()
     }
