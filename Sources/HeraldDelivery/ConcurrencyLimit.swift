@@ -55,7 +55,9 @@ struct ConcurrencyLimit {
             (probing, limit) = (limit, range.lowerBound)
             return
         }
-        if baseline == nil || mean < baseline! { (baseline, roundsSinceBaseline) = (mean, 0) }
+        // At the narrowest window every round is a probe.
+        let measuredNarrow = roundsSinceBaseline >= Self.baselineLifetime
+        if baseline == nil || mean < baseline! || measuredNarrow { (baseline, roundsSinceBaseline) = (mean, 0) }
         let size = Double(limit)
         let gradient = min(1, max(0.5, Self.tolerance * baseline! / mean))
         // At rest, a window of L holds about √L pushes queued beyond the tolerance.

@@ -46,6 +46,18 @@ struct ConcurrencyLimitTests {
         #expect(limit.limit == 32)
     }
 
+    @Test func aPathThatGotLongerIsAcceptedAsTheNewNormal() {
+        // 2 ms away at first, then 200 ms (a route change), the provider as fast as ever.
+        var limit = Self.settle(roundTrip: 0.002, capacity: 3_000, initial: 16)
+        let before = limit.limit
+        for _ in 0..<400 {
+            let inFlight = limit.limit
+            let seconds = max(0.2, Double(inFlight) / 50_000)
+            for _ in 0..<max(limit.limit, 16) { limit.record(seconds: seconds, inFlight: inFlight) }
+        }
+        #expect(limit.limit > before, "the window opened again: \(before) → \(limit.limit)")
+    }
+
     @Test func itStaysWithinItsBounds() {
         var limit = ConcurrencyLimit(range: 16...64, initial: 1_000)
         #expect(limit.limit == 64)
