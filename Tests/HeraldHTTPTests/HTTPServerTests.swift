@@ -252,6 +252,20 @@ struct HTTPServerTests {
         #expect(try server.get("/x").status == 200)
     }
 
+    @Test func anHTTP11RequestWithoutHostIs400() throws {
+        let server = try TestServer()
+        let client = server.client()
+        try client.send(raw: Array("GET /x HTTP/1.1\r\nAccept: */*\r\n\r\n".utf8))
+        let response = try client.readResponse()
+        #expect(response.status == 400)  // RFC 9112 §3.2
+        #expect(response.isJSON)
+        #expect(response.errorFields?.keys.sorted() == ["base"], "\(response)")
+        // HTTP/1.0 had no Host.
+        let old = server.client()
+        try old.send(raw: Array("GET /x HTTP/1.0\r\n\r\n".utf8))
+        #expect(try old.readResponse().status == 200)
+    }
+
     @Test func aHeaderOverTheMemoryLimitIsRefused() throws {
         // libmicrohttpd answers this one itself (its own HTML body, see the report); the server must survive it.
         let server = try TestServer()

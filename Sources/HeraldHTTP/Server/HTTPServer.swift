@@ -157,7 +157,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private static let accessHandler: MHD_AccessHandlerCallback = {
-        context, connection, _, method, _, uploadData, uploadSize, stateSlot in
+        context, connection, _, method, version, uploadData, uploadSize, stateSlot in
         let server = Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
         guard let connection, let stateSlot, let uploadSize else { return .NO }
         if stateSlot.pointee == nil {  // no URI callback happened: cannot, but never crash on it
@@ -165,15 +165,23 @@ public final class HTTPServer: @unchecked Sendable {
             stateSlot.pointee = Unmanaged.passRetained(RequestState(target: "/")).toOpaque()
         }
         let state = Unmanaged<RequestState>.fromOpaque(stateSlot.pointee!).takeUnretainedValue()
-        return server.handle(connection, method: method, upload: uploadData, size: uploadSize, state: state)
+        return server.handle(
+            connection, method: method, version: version, upload: uploadData, size: uploadSize, state: state)
     }
 
     private func handle(
-        _ connection: OpaquePointer, method: UnsafePointer<CChar>?, upload: UnsafePointer<CChar>?,
-        size: UnsafeMutablePointer<Int>, state: RequestState
+        _ connection: OpaquePointer, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+        upload: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>, state: RequestState
     ) -> MHD_Result {
         if !state.headersChecked {
             state.headersChecked = true
+            if let version, strcmp(version, "HTTP/1.1") == 0,
+                MHD_lookup_connection_value(connection, .HEADER_KIND, "Host") == nil
+            {
+                return queue(
+                    HTTPError(.badRequest, field: "base", "an HTTP/1.1 request needs a Host header").response,
+                    on: connection, requestID: nextRequestID(offeredRequestID(connection)))
+            }
             let headerCount = Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil))
             if headerCount > configuration.maxHeaderCount {
                 return queue(
