@@ -56,6 +56,7 @@ public final class HeraldApplication: @unchecked Sendable {
             var clientConfiguration = HTTP2Client.Configuration()
             clientConfiguration.extraCAFile = configuration.caFile
             clientConfiguration.maxConnectionsPerHost = options.connectionsPerHost
+            clientConfiguration.eventLoops = min(2, ProcessInfo.processInfo.activeProcessorCount)
             let loader = CredentialLoader(store: store, sealer: sealer)
             var apnsConfiguration = APNsProvider.Configuration(baseURLOverride: configuration.apnsURL)
             apnsConfiguration.requestTimeout = options.requestTimeout

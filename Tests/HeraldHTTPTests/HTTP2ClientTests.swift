@@ -75,6 +75,41 @@ struct HTTP2ClientTests {
     // MARK: Multiplexing and reuse
 
     @Test(
+        "with two event loops, requests go to both, each on its own connection, and shutdown stops both",
+        .enabled(if: TestPeers.hasNginx, Comment(rawValue: TestPeers.missingNginx)))
+    func twoEventLoopsShareTheRequests() async throws {
+        let directory = try TemporaryDirectory()
+        let pki = try TestPKI(in: directory.path, name: "server")
+        let server = try NginxServer(pkis: [pki], directory: directory)
+        defer { server.stop() }
+        var configuration = HTTP2Client.Configuration(extraCAFile: pki.caFile, maxConnectionsPerHost: 1)
+        configuration.eventLoops = 2
+        let client = try HTTP2Client(configuration: configuration)
+
+        let results = Collector<Result<HTTPClientResponse, HTTPClientError>>()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            for index in 0..<200 {
+                let request = HTTPClientRequest(
+                    method: "POST", url: "https://127.0.0.1:\(server.port)/3/device/\(index)")
+                client.execute(request) { result in
+                    if results.append(result) == 200 { done.resume() }
+                }
+            }
+        }
+        let responses = results.values.compactMap { try? $0.get() }
+        #expect(responses.count == 200)
+        // One connection per loop, each carrying half the requests.
+        let connections = Dictionary(grouping: responses.compactMap { $0.header("x-connection") }, by: { $0 })
+        #expect(connections.count == 2, "nginx saw connections \(connections.keys.sorted())")
+        #expect(connections.values.allSatisfy { $0.count == 100 })
+        #expect(client.connectionsOpened == 2)
+
+        client.shutdown()
+        let after = try? await client.execute(HTTPClientRequest(url: "https://127.0.0.1:\(server.port)/"))
+        #expect(after == nil, "a shut-down client refuses requests")
+    }
+
+    @Test(
         "500 concurrent requests share one or two HTTP/2 connections",
         .enabled(if: TestPeers.hasNginx, Comment(rawValue: TestPeers.missingNginx)))
     func concurrentRequestsMultiplexOnFewConnections() async throws {

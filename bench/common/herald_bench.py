@@ -91,6 +91,12 @@ class Herald:
         assert uploaded["sha256"] == hashlib.sha256(body).hexdigest(), uploaded
         return body, "/media/" + uploaded["url"].rsplit("/", 1)[1]
 
+    def cpu_seconds(self):
+        """User plus system CPU time the server has used so far."""
+        with open(f"/proc/{self.process.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def peak_rss_mb(self):
         with open(f"/proc/{self.process.pid}/status") as f:
             for line in f:

@@ -4,7 +4,8 @@ import Synchronization
 
 /// An HTTP client for push gateways (APNs, FCM): HTTP/2 over TLS with many requests multiplexed on a few
 /// long-lived connections, HTTP/1.1 for plain `http://` URLs. Built on libcurl's multi interface, driven
-/// by one thread of its own; no thread per request.
+/// by one thread per event loop (``Configuration/eventLoops``, each with its own connections, requests
+/// spread over them in turn); no thread per request.
 ///
 /// ```swift
 /// let client = try HTTP2Client(configuration: .init(extraCAFile: caFile))
@@ -21,8 +22,9 @@ public final class HTTP2Client: Sendable {
     /// The configuration the client was made with.
     public let configuration: Configuration
 
-    private let loop: CurlEventLoop
+    private let loops: [CurlEventLoop]
     private let stopped: DispatchSemaphore
+    private let nextLoop = Atomic<Int>(0)
     private let state: Mutex<State>
 
     private struct State {
@@ -32,17 +34,20 @@ public final class HTTP2Client: Sendable {
     /// Creates a client and starts its event-loop thread. Throws when the extra CA file cannot be read.
     public init(configuration: Configuration = .init()) throws(HTTPClientError) {
         self.configuration = configuration
-        let loop = try CurlEventLoop(configuration: configuration)
+        var loops: [CurlEventLoop] = []
+        for _ in 0..<max(1, configuration.eventLoops) { loops.append(try CurlEventLoop(configuration: configuration)) }
         let stopped = DispatchSemaphore(value: 0)
-        self.loop = loop
+        self.loops = loops
         self.stopped = stopped
         self.state = Mutex(State())
-        let thread = Thread { [loop, stopped] in
-            loop.run()
-            stopped.signal()
+        for (index, loop) in loops.enumerated() {
+            let thread = Thread { [loop, stopped] in
+                loop.run()
+                stopped.signal()
+            }
+            thread.name = loops.count == 1 ? "herald-http2" : "herald-http2-\(index)"
+            thread.start()
         }
-        thread.name = "herald-http2"
-        thread.start()
     }
 
     deinit {
@@ -58,16 +63,17 @@ public final class HTTP2Client: Sendable {
         _ request: HTTPClientRequest,
         completion: @escaping @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void
     ) {
-        submit(request, cancellation: nil, completion: completion)
+        submit(request, on: pickLoop(), cancellation: nil, completion: completion)
     }
 
     /// Sends `request` and returns the response. Cancelling the task cancels the request
     /// (``HTTPClientError/Code/cancelled``).
     public func execute(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
         let cancellation = RequestCancellation()
+        let loop = pickLoop()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                submit(request, cancellation: cancellation) { continuation.resume(returning: $0) }
+                submit(request, on: loop, cancellation: cancellation) { continuation.resume(returning: $0) }
             }
         } onCancel: {
             loop.cancel(cancellation)
@@ -84,18 +90,24 @@ public final class HTTP2Client: Sendable {
             defer { state.isShutDown = true }
             return !state.isShutDown
         }
-        loop.close()
-        guard isFirst, !loop.isCurrentThread else { return }
-        stopped.wait()
+        for loop in loops { loop.close() }
+        guard isFirst, !loops.contains(where: \.isCurrentThread) else { return }
+        for _ in loops { stopped.wait() }
     }
 
     /// New connections opened so far (the sum of `CURLINFO_NUM_CONNECTS` over finished requests).
     public var connectionsOpened: Int {
-        loop.connectionsOpened.load(ordering: .relaxed)
+        loops.reduce(0) { $0 + $1.connectionsOpened.load(ordering: .relaxed) }
+    }
+
+    /// The loops take requests in turn.
+    private func pickLoop() -> CurlEventLoop {
+        loops.count == 1 ? loops[0] : loops[nextLoop.add(1, ordering: .relaxed).oldValue % loops.count]
     }
 
     private func submit(
         _ request: HTTPClientRequest,
+        on loop: CurlEventLoop,
         cancellation: RequestCancellation?,
         completion: @escaping @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void
     ) {
@@ -106,7 +118,7 @@ public final class HTTP2Client: Sendable {
             return completion(.failure(HTTPClientError(code: .cancelled, message: "request cancelled")))
         }
         let pending = loop.pendingCount.add(1, ordering: .relaxed).newValue
-        guard pending <= configuration.maxPendingRequests else {
+        guard pending * loops.count <= configuration.maxPendingRequests else {
             loop.pendingCount.subtract(1, ordering: .relaxed)
             let message = "more than \(configuration.maxPendingRequests) requests pending"
             return completion(.failure(HTTPClientError(code: .overloaded, message: message)))
