@@ -179,6 +179,12 @@ public final class DeliveryEngine: @unchecked Sendable {
                 waitForSignal(.milliseconds(20))
                 continue
             }
+            // Refill the window first: the answers that made room are recorded right after, and a send waiting
+            // for a write transaction would lengthen every round trip.
+            var room = limit - inFlight
+            while room > 0, let next = pending.popLast() {
+                if dispatch(next.job, leaseUntil: next.leaseUntil) { room -= 1 }
+            }
             flush()
             // Keep several windows claimed ahead: claims are then few and large, and what waits here was never
             // sent, so a crash costs it nothing. Not more, so that it is sent long before its lease runs out.
@@ -188,7 +194,6 @@ public final class DeliveryEngine: @unchecked Sendable {
                 let wanted = ahead - pending.count
                 queueDrained = claim(wanted) < wanted
             }
-            var room = limit - inFlight
             while room > 0, let next = pending.popLast() {
                 if dispatch(next.job, leaseUntil: next.leaseUntil) { room -= 1 }
             }
