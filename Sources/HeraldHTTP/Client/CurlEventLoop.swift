@@ -9,7 +9,7 @@ import Synchronization
     import Darwin
 #endif
 
-/// The one thread that owns a curl multi handle and runs every transfer of an ``HTTP2Client``.
+/// The thread that owns a curl multi handle and runs the transfers an ``HTTP2Client`` hands to this loop.
 ///
 /// Other threads only touch ``inbox`` (under its mutex) and the atomics; everything else is confined to
 /// the thread running ``run()``, which is why this is `@unchecked Sendable`. A thread that queues work into
