@@ -234,12 +234,13 @@ struct MobileAuthTests {
         #expect(revoked == 1)
         let revokedAt = Date()
         var status = try app.profile().status
-        while status == 200 && Date().timeIntervalSince(revokedAt) < 3 {
+        while status == 200 && Date().timeIntervalSince(revokedAt) < 5 {
             Thread.sleep(forTimeInterval: 0.05)
             status = try app.profile().status
         }
         #expect(status == 401)
-        #expect(Date().timeIntervalSince(revokedAt) < 1.5, "seen within the cache's second (and a margin)")
+        // Within the cache's second, with a margin for a loaded machine.
+        #expect(Date().timeIntervalSince(revokedAt) < 2.5, "seen within the session cache's lifetime")
     }
 
     @Test func logoutRevokesOnlyThatSession() throws {
