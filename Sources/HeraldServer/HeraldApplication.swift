@@ -73,6 +73,7 @@ public final class HeraldApplication: @unchecked Sendable {
             ]
             var engineConfiguration = DeliveryEngine.Configuration(owner: try directory.nodeID())
             engineConfiguration.concurrency = options.concurrency
+            engineConfiguration.minimumConcurrency = options.minimumConcurrency
             engineConfiguration.lease = options.lease
             engineConfiguration.retry = RetryPolicy(
                 maxAttempts: options.maxAttempts, base: options.retryBase, cap: options.retryCap)

@@ -25,6 +25,7 @@ extension HeraldConfiguration {
     /// | `--http-threads` | `HERALD_HTTP_THREADS` | 2 × cores, at least 4 |
     /// | `--no-delivery` | `HERALD_DELIVERY=off` | workers on |
     /// | `--delivery-concurrency` | `HERALD_DELIVERY_CONCURRENCY` | 512 |
+    /// | `--delivery-min-concurrency` | `HERALD_DELIVERY_MIN_CONCURRENCY` | 16 |
     /// | `--password-cost` | `HERALD_PASSWORD_COST` | 16384 (scrypt N) |
     public static func read(arguments: [String], environment: [String: String]) throws -> HeraldConfiguration {
         var flags: [String: String] = [:]
@@ -32,7 +33,7 @@ extension HeraldConfiguration {
         var index = 0
         let valueFlags: Set<String> = [
             "host", "port", "data-dir", "database", "apns-url", "fcm-url", "ca-file", "public-url", "log-level",
-            "http-threads", "delivery-concurrency", "password-cost",
+            "http-threads", "delivery-concurrency", "delivery-min-concurrency", "password-cost",
         ]
         while index < arguments.count {
             let argument = arguments[index]
@@ -99,6 +100,17 @@ extension HeraldConfiguration {
         }
         if let concurrency = try integer("delivery-concurrency", "HERALD_DELIVERY_CONCURRENCY", in: 1...100_000) {
             configuration.delivery.concurrency = concurrency
+        }
+        if let least = try integer("delivery-min-concurrency", "HERALD_DELIVERY_MIN_CONCURRENCY", in: 1...100_000) {
+            guard least <= configuration.delivery.concurrency else {
+                throw ConfigurationError(
+                    description: "--delivery-min-concurrency must not exceed --delivery-concurrency "
+                        + "(\(configuration.delivery.concurrency)), not \(least)")
+            }
+            configuration.delivery.minimumConcurrency = least
+        } else {
+            configuration.delivery.minimumConcurrency = min(
+                configuration.delivery.minimumConcurrency, configuration.delivery.concurrency)
         }
         if let cost = try integer("password-cost", "HERALD_PASSWORD_COST", in: 2...1_048_576) {
             guard cost & (cost - 1) == 0 else {

@@ -42,6 +42,9 @@ public struct HeraldConfiguration: Sendable {
         public var enabled = true
         /// Most sends in flight at once.
         public var concurrency = 512
+        /// Fewest sends the adaptive window keeps in flight; equal to `concurrency`, the window is fixed
+        /// (more throughput against a near provider, more pushes sent twice after a crash).
+        public var minimumConcurrency = 16
         /// How long a claim is held before another worker may take the job over.
         public var lease: Duration = .seconds(60)
         /// Attempts before a retryable failure becomes final.

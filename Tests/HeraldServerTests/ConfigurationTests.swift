@@ -1,0 +1,86 @@
+import HeraldObservability
+import HeraldServer
+import Testing
+
+/// CONTRACT §1: `herald serve`'s flags, each falling back to its environment variable, then the default.
+@Suite("herald serve: flags and environment")
+struct ConfigurationTests {
+    private func read(_ arguments: [String], _ environment: [String: String] = [:]) throws -> HeraldConfiguration {
+        try HeraldConfiguration.read(arguments: arguments, environment: environment)
+    }
+
+    @Test func theDefaults() throws {
+        let configuration = try read([])
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.port == 8080)
+        #expect(configuration.dataDirectory == "./herald-data")
+        #expect(configuration.database == nil)
+        #expect(configuration.adminToken == nil)
+        #expect(configuration.delivery.enabled)
+        #expect(configuration.delivery.concurrency == 512)
+        #expect(configuration.delivery.minimumConcurrency == 16)
+        #expect(configuration.passwordCost == 16384)
+    }
+
+    @Test func flagsWinOverTheEnvironmentWhichWinsOverTheDefaults() throws {
+        let environment = ["HERALD_PORT": "9000", "HERALD_HOST": "0.0.0.0", "HERALD_LOG_LEVEL": "debug"]
+        let fromEnvironment = try read([], environment)
+        #expect(fromEnvironment.port == 9000)
+        #expect(fromEnvironment.host == "0.0.0.0")
+        #expect(fromEnvironment.logLevel == .debug)
+        let flagged = try read(["--port", "9100", "--host=::1"], environment)
+        #expect(flagged.port == 9100)
+        #expect(flagged.host == "::1")
+        // An empty variable counts as unset.
+        #expect(try read([], ["HERALD_PORT": ""]).port == 8080)
+    }
+
+    @Test func everyFlagIsRead() throws {
+        let configuration = try read(
+            [
+                "--data-dir", "/var/lib/herald", "--database", "sqlite:/tmp/h.db", "--apns-url", "https://apns.test",
+                "--fcm-url", "https://fcm.test", "--ca-file", "/etc/ca.pem", "--public-url", "https://push.example.com",
+                "--http-threads", "8", "--delivery-concurrency", "64", "--delivery-min-concurrency", "64",
+                "--password-cost", "1024", "--no-delivery",
+            ], ["HERALD_ADMIN_TOKEN": "token", "HERALD_SECRET_KEY": String(repeating: "0", count: 64)])
+        #expect(configuration.dataDirectory == "/var/lib/herald")
+        #expect(configuration.database == "sqlite:/tmp/h.db")
+        #expect(configuration.apnsURL == "https://apns.test")
+        #expect(configuration.fcmURL == "https://fcm.test")
+        #expect(configuration.caFile == "/etc/ca.pem")
+        #expect(configuration.publicURL == "https://push.example.com")
+        #expect(configuration.httpThreads == 8)
+        #expect(configuration.delivery.concurrency == 64)
+        #expect(configuration.delivery.minimumConcurrency == 64)
+        #expect(configuration.passwordCost == 1024)
+        #expect(!configuration.delivery.enabled)
+        #expect(configuration.adminToken == "token")
+        #expect(try !read([], ["HERALD_DELIVERY": "off"]).delivery.enabled)
+    }
+
+    @Test func aSmallWindowBringsTheMinimumDownWithIt() throws {
+        let configuration = try read(["--delivery-concurrency", "8"])
+        #expect(configuration.delivery.concurrency == 8)
+        #expect(configuration.delivery.minimumConcurrency == 8)
+    }
+
+    @Test(arguments: [
+        (["--port", "70000"], "--port"),
+        (["--port", "eighty"], "--port"),
+        (["--port"], "needs a value"),
+        (["--verbose"], "unknown flag --verbose"),
+        (["serve"], "unexpected argument serve"),
+        (["--log-level", "loud"], "unknown log level"),
+        (["--password-cost", "1000"], "power of two"),
+        (["--http-threads", "0"], "--http-threads"),
+        (["--delivery-concurrency", "64", "--delivery-min-concurrency", "128"], "must not exceed"),
+        (["--database", "mysql://db"], "sqlite:<path> or postgres"),
+    ])
+    func badValuesAreRefusedWithTheReason(_ arguments: [String], _ reason: String) {
+        #expect {
+            try read(arguments)
+        } throws: { error in
+            "\(error)".contains(reason)
+        }
+    }
+}
