@@ -1878,12 +1878,12 @@ async def serve(args) -> int:
         "ca_file": os.path.join(workdir, "ca.pem"),
         "control_url": f"http://{host}:{control_port}",
     }
-    sys.stdout.write(json.dumps(line, separators=(",", ":")) + "\n")
-    sys.stdout.flush()
-
+    # Handlers first: whoever reads the line may signal at once.
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    sys.stdout.write(json.dumps(line, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
     if not args.no_stdin_watch:
         def watch_stdin():
             try:
