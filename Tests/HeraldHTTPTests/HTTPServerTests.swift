@@ -530,6 +530,37 @@ struct HTTPServerTests {
         #expect(throws: TestHTTPClient.Failure.self) { try TestHTTPClient(port: port).request("GET", "/x") }
     }
 
+    @Test func requestsArrivingDuringShutdownAre503() throws {
+        let server = try TestServer()
+        let port = server.port
+        let slowDone = DispatchSemaphore(value: 0)
+        Thread {
+            let client = TestHTTPClient(port: port)
+            client.timeout = 10
+            _ = try? client.request("GET", "/slow?ms=1000")
+            slowDone.signal()
+        }.start()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while server.server.requestsInFlight == 0 && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        let late = Box<Result<TestHTTPClient.Response, any Error>>()
+        let lateDone = DispatchSemaphore(value: 0)
+        Thread {
+            Thread.sleep(forTimeInterval: 0.2)  // shutdown has begun by then
+            late.set(Result { try TestHTTPClient(port: port).request("GET", "/x") })
+            lateDone.signal()
+        }.start()
+        server.server.shutdown(gracePeriod: .seconds(5))
+        #expect(slowDone.wait(timeout: .now() + 5) == .success)
+        #expect(lateDone.wait(timeout: .now() + 5) == .success)
+        let response = try #require(try late.get()?.get())
+        #expect(response.status == 503)
+        #expect(response.isJSON)
+        #expect(response.header("retry-after") == "1")
+        #expect(response.errorFields?.keys.sorted() == ["base"])
+    }
+
     @Test func shutdownGivesUpAfterTheGracePeriod() throws {
         let server = try TestServer()
         let port = server.port
