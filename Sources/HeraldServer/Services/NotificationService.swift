@@ -17,6 +17,21 @@ struct EventNotification: Sendable {
     var rewardID: Int64?
     /// Pushes sharing it replace one another on the device.
     var collapseID: String?
+
+    /// What `template` makes of this event, or nil when the business disabled it.
+    func draft(with template: NotificationTemplate) -> NotificationDraft? {
+        guard template.enabled else { return nil }
+        var values = values
+        values["first_name"] = values["first_name"] ?? user.firstName
+        values["last_name"] = values["last_name"] ?? user.lastName
+        values["business"] = values["business"] ?? business.name
+        let text = template.render(values)
+        return NotificationDraft(
+            businessID: business.id, userID: user.id, kind: kind, event: event.rawValue, title: text.title,
+            subtitle: text.subtitle, body: text.body, sound: pushStyle == .background ? nil : text.sound,
+            media: media ?? template.media, extras: extras, pushStyle: pushStyle, visibleInInbox: visibleInInbox,
+            rewardID: rewardID, collapseID: collapseID)
+    }
 }
 
 /// Turns events into inbox entries and delivery jobs, through the business's templates.
@@ -50,21 +65,7 @@ final class NotificationService: Sendable {
 
     /// The draft for one event, or nil when the business disabled its template.
     func draft(_ event: EventNotification) throws -> NotificationDraft? {
-        guard let (template, _) = try template(businessID: event.business.id, event: event.event), template.enabled
-        else {
-            return nil
-        }
-        var values = event.values
-        values["first_name"] = values["first_name"] ?? event.user.firstName
-        values["last_name"] = values["last_name"] ?? event.user.lastName
-        values["business"] = values["business"] ?? event.business.name
-        let text = template.render(values)
-        return NotificationDraft(
-            businessID: event.business.id, userID: event.user.id, kind: event.kind, event: event.event.rawValue,
-            title: text.title, subtitle: text.subtitle, body: text.body,
-            sound: event.pushStyle == .background ? nil : text.sound, media: event.media ?? template.media,
-            extras: event.extras, pushStyle: event.pushStyle, visibleInInbox: event.visibleInInbox,
-            rewardID: event.rewardID, collapseID: event.collapseID)
+        try template(businessID: event.business.id, event: event.event).flatMap { event.draft(with: $0.template) }
     }
 
     /// Writes the entries (and their delivery jobs) for `events`, skipping disabled templates; wakes the workers.

@@ -69,17 +69,12 @@ struct TemplateDrafter: NotificationDrafter {
         media: MediaAttachment? = nil, rewardID: Int64? = nil, style: PushStyle = .alert, visible: Bool = true,
         collapseID: String? = nil
     ) -> NotificationDraft? {
-        guard let template = templates[event], template.enabled else { return nil }
-        var values = values
-        values["first_name"] = user.firstName
-        values["last_name"] = user.lastName
-        values["business"] = business.name
-        let text = template.render(values)
-        return NotificationDraft(
-            businessID: business.id, userID: user.id, kind: kind, event: event.rawValue, title: text.title,
-            subtitle: text.subtitle, body: text.body, sound: style == .background ? nil : text.sound,
-            media: media ?? template.media, extras: extras, pushStyle: style, visibleInInbox: visible,
-            rewardID: rewardID, collapseID: collapseID)
+        templates[event].flatMap {
+            EventNotification(
+                business: business, user: user, event: event, kind: kind, values: values, extras: extras,
+                pushStyle: style, visibleInInbox: visible, media: media, rewardID: rewardID, collapseID: collapseID
+            ).draft(with: $0)
+        }
     }
 
     static func offerValues(_ offer: Offer, _ reward: Reward) -> [String: String] {
