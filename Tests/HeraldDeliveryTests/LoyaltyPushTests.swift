@@ -193,6 +193,21 @@ struct LoyaltyPushTests {
         #expect(offers["rewards"]?.arrayValue?.count == 1)
     }
 
+    @Test func aWelcomeOfferSetJustNowIsGrantedAtTheNextSignUp() throws {
+        // Ann and Bob signed up already: this node has the business in its recent reads.
+        let offer = try herald.admin(
+            "POST", "/api/admin/businesses/\(business.id)/offers",
+            json: #"{"name":"Welcome Shake","description":"On us","discount":4,"valid_days":30}"#)
+        let offerID = try #require(value(offer, "id"))
+        let settings = try herald.admin(
+            "PUT", "/api/admin/businesses/\(business.id)/settings", json: #"{"welcome_offer_id":\#(offerID)}"#)
+        #expect(settings.status == 200, "\(settings)")
+        let carol = herald.mobileClient(for: business)
+        #expect(try carol.signUp(email: "carol@example.com").status == 200)
+        let offers = try JSON.parse(try carol.call("GET", "/api2/mobile/offers?client=\(business.client)").body)
+        #expect(offers["rewards"]?.arrayValue?.count == 1, "\(offers)")
+    }
+
     // MARK: - Offers and redemptions
 
     @Test func anOfferIsGrantedReadRedeemedAndHonouredOnce() throws {

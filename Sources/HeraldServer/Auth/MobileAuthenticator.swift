@@ -16,23 +16,13 @@ final class MobileAuthenticator: Sendable {
     private let store: any Store
     private let sealer: SecretSealer
     private let clock: WallClock
-    private let cache = Mutex<[String: (client: Client, expires: Timestamp)]>([:])
-    private static let cacheLifetime: Duration = .seconds(30)
-
-    /// Sessions recently looked up, so that an app's burst of calls, or an inbox polled again, does not start
-    /// a database read each: on this machine that read is most of a signed-in call's cost (see
-    /// bench/RESULTS.md). An entry holds only while this process has committed no write since it was read —
-    /// a logout, a new inbox entry, a read mark are seen at once — and for at most `sessionLifetime`, which
-    /// bounds how long another node's logout takes to be seen here.
-    private let sessions = Mutex<[String: CachedSession]>([:])
-    private struct CachedSession {
-        let session: Session
-        let user: User
-        let changeCount: UInt64
-        let expires: Timestamp
-    }
-    static let sessionLifetime: Duration = .seconds(1)
-    private static let sessionCacheLimit = 10_000
+    /// Businesses (with their opened secrets) and sessions recently looked up, so that an app's burst of calls,
+    /// or an inbox polled again, does not start database reads each: on this machine that read is most of a
+    /// signed-in call's cost (see bench/RESULTS.md). An entry holds only while this process has committed no
+    /// write since it was read — a logout, a new inbox entry, a read mark, a settings change are seen at once —
+    /// and for at most its lifetime, which bounds how long another node's writes take to be seen here.
+    private let clients = RecentReads<Client>(lifetime: .seconds(30))
+    private let sessions = RecentReads<(session: Session, user: User)>(lifetime: .seconds(1))
 
     init(store: any Store, sealer: SecretSealer, clock: WallClock) {
         self.store = store
@@ -52,16 +42,11 @@ final class MobileAuthenticator: Sendable {
     }
 
     private func lookup(_ clientID: String) throws -> Client? {
-        let now = clock.now()
-        if let cached = cache.withLock({ $0[clientID] }), cached.expires > now { return cached.client }
-        guard let business = try store.business(clientID: clientID) else { return nil }
-        let secret = try sealer.open(business.sealedSecret, purpose: "business-secret")
-        let client = Client(business: business, secret: secret)
-        cache.withLock { cache in
-            if cache.count > 10_000 { cache.removeAll() }
-            cache[clientID] = (client, now.adding(Self.cacheLifetime))
+        try clients.value(for: clientID, store: store, clock: clock) {
+            guard let business = try store.business(clientID: clientID) else { return nil }
+            return Client(
+                business: business, secret: try sealer.open(business.sealedSecret, purpose: "business-secret"))
         }
-        return client
     }
 
     /// The digest a correct client sends: HMAC-SHA256 over the request target followed by the raw body.
@@ -97,19 +82,38 @@ final class MobileAuthenticator: Sendable {
     }
 
     private func sessionWithUser(tokenHash: String) throws -> (session: Session, user: User)? {
+        try sessions.value(for: tokenHash, store: store, clock: clock) {
+            try store.sessionWithUser(tokenHash: tokenHash)
+        }
+    }
+}
+
+/// Values read from the store, reused while this process commits no write to it (its `localChangeCount` stays
+/// the same) and for at most `lifetime`. Stores that do not count their changes are always read.
+private final class RecentReads<Value: Sendable>: Sendable {
+    private struct Entry {
+        let value: Value
+        let changeCount: UInt64
+        let expires: Timestamp
+    }
+    private let lifetime: Duration
+    private let lock = Mutex<[String: Entry]>([:])
+    private let limit = 10_000
+
+    init(lifetime: Duration) { self.lifetime = lifetime }
+
+    /// The value for `key`: a recent one, or what `read` answers now (nil answers are not kept).
+    func value(for key: String, store: any Store, clock: WallClock, read: () throws -> Value?) rethrows -> Value? {
         // Taken before reading: a write committed meanwhile makes the entry stale at once, never the reverse.
-        guard let changeCount = store.localChangeCount else { return try store.sessionWithUser(tokenHash: tokenHash) }
+        guard let changeCount = store.localChangeCount else { return try read() }
         let now = clock.now()
-        if let hit = sessions.withLock({ $0[tokenHash] }), hit.changeCount == changeCount, hit.expires > now {
-            return (hit.session, hit.user)
+        if let hit = lock.withLock({ $0[key] }), hit.changeCount == changeCount, hit.expires > now { return hit.value }
+        guard let value = try read() else { return nil }
+        let entry = Entry(value: value, changeCount: changeCount, expires: now.adding(lifetime))
+        lock.withLock { entries in
+            if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
+            entries[key] = entry
         }
-        guard let (session, user) = try store.sessionWithUser(tokenHash: tokenHash) else { return nil }
-        let entry = CachedSession(
-            session: session, user: user, changeCount: changeCount, expires: now.adding(Self.sessionLifetime))
-        sessions.withLock { cache in
-            if cache.count >= Self.sessionCacheLimit { cache.removeAll(keepingCapacity: true) }
-            cache[tokenHash] = entry
-        }
-        return (session, user)
+        return value
     }
 }
