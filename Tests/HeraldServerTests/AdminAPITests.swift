@@ -687,7 +687,10 @@ struct AdminAPITests {
             422, ["subtitle"])
     }
 
-    @Test(arguments: [JSON.string(""), .string(String(repeating: "é", count: 33)), .int(5), .array([])])
+    @Test(arguments: [
+        JSON.string(""), .string(String(repeating: "é", count: 33)), .int(5), .array([]), .string("menu\r\nx: y"),
+        .string("nul\u{0}"),
+    ])
     func aCollapseIDIsOneTo64Bytes(_ collapseID: JSON) throws {
         let fixture = try ServerFixture()
         let ann = try fixture.signedUp("ann@example.com")

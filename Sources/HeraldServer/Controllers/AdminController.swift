@@ -336,8 +336,11 @@ struct AdminController: Sendable {
         if let value = body["collapse_id"], !value.isNull {
             // Apple's limit; FCM's collapse_key takes the same.
             collapseID = value.stringValue
-            if collapseID.map({ $0.isEmpty || $0.utf8.count > 64 }) ?? true {
-                errors.add("collapse_id", "must be a string of 1 to 64 bytes")
+            // It travels as a header value: no control characters (a CR/LF would fail every send, not this call).
+            if collapseID.map({ $0.isEmpty || $0.utf8.count > 64 || $0.utf8.contains { $0 < 0x20 || $0 == 0x7F } })
+                ?? true
+            {
+                errors.add("collapse_id", "must be a string of 1 to 64 bytes without control characters")
             }
         }
         try errors.check()
