@@ -34,6 +34,8 @@ public final class FCMProvider: PushProvider {
 
     private struct Entry {
         var credential: FCMCredential
+        /// Which loading of the credential this is: a fetch started for an earlier one must not touch it.
+        let epoch: Int
         var token: TokenState = .none
         var fetched = 0
     }
@@ -45,6 +47,7 @@ public final class FCMProvider: PushProvider {
     private let configuration: Configuration
     private let logger: Logger
     private let entries = Mutex<[Int64: Entry]>([:])
+    private let epochs = Atomic<Int>(0)
 
     /// A provider sending through `client`; `credential` loads (and opens) a business's service account.
     public init(
@@ -62,7 +65,13 @@ public final class FCMProvider: PushProvider {
     public func tokensFetched(businessID: Int64) -> Int { entries.withLock { $0[businessID]?.fetched ?? 0 } }
 
     public func credentialChanged(businessID: Int64) {
-        _ = entries.withLock { $0.removeValue(forKey: businessID) }
+        let removed = entries.withLock { $0.removeValue(forKey: businessID) }
+        // Sends waiting on a fetch for the old credential are answered now (to be retried), not left hanging.
+        if case .fetching(let waiters) = removed?.token {
+            for waiter in waiters {
+                waiter(.failure(.init(.retryable(reason: "credential replaced", retryAfter: nil))))
+            }
+        }
     }
 
     public func shutdown() { client.shutdown() }
@@ -129,7 +138,7 @@ public final class FCMProvider: PushProvider {
         enum Next {
             case use(String)
             case wait
-            case fetch(FCMCredential)
+            case fetch(FCMCredential, epoch: Int)
             case fail(PushResult)
         }
         var loaded: FCMCredential?
@@ -144,7 +153,9 @@ public final class FCMProvider: PushProvider {
             }
         }
         let next = entries.withLock { entries -> Next in
-            if entries[businessID] == nil, let loaded { entries[businessID] = Entry(credential: loaded) }
+            if entries[businessID] == nil, let loaded {
+                entries[businessID] = Entry(credential: loaded, epoch: epochs.add(1, ordering: .relaxed).newValue)
+            }
             guard var entry = entries[businessID] else {
                 return .fail(.retryable(reason: "credential replaced", retryAfter: nil))
             }
@@ -160,18 +171,18 @@ public final class FCMProvider: PushProvider {
                 entry.token = .fetching(waiters: [body])
                 entry.fetched += 1
                 entries[businessID] = entry
-                return .fetch(entry.credential)
+                return .fetch(entry.credential, epoch: entry.epoch)
             }
         }
         switch next {
         case .use(let token): body(.success(token))
         case .wait: break
         case .fail(let result): body(.failure(.init(result)))
-        case .fetch(let credential): fetchToken(businessID, credential)
+        case .fetch(let credential, let epoch): fetchToken(businessID, credential, epoch: epoch)
         }
     }
 
-    private func fetchToken(_ businessID: Int64, _ credential: FCMCredential) {
+    private func fetchToken(_ businessID: Int64, _ credential: FCMCredential, epoch: Int) {
         let now = clock.now().seconds
         let request: HTTPClientRequest
         do {
@@ -193,7 +204,7 @@ public final class FCMProvider: PushProvider {
                 timeout: configuration.requestTimeout)
         } catch {
             return finishFetch(
-                businessID,
+                businessID, epoch: epoch,
                 .failure(
                     .init(.credentialRejected(reason: "cannot sign the OAuth assertion with the service account key"))))
         }
@@ -201,7 +212,7 @@ public final class FCMProvider: PushProvider {
             switch result {
             case .failure(let error):
                 finishFetch(
-                    businessID,
+                    businessID, epoch: epoch,
                     .failure(
                         .init(.retryable(reason: "OAuth token endpoint: transport: \(error.code)", retryAfter: nil))))
             case .success(let response):
@@ -210,16 +221,17 @@ public final class FCMProvider: PushProvider {
                     let lifetime = body?["expires_in"]?.int64Value ?? 3600
                     let margin = min(configuration.refreshMargin, .seconds(lifetime / 2))
                     let refreshAt = clock.now().adding(.seconds(lifetime)).adding(.zero - margin)
-                    finishFetch(businessID, .success(token), refreshAt: refreshAt)
+                    finishFetch(businessID, epoch: epoch, .success(token), refreshAt: refreshAt)
                 } else {
                     let error = body?["error"]?.stringValue ?? "HTTP \(response.status)"
                     let description = body?["error_description"]?.stringValue.map { ": " + $0 } ?? ""
                     let reason = "OAuth token endpoint refused the service account: \(error)\(description)"
                     if response.status >= 500 || response.status == 429 {
                         finishFetch(
-                            businessID, .failure(.init(.retryable(reason: reason, retryAfter: response.retryAfter))))
+                            businessID, epoch: epoch,
+                            .failure(.init(.retryable(reason: reason, retryAfter: response.retryAfter))))
                     } else {
-                        finishFetch(businessID, .failure(.init(.credentialRejected(reason: reason))))
+                        finishFetch(businessID, epoch: epoch, .failure(.init(.credentialRejected(reason: reason))))
                     }
                 }
             }
@@ -228,10 +240,11 @@ public final class FCMProvider: PushProvider {
 
     /// Hands the outcome of a fetch to every waiter.
     private func finishFetch(
-        _ businessID: Int64, _ result: Result<String, PushResult.Failure>, refreshAt: Timestamp? = nil
+        _ businessID: Int64, epoch: Int, _ result: Result<String, PushResult.Failure>, refreshAt: Timestamp? = nil
     ) {
         let waiters = entries.withLock { entries -> [@Sendable (Result<String, PushResult.Failure>) -> Void] in
-            guard var entry = entries[businessID] else { return [] }
+            // Replaced meanwhile: its waiters were answered by `credentialChanged`.
+            guard var entry = entries[businessID], entry.epoch == epoch else { return [] }
             var waiters: [@Sendable (Result<String, PushResult.Failure>) -> Void] = []
             if case .fetching(let pending) = entry.token {
                 waiters = pending
