@@ -84,6 +84,7 @@ public final class DeliveryEngine: @unchecked Sendable {
                 window: ConcurrencyLimit(range: max(1, lower)...max(1, configuration.concurrency), initial: lower * 2)))
         windowGauge = metrics.gauge(
             "herald_delivery_window", help: "Most pushes the engine keeps in flight now (adapts to the providers).")
+        windowGauge.set(Double(state.withLock { $0.window.limit }))
         inFlightGauge = metrics.gauge("herald_delivery_in_flight", help: "Pushes sent and not yet answered.")
         // One query answers the three gauges of a scrape.
         let depth = RecentValue(lifetime: .milliseconds(200)) { [store, clock] in try? store.queueDepth(at: clock.now())
@@ -245,9 +246,12 @@ public final class DeliveryEngine: @unchecked Sendable {
                         token: job.token))
             }
         }
-        // Held here so long that its lease is half gone (a provider stalling): leave it to be claimed afresh
-        // rather than risk a send racing another claim.
-        guard now < leaseUntil.adding(.zero - configuration.lease / 2) else { return false }
+        // Held here so long that its lease is half gone (a provider stalling): hand it back to the queue, due now
+        // and with the attempt it never made returned, rather than risk a send racing another claim.
+        guard now < leaseUntil.adding(.zero - configuration.lease / 2) else {
+            finish(.wait(until: now, reason: "held past half its lease"), "requeued")
+            return false
+        }
         guard job.deviceBelongsToRecipient else {
             finish(.skipped(reason: "device now signed in as another user"), "skipped")
             return false
@@ -281,13 +285,18 @@ public final class DeliveryEngine: @unchecked Sendable {
         }
         inFlightGauge.add(1)
         let started = ContinuousClock.now
+        let sent = SendReturned()
         provider.send(push) { [self] result in
-            record(job, result, elapsed: ContinuousClock.now - started, outstanding: outstanding)
+            // An answer given before `send` returned (payload too large, no credential) made no round trip: it
+            // says nothing about the provider's speed and must not teach the window.
+            let roundTrip = sent.flag.load(ordering: .acquiring) ? ContinuousClock.now - started : nil
+            record(job, result, roundTrip: roundTrip, outstanding: outstanding)
         }
+        sent.flag.store(true, ordering: .releasing)
         return true
     }
 
-    private func record(_ job: ClaimedDelivery, _ result: PushResult, elapsed: Duration, outstanding: Int) {
+    private func record(_ job: ClaimedDelivery, _ result: PushResult, roundTrip: Duration?, outstanding: Int) {
         let now = clock.now()
         let outcome: DeliveryCompletion.Outcome
         let label: String
@@ -317,7 +326,7 @@ public final class DeliveryEngine: @unchecked Sendable {
             (outcome, label) = (.failed(reason: reason), "failed")
         }
         count(job.platform, label)
-        latency(job.platform).observe(elapsed)
+        if let roundTrip { latency(job.platform).observe(roundTrip) }
         if logger.isEnabled(.debug) {
             logger.debug(
                 "push answered",
@@ -331,11 +340,13 @@ public final class DeliveryEngine: @unchecked Sendable {
             id: job.id, leaseOwner: configuration.owner, outcome: outcome, deviceID: job.deviceID, token: job.token)
         // Record outcomes as soon as they arrive (what is accumulated meanwhile goes in the same transaction):
         // an answer Apple gave that isn't written yet is sent again after a crash.
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let (shouldSignal, window) = state.withLock { state -> (Bool, Int) in
             state.completions.append(completion)
             state.inFlight -= 1
-            state.window.record(seconds: seconds, inFlight: outstanding)
+            if let roundTrip {
+                let seconds = Double(roundTrip.components.seconds) + Double(roundTrip.components.attoseconds) / 1e18
+                state.window.record(seconds: seconds, inFlight: outstanding)
+            }
             return (state.completions.count == 1 || state.stopping, state.window.limit)
         }
         inFlightGauge.add(-1)
@@ -435,4 +446,9 @@ private final class RecentValue<Value: Sendable>: Sendable {
         latest.withLock { $0 = (now, value) }
         return value
     }
+}
+
+/// Set once a provider's `send` has returned: an answer that comes before it was given without a request.
+private final class SendReturned: Sendable {
+    let flag = Atomic<Bool>(false)
 }
