@@ -558,6 +558,7 @@ struct HTTPServerTests {
         #expect(response.status == 503)
         #expect(response.isJSON)
         #expect(response.header("retry-after") == "1")
+        #expect(response.header("connection")?.lowercased() == "close")
         #expect(response.errorFields?.keys.sorted() == ["base"])
     }
 

@@ -86,6 +86,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Binds and starts serving. Throws if the address cannot be bound.
     public func start() throws {
         precondition(daemon == nil, "server already started")
+        draining.store(false, ordering: .relaxed)
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_PASSIVE
@@ -182,7 +183,8 @@ public final class HTTPServer: @unchecked Sendable {
             state.headersChecked = true
             if draining.load(ordering: .acquiring) {
                 var response = HTTPError(.serviceUnavailable, field: "base", "shutting down").response
-                response.headers.append(("retry-after", "1"))
+                // And no next request on this connection: it closes with the server.
+                response.headers += [(name: "retry-after", value: "1"), (name: "connection", value: "close")]
                 return queue(response, on: connection, requestID: nextRequestID(offeredRequestID(connection)))
             }
             if let version, strcmp(version, "HTTP/1.1") == 0,
