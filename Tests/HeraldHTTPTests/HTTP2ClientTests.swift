@@ -363,6 +363,37 @@ struct HTTP2ClientTests {
         }
         #expect(error?.code == .overloaded)
     }
+
+    @Test("maxPendingRequests counts the whole client, whichever loop takes a request")
+    func thePendingLimitSpansTheLoops() throws {
+        // A server that accepts connections (the kernel's backlog) and never answers.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                try #require(bind(listener, raw, length) == 0 && listen(listener, 16) == 0)
+                try #require(getsockname(listener, raw, &length) == 0)
+            }
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        var configuration = HTTP2Client.Configuration(maxPendingRequests: 3)
+        configuration.eventLoops = 2
+        let client = try HTTP2Client(configuration: configuration)
+        let codes = Collector<HTTPClientError.Code?>()
+        let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/", timeout: .seconds(30))
+        for _ in 0..<4 {
+            client.execute(request) { result in _ = codes.append(result.failureCode) }
+        }
+        // The fourth is refused at once (an odd limit over two loops: a per-loop budget refused the third); the
+        // first three wait on the silent server until shutdown cancels them.
+        #expect(codes.values == [.overloaded])
+        client.shutdown()
+        #expect(codes.values.sorted { "\($0!)" < "\($1!)" } == [.cancelled, .cancelled, .cancelled, .overloaded])
+    }
 }
 
 extension Result {

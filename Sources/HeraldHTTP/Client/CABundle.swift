@@ -12,7 +12,7 @@ import Foundation
 /// When a bundle file is found, `CURLOPT_CAPATH` is cleared: curl 7.88 then parses the bundle once and
 /// caches the store in the multi handle (`CURLOPT_CA_CACHE_TIMEOUT`), instead of spending ~25 ms of the
 /// loop thread per new TLS connection. (Debian's CA directory holds the same certificates as its bundle.)
-final class CABundle {
+final class CABundle: Sendable {
     /// `CURLOPT_CAINFO`; `nil` keeps curl's default.
     let caFile: String?
     /// Whether to clear `CURLOPT_CAPATH`.

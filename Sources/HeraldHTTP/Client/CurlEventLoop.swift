@@ -23,8 +23,8 @@ final class CurlEventLoop: @unchecked Sendable {
         var isClosed = false
     }
 
-    /// Requests accepted and not yet completed (queued, waiting or in flight).
-    let pendingCount = Atomic<Int>(0)
+    /// Requests accepted and not yet completed (queued, waiting or in flight), over all of the client's loops.
+    let pending: PendingCount
     /// Sum of `CURLINFO_NUM_CONNECTS` over completed transfers.
     let connectionsOpened = Atomic<Int>(0)
     /// The thread running ``run()``, 0 before it starts.
@@ -51,9 +51,10 @@ final class CurlEventLoop: @unchecked Sendable {
     /// Idle easy handles kept beyond those in use.
     private static let spareTransfers = 64
 
-    init(configuration: HTTP2Client.Configuration) throws(HTTPClientError) {
-        CurlGlobal.initialize()
-        caBundle = try CABundle(systemFile: configuration.systemCAFile, extraFile: configuration.extraCAFile)
+    /// A loop of a client whose loops share `caBundle` and the `pending` count.
+    init(configuration: HTTP2Client.Configuration, caBundle: CABundle, pending: PendingCount) throws(HTTPClientError) {
+        self.caBundle = caBundle
+        self.pending = pending
         guard let multi = curl_multi_init() else {
             throw HTTPClientError(code: .other, message: "curl_multi_init failed")
         }
@@ -270,9 +271,9 @@ final class CurlEventLoop: @unchecked Sendable {
         deliver(pending, result)
     }
 
-    private func deliver(_ pending: PendingRequest, _ result: Result<HTTPClientResponse, HTTPClientError>) {
-        pendingCount.subtract(1, ordering: .relaxed)
-        pending.completion(result)
+    private func deliver(_ request: PendingRequest, _ result: Result<HTTPClientResponse, HTTPClientError>) {
+        pending.value.subtract(1, ordering: .relaxed)
+        request.completion(result)
     }
 
     /// Fails queued requests past their deadline and transfers curl has let run past theirs, drops
@@ -329,4 +330,9 @@ enum CurlGlobal {
     private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
     static func initialize() { _ = initialized }
+}
+
+/// The count of a client's requests accepted and not yet completed, shared by its loops.
+final class PendingCount: Sendable {
+    let value = Atomic<Int>(0)
 }

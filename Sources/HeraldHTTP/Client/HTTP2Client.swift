@@ -34,8 +34,13 @@ public final class HTTP2Client: Sendable {
     /// Creates a client and starts its event-loop thread. Throws when the extra CA file cannot be read.
     public init(configuration: Configuration = .init()) throws(HTTPClientError) {
         self.configuration = configuration
+        CurlGlobal.initialize()
+        let caBundle = try CABundle(systemFile: configuration.systemCAFile, extraFile: configuration.extraCAFile)
+        let pending = PendingCount()
         var loops: [CurlEventLoop] = []
-        for _ in 0..<max(1, configuration.eventLoops) { loops.append(try CurlEventLoop(configuration: configuration)) }
+        for _ in 0..<max(1, configuration.eventLoops) {
+            loops.append(try CurlEventLoop(configuration: configuration, caBundle: caBundle, pending: pending))
+        }
         let stopped = DispatchSemaphore(value: 0)
         self.loops = loops
         self.stopped = stopped
@@ -117,9 +122,9 @@ public final class HTTP2Client: Sendable {
         if cancellation?.isCancelled.load(ordering: .acquiring) == true {
             return completion(.failure(HTTPClientError(code: .cancelled, message: "request cancelled")))
         }
-        let pending = loop.pendingCount.add(1, ordering: .relaxed).newValue
-        guard pending * loops.count <= configuration.maxPendingRequests else {
-            loop.pendingCount.subtract(1, ordering: .relaxed)
+        let pending = loop.pending.value.add(1, ordering: .relaxed).newValue
+        guard pending <= configuration.maxPendingRequests else {
+            loop.pending.value.subtract(1, ordering: .relaxed)
             let message = "more than \(configuration.maxPendingRequests) requests pending"
             return completion(.failure(HTTPClientError(code: .overloaded, message: message)))
         }
@@ -128,7 +133,7 @@ public final class HTTP2Client: Sendable {
         let accepted = loop.submit(
             PendingRequest(request: request, deadline: deadline, cancellation: cancellation, completion: completion))
         if !accepted {
-            loop.pendingCount.subtract(1, ordering: .relaxed)
+            loop.pending.value.subtract(1, ordering: .relaxed)
             completion(.failure(HTTPClientError(code: .cancelled, message: "client is shut down")))
         }
     }
