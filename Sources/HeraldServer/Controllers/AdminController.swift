@@ -345,24 +345,21 @@ struct AdminController: Sendable {
         }
         try errors.check()
 
-        let users = try AdminRules.userIDs(body, store: store, businessID: business.id).compactMap { id in
-            try store.user(businessID: business.id, id: id)
-        }
+        let users = try AdminRules.users(body, store: store, businessID: business.id)
         var values = ["title": title!, "body": text!]
         if let subtitle { values["subtitle"] = subtitle }
-        let events = users.map { user -> EventNotification in
-            var event = EventNotification(
-                business: business, user: user, event: .news, kind: .news, values: values, media: media)
-            event.extras = ["u": .int(user.id)]
-            event.collapseID = collapseID
-            return event
-        }
-        if let first = events.first, let draft = try notifications.draft(first) {
+        // One template for every recipient, read once; no draft is written unless every push fits.
+        let template = try notifications.template(businessID: business.id, event: .news)?.template
+        let drafts = try users.compactMap { user -> NotificationDraft? in
+            let event = EventNotification(
+                business: business, user: user, event: .news, kind: .news, values: values, extras: ["u": .int(user.id)],
+                media: media, collapseID: collapseID)
+            guard let draft = template.flatMap(event.draft(with:)) else { return nil }
             try PushSizeRule.check(draft, field: "body")
+            return draft
         }
-        let entries = try notifications.notify(events)
-        return .json(
-            .object([("notification_ids", .array(entries.compactMap { $0.map { .int($0.id) } }))]), status: .accepted)
+        let entries = try notifications.enqueue(drafts)
+        return .json(.object([("notification_ids", .array(entries.map { .int($0.id) }))]), status: .accepted)
     }
 
     @Sendable func listDeliveries(_ request: HTTPRequest) throws -> HTTPResponse {

@@ -111,7 +111,7 @@ struct AdminLoyaltyController: Sendable {
         guard let offer = try store.offer(businessID: business.id, id: try offerID(request)) else {
             throw HTTPError.notFound("offer not found")
         }
-        let userIDs = try AdminRules.userIDs(body, store: store, businessID: business.id)
+        let userIDs = try AdminRules.users(body, store: store, businessID: business.id).map(\.id)
         guard offer.isAvailable(at: clock.now()) else {
             throw HTTPError.invalid("offer_id", "the offer is not available now")
         }
@@ -161,7 +161,7 @@ struct AdminLoyaltyController: Sendable {
         guard let surveyID = request.parameter("survey_id").flatMap(PathID.parse),
             try store.survey(businessID: business.id, id: surveyID) != nil
         else { throw HTTPError.notFound("survey not found") }
-        let userIDs = try AdminRules.userIDs(body, store: store, businessID: business.id)
+        let userIDs = try AdminRules.users(body, store: store, businessID: business.id).map(\.id)
         var locationID: Int64?
         if let value = body["location_id"], !value.isNull {
             guard let id = POSRules.id(value) else { throw HTTPError.invalid("location_id", "must be a location id") }

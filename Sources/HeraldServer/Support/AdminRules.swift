@@ -29,8 +29,8 @@ enum AdminRules {
     }
 
     /// `user_ids`: a non-empty list of at most 10,000 ids, all of them users of `businessID` (422 naming the
-    /// unknown ones otherwise). Duplicates are dropped; order is kept.
-    static func userIDs(_ body: JSON, store: any Store, businessID: Int64) throws -> [Int64] {
+    /// unknown ones otherwise); the users, read once. Duplicates are dropped; order is kept.
+    static func users(_ body: JSON, store: any Store, businessID: Int64) throws -> [User] {
         guard let items = body["user_ids"]?.arrayValue, !items.isEmpty else {
             throw HTTPError.invalid("user_ids", "must be a non-empty list of user ids")
         }
@@ -41,13 +41,20 @@ enum AdminRules {
             guard let id = item.int64Value else { throw HTTPError.invalid("user_ids", "must be a list of user ids") }
             if seen.insert(id).inserted { ids.append(id) }
         }
+        var users: [User] = []
         var unknown: [Int64] = []
-        for id in ids where try store.user(businessID: businessID, id: id) == nil { unknown.append(id) }
+        for id in ids {
+            if let user = try store.user(businessID: businessID, id: id) {
+                users.append(user)
+            } else {
+                unknown.append(id)
+            }
+        }
         if !unknown.isEmpty {
             throw HTTPError.invalid(
                 "user_ids", "unknown users: " + unknown.prefix(20).map(String.init).joined(separator: ", "))
         }
-        return ids
+        return users
     }
 
     /// Apple's key ids and team ids: 10 upper-case letters or digits.
