@@ -11,7 +11,6 @@ static inline CURLcode herald_curl_easy_setopt_write(CURL *h, CURLoption o, curl
 static inline CURLMcode herald_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 static inline CURLcode herald_curl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode herald_curl_easy_getinfo_ptr(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
-static inline CURLcode herald_curl_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
 /* CURLMsg carries its CURLcode in a union: read it in C. */
 static inline CURLcode herald_curl_msg_result(const CURLMsg *m) { return m->data.result; }
 

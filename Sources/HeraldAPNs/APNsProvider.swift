@@ -55,9 +55,6 @@ public final class APNsProvider: PushProvider {
         self.logger = logger
     }
 
-    /// Provider tokens signed so far for `businessID` (one per 45 minutes is the goal).
-    public func tokensSigned(businessID: Int64) -> Int { entries.withLock { $0[businessID]?.tokens.signed ?? 0 } }
-
     public func credentialChanged(businessID: Int64) {
         // In-flight sends on the old connections fail and are retried on new ones.
         entries.withLock { $0.removeValue(forKey: businessID) }?.client.shutdown()

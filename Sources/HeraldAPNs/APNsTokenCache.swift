@@ -10,8 +10,6 @@ struct APNsTokenCache {
 
     private(set) var token: String?
     private(set) var issuedAt: Int64 = 0
-    /// Tokens signed so far (for tests and metrics).
-    private(set) var signed = 0
 
     /// The token to use at `now` (seconds), signing a new one when there is none or it is `refreshAge` old.
     mutating func current(for credential: APNsCredential, now: Int64) throws -> String {
@@ -21,7 +19,6 @@ struct APNsTokenCache {
         let fresh = try JWT.signES256(headerJSON: header, claimsJSON: claims, key: credential.key)
         token = fresh
         issuedAt = now
-        signed += 1
         return fresh
     }
 

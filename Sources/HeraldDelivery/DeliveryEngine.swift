@@ -61,7 +61,6 @@ public final class DeliveryEngine: @unchecked Sendable {
     /// Jobs claimed and not yet sent, with their lease's end, last one next. The dispatcher's alone.
     private var pending: [(job: ClaimedDelivery, leaseUntil: Timestamp)] = []
     private let signal = NSCondition()
-    private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
     private let inFlightGauge: Gauge
     private let windowGauge: Gauge
@@ -119,7 +118,6 @@ public final class DeliveryEngine: @unchecked Sendable {
         }
         let thread = Thread { [self] in run() }
         thread.name = "herald-delivery"
-        self.thread = thread
         thread.start()
     }
 
@@ -166,9 +164,6 @@ public final class DeliveryEngine: @unchecked Sendable {
         state.withLock { $0.running = false }
     }
 
-    /// Sends started and not yet answered.
-    public var inFlight: Int { state.withLock { $0.inFlight } }
-
     // MARK: - The dispatcher
 
     private func run() {
@@ -183,9 +178,12 @@ public final class DeliveryEngine: @unchecked Sendable {
             // Refill the window first: the answers that made room are recorded right after, and a send waiting
             // for a write transaction would lengthen every round trip.
             var room = limit - inFlight
-            while room > 0, let next = pending.popLast() {
-                if dispatch(next.job, leaseUntil: next.leaseUntil) { room -= 1 }
+            func refill() {
+                while room > 0, let next = pending.popLast() {
+                    if dispatch(next.job, leaseUntil: next.leaseUntil) { room -= 1 }
+                }
             }
+            refill()
             flush()
             // Keep several windows claimed ahead: claims are then few and large, and what waits here was never
             // sent, so a crash costs it nothing. Not more, so that it is sent long before its lease runs out.
@@ -195,9 +193,7 @@ public final class DeliveryEngine: @unchecked Sendable {
                 let wanted = ahead - pending.count
                 queueDrained = claim(wanted) < wanted
             }
-            while room > 0, let next = pending.popLast() {
-                if dispatch(next.job, leaseUntil: next.leaseUntil) { room -= 1 }
-            }
+            refill()
             // The window may have narrowed below what is in flight: room is then negative, and we wait too.
             if room <= 0 || (pending.isEmpty && queueDrained) { waitForSignal(configuration.idlePoll) }
         }

@@ -37,7 +37,6 @@ public final class FCMProvider: PushProvider {
         /// Which loading of the credential this is: a fetch started for an earlier one must not touch it.
         let epoch: Int
         var token: TokenState = .none
-        var fetched = 0
     }
 
     public let platform = PushPlatform.fcm
@@ -60,9 +59,6 @@ public final class FCMProvider: PushProvider {
         self.configuration = configuration
         self.logger = logger
     }
-
-    /// Access tokens fetched so far for `businessID`.
-    public func tokensFetched(businessID: Int64) -> Int { entries.withLock { $0[businessID]?.fetched ?? 0 } }
 
     public func credentialChanged(businessID: Int64) {
         let removed = entries.withLock { $0.removeValue(forKey: businessID) }
@@ -169,7 +165,6 @@ public final class FCMProvider: PushProvider {
                 return .wait
             default:
                 entry.token = .fetching(waiters: [body])
-                entry.fetched += 1
                 entries[businessID] = entry
                 return .fetch(entry.credential, epoch: entry.epoch)
             }

@@ -32,7 +32,6 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         HTTPError(.notFound, field: "base", message)
     }
     /// 401 with a message under `base`.
-    public static func unauthorized(_ message: String) -> HTTPError { HTTPError(.unauthorized, field: "base", message) }
     /// 422 with a message on `field`.
     public static func invalid(_ field: String, _ message: String) -> HTTPError {
         HTTPError(.unprocessableEntity, field: field, message)

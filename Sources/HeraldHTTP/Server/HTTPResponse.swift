@@ -56,10 +56,4 @@ public struct HTTPResponse: Sendable {
         let lowered = name.lowercased()
         return headers.first { $0.name.lowercased() == lowered }?.value
     }
-
-    /// The body bytes, for in-memory bodies.
-    public var bodyBytes: [UInt8] {
-        if case .bytes(let bytes) = body { return bytes }
-        return []
-    }
 }

@@ -228,19 +228,16 @@ extension MemoryStore {
             }
             let first = !state.checkins.values.contains { $0.userID == user.id && $0.status == .approved }
             var userSurveyID: Int64?
-            var survey: Survey?
             if let surveyID = new.surveyID {
                 guard let found = state.surveys[surveyID], found.businessID == new.businessID else {
                     throw StoreError.notFound("survey")
                 }
-                survey = found
                 let userSurvey = UserSurvey(
                     id: state.makeID(), businessID: new.businessID, surveyID: surveyID, userID: user.id,
                     locationID: location.id, createdAt: now)
                 state.userSurveys[userSurvey.id] = userSurvey
                 userSurveyID = userSurvey.id
             }
-            _ = survey
             var checkin = Checkin(
                 id: state.makeID(), businessID: new.businessID, userID: user.id, locationID: location.id,
                 points: new.points,

@@ -1,22 +1,17 @@
 /// A business's rule turning points into rewards: every `threshold` points become one offer or an amount of
 /// banked currency, and the points are spent.
 public struct PointsConversion: Sendable, Equatable {
-    /// How many conversions a balance allows, and the balance left.
+    /// How many conversions a balance allows.
     public let conversions: Int
-    /// Points left after them.
-    public let remainingPoints: Int64
 
     /// Applies `settings` to a balance of `points`; at most 100 conversions at once (an absurd balance can't
     /// flood a user's inbox).
     public init(points: Int64, settings: BusinessSettings) {
         guard settings.conversionThreshold > 0, points >= settings.conversionThreshold else {
             conversions = 0
-            remainingPoints = points
             return
         }
-        let count = min(points / settings.conversionThreshold, 100)
-        conversions = Int(count)
-        remainingPoints = points - count * settings.conversionThreshold
+        conversions = Int(min(points / settings.conversionThreshold, 100))
     }
 }
 
