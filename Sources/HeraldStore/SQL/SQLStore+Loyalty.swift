@@ -85,22 +85,28 @@ extension SQLStore {
 
     // MARK: - Lookups inside a transaction
 
-    private func requireUser(_ db: any SQLConnection, businessID: Int64, _ id: Int64) throws -> User {
-        guard
-            let user = try db.row(
-                "SELECT \(raw: Self.userColumns) FROM users WHERE id = \(id) AND business_id = \(businessID)"
-            )
+    /// The user, or nil when there is none; database failures are thrown, never taken for "no such user".
+    private func findUser(_ db: any SQLConnection, businessID: Int64, _ id: Int64) throws -> User? {
+        try db.row("SELECT \(raw: Self.userColumns) FROM users WHERE id = \(id) AND business_id = \(businessID)")
             .map(Self.user)
-        else { throw StoreError.notFound("user") }
+    }
+
+    private func requireUser(_ db: any SQLConnection, businessID: Int64, _ id: Int64) throws -> User {
+        guard let user = try findUser(db, businessID: businessID, id) else { throw StoreError.notFound("user") }
         return user
     }
 
+    /// The location, or nil when there is none; database failures are thrown.
+    private func findLocation(_ db: any SQLConnection, businessID: Int64, _ id: Int64) throws -> Location? {
+        try db.row(
+            "SELECT \(raw: Self.locationColumns) FROM locations WHERE id = \(id) AND business_id = \(businessID)"
+        ).map(Self.location)
+    }
+
     private func requireLocation(_ db: any SQLConnection, businessID: Int64, _ id: Int64) throws -> Location {
-        guard
-            let location = try db.row(
-                "SELECT \(raw: Self.locationColumns) FROM locations WHERE id = \(id) AND business_id = \(businessID)"
-            ).map(Self.location)
-        else { throw StoreError.notFound("location") }
+        guard let location = try findLocation(db, businessID: businessID, id) else {
+            throw StoreError.notFound("location")
+        }
         return location
     }
 
@@ -159,7 +165,7 @@ extension SQLStore {
             else { throw StoreError.notFound("offer") }
             var granted: [(reward: Reward, notification: InboxEntry?)] = []
             for userID in userIDs {
-                guard let user = try? requireUser(db, businessID: businessID, userID) else { continue }
+                guard let user = try findUser(db, businessID: businessID, userID) else { continue }
                 var reward = try grant(offer, to: user.id, source: source, db, at: now)
                 let entry = try notify(
                     drafter.draft(.rewardGranted(reward, offer, event: event), for: user), db, at: now)
@@ -337,7 +343,7 @@ extension SQLStore {
                     try db.execute(
                         "UPDATE rewards SET reminder_sent_at = \(now) WHERE id = \(reward.id) AND reminder_sent_at IS NULL"
                     ) == 1,
-                    let user = try? requireUser(db, businessID: businessID, reward.userID)
+                    let user = try findUser(db, businessID: businessID, reward.userID)
                 else { continue }
                 if let entry = try notify(drafter.draft(.offerExpiring(reward, offer), for: user), db, at: now) {
                     entries.append(entry)
@@ -494,7 +500,7 @@ extension SQLStore {
             try db.execute("UPDATE users SET points = \(user.points) WHERE id = \(user.id)")
             checkin.status = to
             checkin.updatedAt = now
-            let location = try? requireLocation(db, businessID: businessID, checkin.locationID)
+            let location = try findLocation(db, businessID: businessID, checkin.locationID)
             let entry = try notify(
                 drafter.draft(.checkin(checkin, event: event, location: location, totalPoints: user.points), for: user),
                 db, at: now)
@@ -608,7 +614,7 @@ extension SQLStore {
             let location = try locationID.map { try requireLocation(db, businessID: businessID, $0) }
             var sent: [(userSurvey: UserSurvey, notification: InboxEntry?)] = []
             for userID in userIDs {
-                guard let user = try? requireUser(db, businessID: businessID, userID) else { continue }
+                guard let user = try findUser(db, businessID: businessID, userID) else { continue }
                 let userSurvey = Self.userSurvey(
                     try db.row(
                         """
