@@ -45,6 +45,8 @@ public protocol BusinessStore: Sendable {
     func saveTemplate(businessID: Int64, _ template: NotificationTemplate, at now: Timestamp) throws
     /// The business's own template for `event`, if it saved one.
     func template(businessID: Int64, event: EventName) throws -> NotificationTemplate?
+    /// Every template the business saved, in one read.
+    func templates(businessID: Int64) throws -> [NotificationTemplate]
 
     /// Creates a location.
     func createLocation(businessID: Int64, name: String, storeNumber: String?, at now: Timestamp) throws -> Location

@@ -76,6 +76,11 @@ struct BusinessStoreTests {
         template.media = nil
         try store.saveTemplate(businessID: id, template, at: at(2))
         #expect(try store.template(businessID: id, event: .checkin) == template)
+        #expect(try store.templates(businessID: id) == [template])
+        var news = NotificationTemplate.default(for: .news)!
+        news.body = "{{body}} (from {{business}})"
+        try store.saveTemplate(businessID: id, news, at: at(3))
+        #expect(try Set(store.templates(businessID: id).map(\.event)) == [.checkin, .news])
 
         let location = try store.createLocation(
             businessID: id, name: "Brooklyn Location", storeNumber: "0042", at: at(1))

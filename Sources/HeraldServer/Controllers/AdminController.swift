@@ -205,9 +205,9 @@ struct AdminController: Sendable {
 
     @Sendable func listTemplates(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try business(request)
-        let templates = try EventName.all.map { event -> JSON in
-            let (template, customized) = try notifications.template(businessID: business.id, event: event)!
-            return Presenter.json(template, customized: customized)
+        let resolved = try notifications.templates(businessID: business.id)
+        let templates = EventName.all.compactMap { event in
+            resolved[event].map { Presenter.json($0.template, customized: $0.customized) }
         }
         return .json(.array(templates))
     }

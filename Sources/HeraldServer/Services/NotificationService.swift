@@ -53,14 +53,20 @@ final class NotificationService: Sendable {
         return NotificationTemplate.default(for: event).map { ($0, false) }
     }
 
+    /// Every event's template for `businessID` (its own, else the default) in one read, and whether it is its own.
+    func templates(businessID: Int64) throws -> [EventName: (template: NotificationTemplate, customized: Bool)] {
+        var resolved: [EventName: (template: NotificationTemplate, customized: Bool)] = [:]
+        for event in EventName.all {
+            if let template = NotificationTemplate.default(for: event) { resolved[event] = (template, false) }
+        }
+        for saved in try store.templates(businessID: businessID) { resolved[saved.event] = (saved, true) }
+        return resolved
+    }
+
     /// A drafter for loyalty events of `business`, with every template resolved now (one read), so it can run
     /// inside a store transaction.
     func drafter(for business: Business) throws -> TemplateDrafter {
-        var templates: [EventName: NotificationTemplate] = [:]
-        for event in EventName.all {
-            if let (template, _) = try template(businessID: business.id, event: event) { templates[event] = template }
-        }
-        return TemplateDrafter(business: business, templates: templates)
+        TemplateDrafter(business: business, templates: try templates(businessID: business.id).mapValues(\.template))
     }
 
     /// The draft for one event, or nil when the business disabled its template.

@@ -124,6 +124,10 @@ public final class MemoryStore: Store {
         state.withLock { $0.templates["\(businessID)/\(event)"] }
     }
 
+    public func templates(businessID: Int64) throws -> [NotificationTemplate] {
+        state.withLock { state in EventName.all.compactMap { state.templates["\(businessID)/\($0)"] } }
+    }
+
     public func createLocation(businessID: Int64, name: String, storeNumber: String?, at now: Timestamp) throws
         -> Location
     {

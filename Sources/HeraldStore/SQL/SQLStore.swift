@@ -164,16 +164,27 @@ public final class SQLStore: Store {
         try database.read { db in
             try db.row(
                 """
-                SELECT title, subtitle, body, sound, enabled, media_url, media_type FROM templates
+                SELECT \(raw: Self.templateColumns) FROM templates
                 WHERE business_id = \(businessID) AND event = \(event.rawValue)
                 """
-            ).map { row in
-                NotificationTemplate(
-                    event: event, title: row.text(0), subtitle: row.text(1), body: row.text(2), sound: row.text(3),
-                    enabled: row.bool(4),
-                    media: row.optionalText(5).map { MediaAttachment(url: $0, type: row.text(6)) })
-            }
+            ).map(Self.template)
         }
+    }
+
+    public func templates(businessID: Int64) throws -> [NotificationTemplate] {
+        try database.read { db in
+            try db.rows("SELECT \(raw: Self.templateColumns) FROM templates WHERE business_id = \(businessID)")
+                .map(Self.template)
+        }
+    }
+
+    static let templateColumns = "event, title, subtitle, body, sound, enabled, media_url, media_type"
+
+    static func template(_ row: SQLRow) -> NotificationTemplate {
+        NotificationTemplate(
+            event: EventName(row.text(0)), title: row.text(1), subtitle: row.text(2), body: row.text(3),
+            sound: row.text(4), enabled: row.bool(5),
+            media: row.optionalText(6).map { MediaAttachment(url: $0, type: row.text(7)) })
     }
 
     static let locationColumns = "id, business_id, name, store_number, created_at"
