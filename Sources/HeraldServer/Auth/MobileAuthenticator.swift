@@ -66,6 +66,17 @@ final class MobileAuthenticator: Sendable {
         }
     }
 
+    /// What a signed-in mobile call carries, checked: its parameters, the app's business (signature verified)
+    /// and the user's session.
+    func signedIn(_ request: HTTPRequest) throws -> (
+        parameters: RequestParameters, client: Client, session: Session, user: User
+    ) {
+        let parameters = try RequestParameters(request)
+        let client = try client(request, parameters)
+        let (session, user) = try session(request, client: client)
+        return (parameters, client, session, user)
+    }
+
     /// The signed-in user's session; 401 without a bearer token or with one that is unknown, expired,
     /// revoked or issued for another business.
     func session(_ request: HTTPRequest, client: Client) throws -> (session: Session, user: User) {

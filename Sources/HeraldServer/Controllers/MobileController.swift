@@ -87,9 +87,7 @@ struct MobileController: Sendable {
     }
 
     @Sendable func updateProfile(_ request: HTTPRequest) throws -> HTTPResponse {
-        let parameters = try RequestParameters(request)
-        let client = try auth.client(request, parameters)
-        let (session, user) = try auth.session(request, client: client)
+        let (parameters, client, session, user) = try auth.signedIn(request)
         let fields = try userFields(parameters)
         var errors = FieldErrors()
         var changes = UserChanges()
@@ -129,9 +127,7 @@ struct MobileController: Sendable {
     }
 
     @Sendable func logOut(_ request: HTTPRequest) throws -> HTTPResponse {
-        let parameters = try RequestParameters(request)
-        let client = try auth.client(request, parameters)
-        let (session, user) = try auth.session(request, client: client)
+        let (_, _, session, user) = try auth.signedIn(request)
         let now = clock.now()
         try store.revokeSession(id: session.id, at: now)
         // A logged-out device receives nothing: the session's device (unless someone else has signed in on it
@@ -149,18 +145,14 @@ struct MobileController: Sendable {
     }
 
     @Sendable func profile(_ request: HTTPRequest) throws -> HTTPResponse {
-        let parameters = try RequestParameters(request)
-        let client = try auth.client(request, parameters)
-        let (_, user) = try auth.session(request, client: client)
+        let (_, _, _, user) = try auth.signedIn(request)
         return .json { Presenter.write(user, to: &$0) }
     }
 
     // MARK: - Inbox
 
     @Sendable func listNotifications(_ request: HTTPRequest) throws -> HTTPResponse {
-        let parameters = try RequestParameters(request)
-        let client = try auth.client(request, parameters)
-        let (_, user) = try auth.session(request, client: client)
+        let (parameters, _, _, user) = try auth.signedIn(request)
         var quantity = 10
         if parameters.has("qty") {
             guard let value = parameters.int64("qty"), (1...100).contains(value) else {
@@ -198,9 +190,7 @@ struct MobileController: Sendable {
     }
 
     @Sendable func deleteNotification(_ request: HTTPRequest) throws -> HTTPResponse {
-        let parameters = try RequestParameters(request)
-        let client = try auth.client(request, parameters)
-        let (_, user) = try auth.session(request, client: client)
+        let (_, _, _, user) = try auth.signedIn(request)
         guard let id = request.parameter("id").flatMap(PathID.parse),
             try store.deleteNotification(userID: user.id, id: id, at: clock.now())
         else { throw HTTPError.notFound("notification not found") }
@@ -208,9 +198,7 @@ struct MobileController: Sendable {
     }
 
     @Sendable func markRead(_ request: HTTPRequest) throws -> HTTPResponse {
-        let parameters = try RequestParameters(request)
-        let client = try auth.client(request, parameters)
-        let (_, user) = try auth.session(request, client: client)
+        let (parameters, _, _, user) = try auth.signedIn(request)
         let eventType = parameters.has("event_type") ? parameters.string("event_type") : "read_through_app"
         guard eventType == "read_through_app" || eventType == "app_open_via_push" else {
             throw HTTPError.invalid("event_type", "must be read_through_app or app_open_via_push")

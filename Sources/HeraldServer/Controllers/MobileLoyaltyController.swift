@@ -20,10 +20,8 @@ struct MobileLoyaltyController: Sendable {
 
     /// The signed-in user (and their business) of a mobile call, with its parameters.
     func signedIn(_ request: HTTPRequest) throws -> (RequestParameters, Business, User) {
-        let parameters = try RequestParameters(request)
-        let client = try auth.client(request, parameters)
-        let (_, user) = try auth.session(request, client: client)
-        return (parameters, client.business, user)
+        let call = try auth.signedIn(request)
+        return (call.parameters, call.client.business, call.user)
     }
 
     static func write(_ reward: Reward, _ offer: Offer, to writer: inout JSONWriter) {
