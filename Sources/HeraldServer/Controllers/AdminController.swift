@@ -45,11 +45,7 @@ struct AdminController: Sendable {
     }
 
     /// The body as a JSON object; 400 otherwise.
-    func object(_ request: HTTPRequest) throws -> JSON {
-        let body = try request.jsonBody()
-        guard case .object = body else { throw HTTPError.badRequest("the JSON body must be an object") }
-        return body
-    }
+    func object(_ request: HTTPRequest) throws -> JSON { try request.jsonObjectBody() }
 
     // MARK: - Businesses
 

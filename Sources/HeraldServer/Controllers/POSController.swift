@@ -23,11 +23,7 @@ struct POSController: Sendable {
         router.post("/api/webhooks/gift_cards", giftCard)
     }
 
-    private func body(_ request: HTTPRequest) throws -> JSON {
-        let body = try request.jsonBody()
-        guard case .object = body else { throw HTTPError.badRequest("the JSON body must be an object") }
-        return body
-    }
+    private func body(_ request: HTTPRequest) throws -> JSON { try request.jsonObjectBody() }
 
     /// The user named by `user_id`, `email` or `phone`; 404 when there is none.
     private func user(_ body: JSON, business: Business, _ errors: inout FieldErrors) throws -> User? {

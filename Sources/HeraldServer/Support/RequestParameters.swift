@@ -10,8 +10,7 @@ struct RequestParameters {
 
     /// Parses `request`'s body; malformed JSON or a body that is not an object is a 400.
     init(_ request: HTTPRequest) throws {
-        body = try request.jsonBody()
-        guard case .object = body else { throw HTTPError.badRequest("the JSON body must be an object") }
+        body = try request.jsonObjectBody()
         query = request.query
     }
 
@@ -94,5 +93,14 @@ extension StringProtocol {
         while slice.first == character { slice = slice.dropFirst() }
         while slice.last == character { slice = slice.dropLast() }
         return String(slice)
+    }
+}
+
+extension HTTPRequest {
+    /// The body as a JSON object (an empty one for an empty body); malformed JSON or any other value is a 400.
+    func jsonObjectBody() throws -> JSON {
+        let body = try jsonBody()
+        guard case .object = body else { throw HTTPError.badRequest("the JSON body must be an object") }
+        return body
     }
 }
