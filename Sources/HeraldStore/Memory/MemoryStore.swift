@@ -183,12 +183,7 @@ public final class MemoryStore: Store {
             guard var user = state.users[id], user.businessID == businessID else { throw StoreError.notFound("user") }
             try Self.checkUnique(
                 &state, businessID: businessID, email: changes.email, phone: changes.phone ?? nil, except: id)
-            if let email = changes.email { user.email = email }
-            if let hash = changes.passwordHash { user.passwordHash = hash }
-            if let first = changes.firstName { user.firstName = first }
-            if let last = changes.lastName { user.lastName = last }
-            if let phone = changes.phone { user.phone = phone }
-            user.updatedAt = now
+            user.apply(changes, at: now)
             state.users[id] = user
             return user
         }
@@ -423,25 +418,19 @@ public final class MemoryStore: Store {
                 else { continue }
                 state.leases[completion.id] = nil
                 delivery.updatedAt = now
+                delivery.status = completion.outcome.status
+                delivery.lastReason = completion.outcome.reason
                 switch completion.outcome {
                 case .delivered(let messageID):
-                    delivery.status = .delivered
                     delivery.providerMessageID = messageID
-                    delivery.lastReason = nil
-                case .retry(let at, let reason), .wait(let at, let reason):
-                    delivery.status = .queued
+                case .retry(let at, _):
                     delivery.nextAttemptAt = at
-                    delivery.lastReason = reason
-                    if case .wait = completion.outcome { delivery.attempts -= 1 }
-                case .failed(let reason):
-                    delivery.status = .failed
-                    delivery.lastReason = reason
-                case .skipped(let reason):
-                    delivery.status = .skipped
-                    delivery.lastReason = reason
-                case .pruned(let reason, let unregisteredAt):
-                    delivery.status = .pruned
-                    delivery.lastReason = reason
+                case .wait(let until, _):
+                    delivery.nextAttemptAt = until
+                    delivery.attempts -= 1
+                case .failed, .skipped:
+                    break
+                case .pruned(_, let unregisteredAt):
                     if var device = state.devices[completion.deviceID], device.token != nil,
                         device.token == completion.token,
                         unregisteredAt == nil || (device.tokenUpdatedAt ?? Timestamp(milliseconds: 0)) < unregisteredAt!

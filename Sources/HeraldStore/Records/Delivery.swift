@@ -134,6 +134,27 @@ public struct DeliveryCompletion: Sendable, Equatable {
         case pruned(reason: String, unregisteredAt: Timestamp?)
         /// Not sent (token cleared or moved).
         case skipped(reason: String)
+
+        /// The job's status after it.
+        public var status: DeliveryStatus {
+            switch self {
+            case .delivered: .delivered
+            case .retry, .wait: .queued
+            case .failed: .failed
+            case .pruned: .pruned
+            case .skipped: .skipped
+            }
+        }
+
+        /// The reason recorded with it (none for a delivery).
+        public var reason: String? {
+            switch self {
+            case .delivered: nil
+            case .retry(_, let reason), .wait(_, let reason), .failed(let reason), .pruned(let reason, _),
+                .skipped(let reason):
+                reason
+            }
+        }
     }
 
     /// The job.

@@ -105,6 +105,18 @@ public struct UserChanges: Sendable {
     }
 }
 
+extension User {
+    /// Takes `changes` (what they leave out stays), updated at `now`: what every store does with them.
+    public mutating func apply(_ changes: UserChanges, at now: Timestamp) {
+        if let email = changes.email { self.email = email }
+        if let hash = changes.passwordHash { passwordHash = hash }
+        if let first = changes.firstName { firstName = first }
+        if let last = changes.lastName { lastName = last }
+        if let phone = changes.phone { self.phone = phone }
+        updatedAt = now
+    }
+}
+
 /// A phone or tablet a user signed in on, and its push token.
 public struct Device: Sendable, Equatable {
     /// Store id.

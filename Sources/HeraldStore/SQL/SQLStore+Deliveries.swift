@@ -100,16 +100,11 @@ extension SQLStore {
                         UPDATE deliveries SET status = 'queued', next_attempt_at = \(until), last_reason = \(reason),
                             attempts = attempts - 1, lease_owner = NULL, lease_until = NULL, updated_at = \(now)\(owned)
                         """)
-                case .failed(let reason), .skipped(let reason), .pruned(let reason, _):
-                    let status: String
-                    switch completion.outcome {
-                    case .failed: status = DeliveryStatus.failed.rawValue
-                    case .skipped: status = DeliveryStatus.skipped.rawValue
-                    default: status = DeliveryStatus.pruned.rawValue
-                    }
+                case .failed, .skipped, .pruned:
                     changed = try db.execute(
                         """
-                        UPDATE deliveries SET status = \(status), last_reason = \(reason),
+                        UPDATE deliveries SET status = \(completion.outcome.status.rawValue),
+                            last_reason = \(completion.outcome.reason),
                             lease_owner = NULL, lease_until = NULL, updated_at = \(now)\(owned)
                         """)
                 }

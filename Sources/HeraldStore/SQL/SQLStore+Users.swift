@@ -79,12 +79,7 @@ extension SQLStore {
                 .map(Self.user)
             else { throw StoreError.notFound("user") }
             try checkUnique(db, businessID: businessID, email: changes.email, phone: changes.phone ?? nil, except: id)
-            if let email = changes.email { user.email = email }
-            if let hash = changes.passwordHash { user.passwordHash = hash }
-            if let first = changes.firstName { user.firstName = first }
-            if let last = changes.lastName { user.lastName = last }
-            if let phone = changes.phone { user.phone = phone }
-            user.updatedAt = now
+            user.apply(changes, at: now)
             try db.execute(
                 """
                 UPDATE users SET email = \(user.email), password_hash = \(user.passwordHash), first_name = \(user.firstName),
