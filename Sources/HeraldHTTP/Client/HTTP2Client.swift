@@ -25,11 +25,7 @@ public final class HTTP2Client: Sendable {
     private let loops: [CurlEventLoop]
     private let stopped: DispatchSemaphore
     private let nextLoop = Atomic<Int>(0)
-    private let state: Mutex<State>
-
-    private struct State {
-        var isShutDown = false
-    }
+    private let isShutDown = Atomic<Bool>(false)
 
     /// Creates a client and starts its event-loop thread. Throws when the extra CA file cannot be read.
     public init(configuration: Configuration = .init()) throws(HTTPClientError) {
@@ -44,7 +40,6 @@ public final class HTTP2Client: Sendable {
         let stopped = DispatchSemaphore(value: 0)
         self.loops = loops
         self.stopped = stopped
-        self.state = Mutex(State())
         for (index, loop) in loops.enumerated() {
             let thread = Thread { [loop, stopped] in
                 loop.run()
@@ -91,10 +86,7 @@ public final class HTTP2Client: Sendable {
     /// second call returns at once. Called from a completion handler it does not wait (the thread finishes
     /// soon after the handler returns).
     public func shutdown() {
-        let isFirst = state.withLock { state in
-            defer { state.isShutDown = true }
-            return !state.isShutDown
-        }
+        let isFirst = !isShutDown.exchange(true, ordering: .acquiringAndReleasing)
         for loop in loops { loop.close() }
         guard isFirst, !loops.contains(where: \.isCurrentThread) else { return }
         for _ in loops { stopped.wait() }
