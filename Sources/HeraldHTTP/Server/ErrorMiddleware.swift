@@ -17,11 +17,19 @@ public struct ErrorMiddleware: HTTPMiddleware {
     public func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
         do {
             return try next(request)
-        } catch let error as HTTPError {
-            return error.response
-        } catch let error as any HTTPErrorConvertible {
-            return error.httpError.response
         } catch {
+            return Self.response(for: error, to: request, logger: logger)
+        }
+    }
+
+    /// The answer `error` deserves (the server uses it too, for what a responder without this middleware throws).
+    static func response(for error: any Error, to request: HTTPRequest, logger: Logger) -> HTTPResponse {
+        switch error {
+        case let error as HTTPError:
+            return error.response
+        case let error as any HTTPErrorConvertible:
+            return error.httpError.response
+        default:
             logger.error(
                 "unhandled error", ["request.id": request.id, "http.route": request.route ?? "", "error": "\(error)"])
             return HTTPError(.internalServerError, field: "base", "internal error (request id \(request.id))").response

@@ -250,14 +250,10 @@ public final class HTTPServer: @unchecked Sendable {
         let response: HTTPResponse
         do {
             response = try responder.respond(to: request)
-        } catch let error as HTTPError {
-            response = error.response
         } catch {
-            logger.error("unhandled error", ["request.id": requestID, "error": "\(error)"])
-            response =
-                HTTPError(.internalServerError, field: "base", "internal error (request id \(requestID))").response
+            response = ErrorMiddleware.response(for: error, to: request, logger: logger)
         }
-        return queue(response, on: connection, requestID: nil)
+        return queue(response, on: connection, requestID: requestID)
     }
 
     /// The most capacity reserved up front from a declared `Content-Length` (beyond it the body grows as it comes).

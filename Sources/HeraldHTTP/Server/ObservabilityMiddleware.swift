@@ -1,7 +1,7 @@
 import HeraldObservability
 import Synchronization
 
-/// The access log and per-route request metrics, and the `x-request-id` response header.
+/// The access log and per-route request metrics (the server itself puts `x-request-id` on every answer).
 ///
 /// Metrics: `herald_http_requests_total{method,route,status}` and
 /// `herald_http_request_duration_seconds{route}`. Routes are patterns (`/api2/mobile/notifications/{id}`),
@@ -30,9 +30,8 @@ public struct ObservabilityMiddleware: HTTPMiddleware {
 
     public func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
         let start = ContinuousClock.now
-        var response = try next(request)
+        let response = try next(request)
         let elapsed = ContinuousClock.now - start
-        response.headers.append(("x-request-id", request.id))
         let route = request.route ?? "unmatched"
         counter(request.method.rawValue, route, response.status.code).increment()
         histogram(route).observe(elapsed)
