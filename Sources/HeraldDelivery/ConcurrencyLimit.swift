@@ -28,6 +28,9 @@ struct ConcurrencyLimit {
     private var roundCount = 0
     private var roundPeakInFlight = 0
 
+    /// Whether this round measures the baseline at the narrowest window.
+    var isProbing: Bool { probing != nil }
+
     init(range: ClosedRange<Int>, initial: Int) {
         self.range = range
         limit = range.clamp(initial)

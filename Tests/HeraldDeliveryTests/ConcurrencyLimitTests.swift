@@ -20,6 +20,11 @@ struct ConcurrencyLimitTests {
                 limit.record(seconds: seconds * (0.9 + 0.2 * jitter.fraction()), inFlight: inFlight)
             }
         }
+        // Never stop in the middle of a probe: its narrow window is not where the path settled.
+        while limit.isProbing {
+            let seconds = max(roundTrip, Double(limit.limit) / capacity)
+            limit.record(seconds: seconds, inFlight: limit.limit)
+        }
         return limit
     }
 
@@ -39,6 +44,24 @@ struct ConcurrencyLimitTests {
         // 20 ms away at 5,000 a second: 100 in flight fill the path.
         let limit = Self.settle(roundTrip: 0.02, capacity: 5_000)
         #expect((100...300).contains(limit.limit), "window \(limit.limit)")
+    }
+
+    @Test func aProbeMeasuresOnlyWhatWasSentWithinTheNarrowWindow() {
+        var limit = ConcurrencyLimit(range: 16...512, initial: 512)
+        var rounds = 0
+        while !limit.isProbing && rounds < 1_000 {
+            for _ in 0..<limit.limit { limit.record(seconds: 0.01, inFlight: limit.limit) }
+            rounds += 1
+        }
+        #expect(limit.isProbing)
+        #expect(limit.limit == 16)
+        // Answers to sends made under the wide window before the probe began: slow, and not the probe's business.
+        for _ in 0..<1_000 { limit.record(seconds: 5, inFlight: 512) }
+        #expect(limit.isProbing, "the wide window's answers did not end the probe")
+        // The probe's own answers: one round, then the window it left.
+        for _ in 0..<16 { limit.record(seconds: 0.001, inFlight: 16) }
+        #expect(!limit.isProbing)
+        #expect(limit.limit == 512)
     }
 
     @Test func anUnusedWindowDoesNotGrow() {
