@@ -25,7 +25,7 @@ PAYLOAD = ('{"aps":{"alert":{"title":"Flash sale","subtitle":"Today only","body"
            '"sound":"default","badge":1},"n":123456,"u":654321}')
 
 
-def nghttpd_command(work, port, key, cert):
+def nghttpd_command(port, key, cert):
     """nghttpd --echo-upload writes every request body to a file of its own under /tmp (a fixed path) and deletes
     it: on an ext4 /tmp that has seen millions of such files, inode allocation alone made nghttpd 4-6 times
     slower (perf: find_get_block_common, recently_deleted), and both Herald and h2load with it. When allowed,
@@ -49,7 +49,7 @@ def main():
     work = tempfile.mkdtemp(prefix="herald-bench-delivery-")
     ca, cert, key = hb.make_tls(work)
     port = hb.free_port()
-    server = subprocess.Popen(nghttpd_command(work, port, key, cert), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(nghttpd_command(port, key, cert), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.5)
     try:
         payload_file = os.path.join(work, "payload.json")
@@ -133,7 +133,7 @@ def main():
         print(f"  ratio           : {rate / h2load_rps:10.1%}")
         if windows:
             print(f"  in-flight window: median {sorted(windows)[len(windows) // 2]:.0f}, max {max(windows):.0f}"
-                  f"  (what a kill -9 would send twice)")
+                  f"  (the limit on sends in flight: at most what a kill -9 would send twice)")
     finally:
         server.terminate()
         server.wait()
