@@ -68,14 +68,16 @@ public final class APNsProvider: PushProvider {
         for client in clients { client.shutdown() }
     }
 
-    /// The credential, its client and the current provider token for `businessID`.
+    /// The credential, its client and the `authorization` header value (the current provider token) for
+    /// `businessID`.
     private func authorization(_ businessID: Int64) throws -> (APNsCredential, HTTP2Client, String)? {
         let now = clock.now().seconds
         if let cached = try entries.withLock({ entries -> (APNsCredential, HTTP2Client, String)? in
-            guard var entry = entries[businessID] else { return nil }
-            let token = try entry.tokens.current(for: entry.credential, now: now)
-            entries[businessID] = entry
-            return (entry.credential, entry.client, token)
+            // In place: copying the entry out and back would copy the credential on every push.
+            guard let index = entries.index(forKey: businessID) else { return nil }
+            let authorization = try entries.values[index].tokens.authorization(
+                for: entries.values[index].credential, now: now)
+            return (entries.values[index].credential, entries.values[index].client, authorization)
         }) {
             return cached
         }
@@ -90,9 +92,9 @@ public final class APNsProvider: PushProvider {
             } else {
                 entry = Entry(credential: credential, client: client)
             }
-            let token = try entry.tokens.current(for: entry.credential, now: now)
+            let authorization = try entry.tokens.authorization(for: entry.credential, now: now)
             entries[businessID] = entry
-            return (entry.credential, entry.client, token)
+            return (entry.credential, entry.client, authorization)
         }
         unused?.shutdown()
         return result
@@ -113,18 +115,18 @@ public final class APNsProvider: PushProvider {
     ) {
         let credential: APNsCredential
         let client: HTTP2Client
-        let token: String
+        let bearer: String
         do {
             guard let found = try authorization(push.businessID) else {
                 return completion(.notConfigured(reason: "business has no APNs credentials"))
             }
-            (credential, client, token) = found
+            (credential, client, bearer) = found
         } catch {
             return completion(.credentialRejected(reason: "cannot sign a provider token with the .p8 key"))
         }
         let base = configuration.baseURLOverride ?? credential.environment.baseURL
         var headers: [(name: String, value: String)] = [
-            ("authorization", "bearer " + token),
+            ("authorization", bearer),
             ("apns-topic", credential.topic),
             ("apns-push-type", push.content.isBackground ? "background" : "alert"),
             ("apns-priority", push.content.isBackground ? "5" : "10"),
@@ -146,7 +148,7 @@ public final class APNsProvider: PushProvider {
                     !refreshedToken
                 {
                     // The token aged out early (clock skew): sign a new one at once and resend this push once.
-                    entries.withLock { $0[push.businessID]?.tokens.expired(token) }
+                    entries.withLock { $0[push.businessID]?.tokens.expired(bearer) }
                     logger.notice(
                         "APNs provider token expired; signing a new one", ["business.id": String(push.businessID)])
                     send(push, payload: payload, refreshedToken: true, completion: completion)

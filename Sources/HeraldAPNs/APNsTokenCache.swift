@@ -8,22 +8,24 @@ struct APNsTokenCache {
     /// Age at which a token is replaced: between Apple's 20-minute floor and 60-minute ceiling.
     static let refreshAge: Int64 = 45 * 60
 
-    private(set) var token: String?
+    /// `bearer <token>`, the `authorization` header value, built once per token.
+    private(set) var authorization: String?
     private(set) var issuedAt: Int64 = 0
 
-    /// The token to use at `now` (seconds), signing a new one when there is none or it is `refreshAge` old.
-    mutating func current(for credential: APNsCredential, now: Int64) throws -> String {
-        if let token, now - issuedAt < Self.refreshAge, now >= issuedAt { return token }
+    /// The `authorization` header value to use at `now` (seconds), signing a new token when there is none or it
+    /// is `refreshAge` old.
+    mutating func authorization(for credential: APNsCredential, now: Int64) throws -> String {
+        if let authorization, now - issuedAt < Self.refreshAge, now >= issuedAt { return authorization }
         let header = #"{"alg":"ES256","kid":"\#(credential.keyID)"}"#
         let claims = #"{"iss":"\#(credential.teamID)","iat":\#(now)}"#
-        let fresh = try JWT.signES256(headerJSON: header, claimsJSON: claims, key: credential.key)
-        token = fresh
+        let fresh = "bearer " + (try JWT.signES256(headerJSON: header, claimsJSON: claims, key: credential.key))
+        authorization = fresh
         issuedAt = now
         return fresh
     }
 
-    /// Apple answered ExpiredProviderToken for `token`: drop it if it is still the current one.
+    /// Apple answered ExpiredProviderToken to a request sent with `rejected`: drop it if it is still current.
     mutating func expired(_ rejected: String) {
-        if token == rejected { token = nil }
+        if authorization == rejected { authorization = nil }
     }
 }

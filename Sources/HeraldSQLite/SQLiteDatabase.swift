@@ -39,15 +39,16 @@ public final class SQLiteDatabase: SQLDatabase {
 
     @discardableResult
     public func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        // Prepared once and kept, like every statement: `sqlite3_exec` would parse them on every transaction.
         try writer.withLock { connection in
-            try connection.executeScript("BEGIN IMMEDIATE")
+            try connection.execute("BEGIN IMMEDIATE")
             do {
                 let result = try body(connection)
-                try connection.executeScript("COMMIT")
+                try connection.execute("COMMIT")
                 commits.add(1, ordering: .releasing)
                 return result
             } catch {
-                try? connection.executeScript("ROLLBACK")
+                _ = try? connection.execute("ROLLBACK")
                 throw error
             }
         }

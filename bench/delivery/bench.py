@@ -113,6 +113,8 @@ def main():
             if window:
                 windows.append(float(window.group(1)))
         elapsed = time.time() - started
+        round_trip = re.search(r'^herald_push_send_duration_seconds_sum\{[^}]*\} (\S+)$', metrics, re.M), \
+            re.search(r'^herald_push_send_duration_seconds_count\{[^}]*\} (\S+)$', metrics, re.M)
         db = sqlite3.connect(os.path.join(data, "herald.db"), timeout=30)
         for _ in range(50):  # the last answers counted may still be on their way to the database
             if not db.execute("SELECT 1 FROM deliveries WHERE status IN ('queued', 'sending') LIMIT 1").fetchone():
@@ -134,6 +136,10 @@ def main():
         if windows:
             print(f"  in-flight window: median {sorted(windows)[len(windows) // 2]:.0f}, max {max(windows):.0f}"
                   f"  (the limit on sends in flight: at most what a kill -9 would send twice)")
+        if all(round_trip):
+            mean = float(round_trip[0].group(1)) / max(1.0, float(round_trip[1].group(1)))
+            print(f"  round trip      : {mean * 1000:10.2f} ms mean, send to answer (window ÷ round trip is the most"
+                  f" the window allows: {sorted(windows)[len(windows) // 2] / mean if windows else 0:.0f}/s)")
     finally:
         server.terminate()
         server.wait()

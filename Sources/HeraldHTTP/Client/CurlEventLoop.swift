@@ -12,15 +12,24 @@ import Synchronization
 /// The thread that owns a curl multi handle and runs the transfers an ``HTTP2Client`` hands to this loop.
 ///
 /// Other threads only touch ``inbox`` (under its mutex) and the atomics; everything else is confined to
-/// the thread running ``run()``, which is why this is `@unchecked Sendable`. A thread that queues work into
-/// an empty inbox wakes the loop with `curl_multi_wakeup`, under the inbox lock and only while the inbox is
-/// open, so the multi handle is never woken after ``run()`` has closed the inbox and cleaned it up.
+/// the thread running ``run()``, which is why this is `@unchecked Sendable`. A thread that queues work while
+/// the loop sleeps (or is about to) wakes it with `curl_multi_wakeup`, under the inbox lock and only while the
+/// inbox is open, so the multi handle is never woken after ``run()`` has closed the inbox and cleaned it up. A
+/// loop that is busy finds the work when it next looks, without a wake-up (a pipe write and read) per batch.
 final class CurlEventLoop: @unchecked Sendable {
     /// Work handed to the loop by other threads.
     struct Inbox {
         var requests: [PendingRequest] = []
         var cancellations: [RequestCancellation] = []
         var isClosed = false
+        /// Set by the loop, under the lock, when it found the inbox empty and is going to wait.
+        var isSleeping = false
+
+        /// Called under the lock after adding work: whether the loop must be woken for it.
+        mutating func needsWakeUp() -> Bool {
+            defer { isSleeping = false }
+            return isSleeping
+        }
     }
 
     /// Requests accepted and not yet completed (queued, waiting or in flight), over all of the client's loops.
@@ -92,7 +101,7 @@ final class CurlEventLoop: @unchecked Sendable {
         inbox.withLock { inbox in
             guard !inbox.isClosed else { return false }
             inbox.requests.append(request)
-            if inbox.requests.count == 1 && inbox.cancellations.isEmpty { _ = curl_multi_wakeup(multi) }
+            if inbox.needsWakeUp() { _ = curl_multi_wakeup(multi) }
             return true
         }
     }
@@ -103,7 +112,7 @@ final class CurlEventLoop: @unchecked Sendable {
         inbox.withLock { inbox in
             guard !inbox.isClosed else { return }
             inbox.cancellations.append(cancellation)
-            if inbox.cancellations.count == 1 && inbox.requests.isEmpty { _ = curl_multi_wakeup(multi) }
+            if inbox.needsWakeUp() { _ = curl_multi_wakeup(multi) }
         }
     }
 
@@ -139,6 +148,7 @@ final class CurlEventLoop: @unchecked Sendable {
         var running: Int32 = 0
         while true {
             let isClosed = inbox.withLock { inbox in
+                inbox.isSleeping = false
                 swap(&inbox.requests, &requests)
                 swap(&inbox.cancellations, &cancellations)
                 return inbox.isClosed
@@ -164,7 +174,12 @@ final class CurlEventLoop: @unchecked Sendable {
                 nextSweep = now + Self.sweepInterval
             }
             let wait = active.isEmpty && backlogHead == backlog.count ? 1000 : Int32((nextSweep - now) / 1_000_000) + 1
-            _ = curl_multi_poll(multi, nil, 0, wait, nil)
+            let sleeps = inbox.withLock { inbox in
+                inbox.isSleeping = inbox.requests.isEmpty && inbox.cancellations.isEmpty && !inbox.isClosed
+                return inbox.isSleeping
+            }
+            // With work waiting, `curl_multi_perform` at the top reads whatever the sockets hold without blocking.
+            if sleeps { _ = curl_multi_poll(multi, nil, 0, wait, nil) }
         }
         shutDown()
     }

@@ -49,24 +49,64 @@ final class CurlTransfer {
         upload.deallocate()
     }
 
-    /// Resets the handle and sets it up for `request`. `timeoutMilliseconds` of 0 means no limit.
+    /// What a request sets on the handle beyond its URL, headers, body and timeout. A request of the shape the
+    /// handle last ran keeps every other option as it was: curl keeps options from transfer to transfer, and
+    /// `curl_easy_reset` with twenty options set again cost a tenth of the event loop's own time per push.
+    private struct Shape: Equatable {
+        var method: String
+        var hasBody: Bool
+        var isPlainHTTP: Bool
+    }
+
+    /// The shape the handle is set up for; `nil` before the first request.
+    private var shape: Shape?
+
+    /// Sets the handle up for `request`. `timeoutMilliseconds` of 0 means no limit.
     func prepare(_ request: HTTPClientRequest, timeoutMilliseconds: Int, settings: Settings) -> HTTPClientError? {
-        curl_easy_reset(easy)
         errorBuffer[0] = 0
         responseHeaderBytes.removeAll(keepingCapacity: true)
         responseBody = []
         responseBodyTooLarge = false
         maxResponseBodySize = settings.maxResponseBodySize
-        let context = Unmanaged.passUnretained(self).toOpaque()
 
         var failure = CURLE_OK
         func check(_ code: CURLcode) { if failure == CURLE_OK { failure = code } }
 
+        let method = request.method
+        let isPost = method == "POST"
+        let hasBody = method != "HEAD" && (!request.body.isEmpty || isPost || method == "PUT" || method == "PATCH")
+        let wanted = Shape(method: method, hasBody: hasBody, isPlainHTTP: Self.isPlainHTTP(request.url))
+        if wanted != shape {
+            shape = nil
+            curl_easy_reset(easy)
+            setUp(wanted, settings: settings, check)
+            if failure == CURLE_OK { shape = wanted }
+        }
+
         let urlResult = request.url.withCString { herald_curl_easy_setopt_ptr(easy, CURLOPT_URL, $0) }
         check(urlResult)
+        check(herald_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeoutMilliseconds))
+        if hasBody {
+            copyUpload(request.body)
+            check(herald_curl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
+            check(herald_curl_easy_setopt_ptr(easy, CURLOPT_POSTFIELDS, upload))
+        }
+        let headers = headerList.build(request.headers, hasBody: hasBody)
+        check(herald_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, headers))
+
+        guard failure == CURLE_OK else {
+            shape = nil
+            return HTTPClientError(curlCode: failure, detail: nil)
+        }
+        return nil
+    }
+
+    /// Sets the options that stay from request to request while their shape does.
+    private func setUp(_ shape: Shape, settings: Settings, _ check: (CURLcode) -> Void) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
         check(herald_curl_easy_setopt_ptr(easy, CURLOPT_PROTOCOLS_STR, Self.protocols.utf8Start))
         check(herald_curl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, context))
-        if Self.isPlainHTTP(request.url) {
+        if shape.isPlainHTTP {
             // No TLS, no ALPN, no HTTP/2: nothing to multiplex, so no waiting for a shared connection either
             // (with PIPEWAIT, curl would hold every request to a new host until the first one's response).
             check(herald_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1)))
@@ -79,7 +119,6 @@ final class CurlTransfer {
         check(herald_curl_easy_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1))
         check(herald_curl_easy_setopt_long(easy, CURLOPT_TCP_KEEPIDLE, 30))
         check(herald_curl_easy_setopt_long(easy, CURLOPT_TCP_KEEPINTVL, 15))
-        check(herald_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeoutMilliseconds))
         check(herald_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds))
         check(herald_curl_easy_setopt_long(easy, CURLOPT_MAXAGE_CONN, settings.maxIdleSeconds))
         check(herald_curl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorBuffer))
@@ -108,28 +147,12 @@ final class CurlTransfer {
                 return length
             })
 
-        let method = request.method
-        let isHead = method == "HEAD"
-        let isGet = method == "GET"
-        let isPost = method == "POST"
-        let hasBody = !isHead && (!request.body.isEmpty || isPost || method == "PUT" || method == "PATCH")
-        if hasBody {
-            copyUpload(request.body)
-            check(herald_curl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
-            check(herald_curl_easy_setopt_ptr(easy, CURLOPT_POSTFIELDS, upload))
-        }
-        if isHead {
+        let isGet = shape.method == "GET"
+        if shape.method == "HEAD" {
             check(herald_curl_easy_setopt_long(easy, CURLOPT_NOBODY, 1))
-        } else if !(isPost || (isGet && !hasBody)) {
-            check(method.withCString { herald_curl_easy_setopt_ptr(easy, CURLOPT_CUSTOMREQUEST, $0) })
+        } else if !(shape.method == "POST" || (isGet && !shape.hasBody)) {
+            check(shape.method.withCString { herald_curl_easy_setopt_ptr(easy, CURLOPT_CUSTOMREQUEST, $0) })
         }
-        let headers = headerList.build(request.headers, hasBody: hasBody)
-        check(herald_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, headers))
-
-        guard failure == CURLE_OK else {
-            return HTTPClientError(curlCode: failure, detail: nil)
-        }
-        return nil
     }
 
     /// The status code curl parsed, after the transfer is done.

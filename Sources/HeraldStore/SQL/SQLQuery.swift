@@ -50,15 +50,20 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
         /// Trusted SQL text, spliced as is. Never pass user input here.
         public mutating func appendInterpolation(raw text: String) { sql += text }
 
-        /// A comma-separated list of bound values (for `IN (...)`); an empty list binds one NULL so `IN (NULL)` matches nothing.
+        /// A comma-separated list of bound values for `IN (...)`; an empty list binds one NULL so `IN (NULL)`
+        /// matches nothing. The list is padded to a power of two by repeating its last value (which changes
+        /// nothing in an `IN`), so that lists of any length share a few statements in a driver's cache
+        /// instead of each length preparing its own.
         public mutating func appendInterpolation(list values: [some SQLBindable]) {
-            if values.isEmpty {
+            guard let last = values.last else {
                 sql += "NULL"
                 return
             }
-            for (index, value) in values.enumerated() {
+            var placeholders = 1
+            while placeholders < values.count { placeholders *= 2 }
+            for index in 0..<placeholders {
                 sql += index == 0 ? "?" : ", ?"
-                bindings.append(value.sqlValue)
+                bindings.append((index < values.count ? values[index] : last).sqlValue)
             }
         }
 
