@@ -215,17 +215,11 @@ extension MemoryStore {
                     checkin: existing, notification: existing.notificationID.flatMap { state.notifications[$0] },
                     conversions: [], created: false)
             }
-            var transactionID = new.transactionID ?? "POS_\(user.id)_\(now.seconds)"
-            if new.transactionID == nil {
-                var suffix = 2
-                let base = transactionID
-                while state.checkins.values.contains(where: {
-                    $0.businessID == new.businessID && $0.transactionID == transactionID
-                }) {
-                    transactionID = "\(base)_\(suffix)"
-                    suffix += 1
+            let transactionID =
+                new.transactionID
+                ?? Checkin.generatedTransactionID(userID: user.id, at: now) { candidate in
+                    state.checkins.values.contains { $0.businessID == new.businessID && $0.transactionID == candidate }
                 }
-            }
             let first = !state.checkins.values.contains { $0.userID == user.id && $0.status == .approved }
             var userSurveyID: Int64?
             if let surveyID = new.surveyID {
@@ -243,7 +237,7 @@ extension MemoryStore {
                 points: new.points,
                 source: new.source, transactionID: transactionID, status: new.status, isFirst: first,
                 userSurveyID: userSurveyID, createdAt: now, updatedAt: now)
-            if new.status == .approved { state.users[user.id]!.points += new.points }
+            state.users[user.id]!.points = Checkin.balance(user.points, points: new.points, from: nil, to: new.status)
             let total = state.users[user.id]!.points
             let entry = notify(
                 drafter.draft(
@@ -311,10 +305,9 @@ extension MemoryStore {
                 checkin.isFirst = !state.checkins.values.contains {
                     $0.userID == checkin.userID && $0.status == .approved
                 }
-                state.users[checkin.userID]!.points += checkin.points
-            } else if to == .void && checkin.status == .approved {
-                state.users[checkin.userID]!.points = max(0, state.users[checkin.userID]!.points - checkin.points)
             }
+            state.users[checkin.userID]!.points = Checkin.balance(
+                state.users[checkin.userID]!.points, points: checkin.points, from: checkin.status, to: to)
             checkin.status = to
             checkin.updatedAt = now
             let user = state.users[checkin.userID]!

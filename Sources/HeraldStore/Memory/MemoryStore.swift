@@ -199,35 +199,21 @@ public final class MemoryStore: Store {
                 $0.businessID == businessID && $0.deviceKey == registration.deviceKey
             }) {
                 device = existing
-                if device.userID != userID {  // the phone changed hands: the old user's token must not follow
-                    device.userID = userID
-                    if registration.token == nil { device.token = nil }
-                }
             } else {
                 device = Device(
                     id: state.makeID(), businessID: businessID, userID: userID, deviceKey: registration.deviceKey,
                     platform: registration.platform, token: nil, tokenUpdatedAt: nil, userAgent: nil, createdAt: now,
                     updatedAt: now)
             }
-            if let userAgent = registration.userAgent { device.userAgent = userAgent }
-            if let token = registration.token {
-                if let token {
-                    for (id, other) in state.devices
-                    where id != device.id && other.businessID == businessID
-                        && other.platform == registration.platform && other.token == token
-                    {
-                        state.devices[id]!.token = nil
-                        state.devices[id]!.updatedAt = now
-                    }
-                    if device.token != token || device.platform != registration.platform { device.tokenUpdatedAt = now }
-                    device.platform = registration.platform
-                    device.token = token
-                } else {
-                    device.token = nil
-                    device.tokenUpdatedAt = now
+            if let token = device.register(registration, by: userID, at: now) {
+                for (id, other) in state.devices
+                where id != device.id && other.businessID == businessID && other.platform == device.platform
+                    && other.token == token
+                {
+                    state.devices[id]!.token = nil
+                    state.devices[id]!.updatedAt = now
                 }
             }
-            device.updatedAt = now
             state.devices[device.id] = device
             return device
         }

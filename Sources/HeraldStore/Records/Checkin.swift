@@ -230,3 +230,31 @@ public struct UserSurvey: Sendable, Equatable {
         self.answers = answers
     }
 }
+
+// MARK: - Rules every backend applies
+
+extension Checkin {
+    /// The transaction id of a check-in the POS sent without one: the seed's `POS_<user>_<unix time>`, then
+    /// `_2`, `_3`, … while `isTaken` says the business already has it (two check-ins within a second).
+    static func generatedTransactionID(
+        userID: Int64, at now: Timestamp, isTaken: (String) throws -> Bool
+    ) rethrows -> String {
+        let base = "POS_\(userID)_\(now.seconds)"
+        var candidate = base
+        var suffix = 2
+        while try isTaken(candidate) {
+            candidate = "\(base)_\(suffix)"
+            suffix += 1
+        }
+        return candidate
+    }
+
+    /// A user's balance of `balance` once a check-in of `points` goes from `old` (nil: a new check-in) to `new`:
+    /// approval credits the points, voiding an approved check-in takes them back (never below zero), any other
+    /// move leaves the balance as it is.
+    static func balance(_ balance: Int64, points: Int64, from old: Status?, to new: Status) -> Int64 {
+        if new == .approved && old != .approved { return balance + points }
+        if new == .void && old == .approved { return max(0, balance - points) }
+        return balance
+    }
+}

@@ -1,7 +1,7 @@
 import HeraldModel
 
 /// What an event puts in a user's inbox, and how it is pushed.
-public struct NotificationDraft: Sendable {
+public struct NotificationDraft: Sendable, Equatable {
     /// Owning business.
     public var businessID: Int64
     /// Recipient.
@@ -54,75 +54,32 @@ public struct NotificationDraft: Sendable {
     }
 }
 
-/// An entry in a user's inbox (Punchh's "user notification").
+/// An entry in a user's inbox (Punchh's "user notification"): a draft as stored, with its id and read state.
+/// The draft's fields read as the entry's own (`entry.title`, `entry.extras`).
+@dynamicMemberLookup
 public struct InboxEntry: Sendable, Equatable {
     /// Store id: the `n` of the push payload.
     public var id: Int64
-    /// Owning business.
-    public var businessID: Int64
-    /// Recipient.
-    public var userID: Int64
-    /// Inbox grouping.
-    public var kind: InboxKind
-    /// The event that produced it.
-    public var event: String
-    /// Alert title.
-    public var title: String
-    /// Alert subtitle.
-    public var subtitle: String?
-    /// The message.
-    public var body: String
-    /// Alert sound.
-    public var sound: String?
-    /// Rich media.
-    public var media: MediaAttachment?
-    /// Event-specific payload keys.
-    public var extras: JSON
-    /// How it is pushed.
-    public var pushStyle: PushStyle
-    /// Shown in the inbox and counted in the badge.
-    public var visibleInInbox: Bool
-    /// The offer granted with it, if any.
-    public var rewardID: Int64?
+    /// What the event drafted: recipient, texts, media, payload keys, how it is pushed.
+    public var draft: NotificationDraft
     /// When it was created.
     public var createdAt: Timestamp
     /// When the user read it, if they have.
     public var readAt: Timestamp?
-    /// Pushes sharing it replace one another on the device.
-    public var collapseID: String?
 
-    /// An entry record.
-    public init(
-        id: Int64, businessID: Int64, userID: Int64, kind: InboxKind, event: String, title: String, subtitle: String?,
-        body: String, sound: String?, media: MediaAttachment?, extras: JSON, pushStyle: PushStyle, visibleInInbox: Bool,
-        rewardID: Int64?, createdAt: Timestamp, readAt: Timestamp?, collapseID: String? = nil
-    ) {
+    /// The entry `draft` became.
+    public init(id: Int64, draft: NotificationDraft, createdAt: Timestamp, readAt: Timestamp? = nil) {
         self.id = id
-        self.businessID = businessID
-        self.userID = userID
-        self.kind = kind
-        self.event = event
-        self.title = title
-        self.subtitle = subtitle
-        self.body = body
-        self.sound = sound
-        self.media = media
-        self.extras = extras
-        self.pushStyle = pushStyle
-        self.visibleInInbox = visibleInInbox
-        self.rewardID = rewardID
+        self.draft = draft
         self.createdAt = createdAt
         self.readAt = readAt
-        self.collapseID = collapseID
     }
 
-    /// The entry a draft becomes.
-    public init(id: Int64, draft: NotificationDraft, createdAt: Timestamp) {
-        self.init(
-            id: id, businessID: draft.businessID, userID: draft.userID, kind: draft.kind, event: draft.event,
-            title: draft.title, subtitle: draft.subtitle, body: draft.body, sound: draft.sound, media: draft.media,
-            extras: draft.extras, pushStyle: draft.pushStyle, visibleInInbox: draft.visibleInInbox,
-            rewardID: draft.rewardID, createdAt: createdAt, readAt: nil, collapseID: draft.collapseID)
+    /// A field of the draft.
+    @inlinable
+    public subscript<Value>(dynamicMember field: WritableKeyPath<NotificationDraft, Value>) -> Value {
+        get { draft[keyPath: field] }
+        set { draft[keyPath: field] = newValue }
     }
 }
 

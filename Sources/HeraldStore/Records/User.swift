@@ -178,6 +178,35 @@ public struct DeviceRegistration: Sendable {
     }
 }
 
+extension Device {
+    /// Takes `registration` by `userID` at `now`: what every store does with one. A phone that changed hands
+    /// keeps no token of its previous user unless the registration brings one; `.some(nil)` clears the token.
+    /// - Returns: the token the registration set, which no other device of the business may keep (Apple and
+    ///   Google give one app install one token): the store clears it wherever else it is.
+    mutating func register(_ registration: DeviceRegistration, by userID: Int64, at now: Timestamp) -> String? {
+        if self.userID != userID {
+            self.userID = userID
+            if registration.token == nil { token = nil }
+        }
+        if let userAgent = registration.userAgent { self.userAgent = userAgent }
+        var claimed: String?
+        switch registration.token {
+        case .some(.some(let newToken)):
+            if token != newToken || platform != registration.platform { tokenUpdatedAt = now }
+            platform = registration.platform
+            token = newToken
+            claimed = newToken
+        case .some(.none):
+            token = nil
+            tokenUpdatedAt = now
+        case .none:
+            break
+        }
+        updatedAt = now
+        return claimed
+    }
+}
+
 /// A signed-in session: an access token (stored hashed) bound to a user and the device it was issued on.
 public struct Session: Sendable, Equatable {
     /// Store id.

@@ -15,6 +15,14 @@ extension SQLStore {
     }
 
     private static let qualifiedNotificationColumns = qualified(notificationColumns, "n")
+    /// What a claim reads before the notification's columns: the job, its device's token, and the badge (the
+    /// recipient's unread count).
+    private static let claimColumns = """
+        d.id, d.attempts, d.apns_id, d.platform, v.token, v.token_updated_at, d.device_id, v.user_id, \
+        (SELECT COUNT(*) FROM notifications u WHERE u.user_id = n.user_id AND u.read_at IS NULL \
+        AND u.deleted_at IS NULL AND u.visible = 1)
+        """
+    private static let claimColumnCount = count(claimColumns)
 
     public func claimDeliveries(owner: String, limit: Int, leaseUntil: Timestamp, at now: Timestamp) throws
         -> [ClaimedDelivery]
@@ -49,10 +57,7 @@ extension SQLStore {
             claimed.reserveCapacity(ids.count)
             try db.forEachRow(
                 """
-                SELECT d.id, d.attempts, d.apns_id, d.platform, v.token, v.token_updated_at, d.device_id, v.user_id,
-                    (SELECT COUNT(*) FROM notifications u WHERE u.user_id = n.user_id AND u.read_at IS NULL
-                        AND u.deleted_at IS NULL AND u.visible = 1),
-                    \(raw: Self.qualifiedNotificationColumns)
+                SELECT \(raw: Self.claimColumns), \(raw: Self.qualifiedNotificationColumns)
                 FROM deliveries d
                 JOIN notifications n ON n.id = d.notification_id
                 JOIN devices v ON v.id = d.device_id
@@ -60,7 +65,7 @@ extension SQLStore {
                 ORDER BY d.id
                 """
             ) { row in
-                let entry = Self.notification(row, from: 9)
+                let entry = Self.notification(row, from: Self.claimColumnCount)
                 claimed.append(
                     ClaimedDelivery(
                         id: row.int(0), attempts: Int(row.int(1)), apnsID: row.text(2),

@@ -9,15 +9,15 @@ extension SQLStore {
     /// Decodes the notification columns starting at `offset`.
     static func notification(_ row: SQLRow, from offset: Int = 0) -> InboxEntry {
         let o = offset
-        return InboxEntry(
-            id: row.int(o), businessID: row.int(o + 1), userID: row.int(o + 2), kind: InboxKind(row.text(o + 3)),
+        let draft = NotificationDraft(
+            businessID: row.int(o + 1), userID: row.int(o + 2), kind: InboxKind(row.text(o + 3)),
             event: row.text(o + 4), title: row.text(o + 5), subtitle: row.optionalText(o + 6), body: row.text(o + 7),
             sound: row.optionalText(o + 8),
             media: row.optionalText(o + 9).map { MediaAttachment(url: $0, type: row.text(o + 10)) },
             extras: parseJSON(row.text(o + 11)), pushStyle: PushStyle(row.text(o + 12)),
-            visibleInInbox: row.bool(o + 13),
-            rewardID: row.optionalInt(o + 14), createdAt: row.timestamp(o + 15), readAt: row.optionalTimestamp(o + 16),
-            collapseID: row.optionalText(o + 17))
+            visibleInInbox: row.bool(o + 13), rewardID: row.optionalInt(o + 14), collapseID: row.optionalText(o + 17))
+        return InboxEntry(
+            id: row.int(o), draft: draft, createdAt: row.timestamp(o + 15), readAt: row.optionalTimestamp(o + 16))
     }
 
     /// Inserts one entry and its delivery jobs on `db` (inside the caller's transaction).

@@ -85,10 +85,16 @@ extension SQLStore {
 
     // MARK: - Lookups inside a transaction
 
-    /// The user, or nil when there is none; database failures are thrown, never taken for "no such user".
+    /// The user, or nil when there is none; database failures are thrown, never taken for "no such user". The row
+    /// stays locked to the transaction (where the dialect locks rows): what is read here (points, banked currency)
+    /// is written back from it.
     private func findUser(_ db: any SQLConnection, businessID: Int64, _ id: Int64) throws -> User? {
-        try db.row("SELECT \(raw: Self.userColumns) FROM users WHERE id = \(id) AND business_id = \(businessID)")
-            .map(Self.user)
+        try db.row(
+            """
+            SELECT \(raw: Self.userColumns) FROM users WHERE id = \(id) AND business_id = \(businessID)
+            \(raw: database.dialect.forUpdate)
+            """
+        ).map(Self.user)
     }
 
     private func requireUser(_ db: any SQLConnection, businessID: Int64, _ id: Int64) throws -> User {
@@ -180,6 +186,7 @@ extension SQLStore {
     }
 
     private static let rewardAndOfferColumns = qualified(rewardColumns, "r") + ", " + qualified(offerColumns, "o")
+    private static let rewardColumnCount = count(rewardColumns)
 
     public func liveRewards(userID: Int64, at now: Timestamp) throws -> [(reward: Reward, offer: Offer)] {
         try database.read { db in
@@ -189,7 +196,7 @@ extension SQLStore {
                 WHERE r.user_id = \(userID) AND r.redeemed_at IS NULL AND (r.expires_at IS NULL OR r.expires_at > \(now))
                 ORDER BY r.id DESC
                 """
-            ).map { (Self.reward($0), Self.offer($0, from: 12)) }
+            ).map { (Self.reward($0), Self.offer($0, from: Self.rewardColumnCount)) }
         }
     }
 
@@ -200,7 +207,7 @@ extension SQLStore {
                 SELECT \(raw: Self.rewardAndOfferColumns) FROM rewards r JOIN offers o ON o.id = r.offer_id
                 WHERE r.id = \(id) AND r.user_id = \(userID)
                 """
-            ).map { (Self.reward($0), Self.offer($0, from: 12)) }
+            ).map { (Self.reward($0), Self.offer($0, from: Self.rewardColumnCount)) }
         }
     }
 
@@ -336,7 +343,7 @@ extension SQLStore {
                   AND r.expires_at IS NOT NULL AND r.expires_at <= \(before) AND r.expires_at > \(now)
                 ORDER BY r.id LIMIT \(max(0, limit))
                 """
-            ).map { (Self.reward($0), Self.offer($0, from: 12)) }
+            ).map { (Self.reward($0), Self.offer($0, from: Self.rewardColumnCount)) }
             var entries: [InboxEntry] = []
             for (reward, offer) in due {
                 guard
@@ -376,17 +383,13 @@ extension SQLStore {
                 }
                 return CheckinResult(checkin: existing, notification: entry, conversions: [], created: false)
             }
-            var transactionID = new.transactionID ?? "POS_\(user.id)_\(now.seconds)"
-            if new.transactionID == nil {
-                let base = transactionID
-                var suffix = 2
-                while try db.row(
-                    "SELECT id FROM checkins WHERE business_id = \(new.businessID) AND transaction_id = \(transactionID)"
-                ) != nil {
-                    transactionID = "\(base)_\(suffix)"
-                    suffix += 1
+            let transactionID =
+                try new.transactionID
+                ?? Checkin.generatedTransactionID(userID: user.id, at: now) { candidate in
+                    try db.row(
+                        "SELECT id FROM checkins WHERE business_id = \(new.businessID) AND transaction_id = \(candidate)"
+                    ) != nil
                 }
-            }
             let first =
                 try db.row("SELECT id FROM checkins WHERE user_id = \(user.id) AND status = 'approved' LIMIT 1") == nil
             var userSurveyID: Int64?
@@ -404,7 +407,7 @@ extension SQLStore {
                     """)
             }
             if new.status == .approved {
-                user.points += new.points
+                user.points = Checkin.balance(user.points, points: new.points, from: nil, to: new.status)
                 try db.execute("UPDATE users SET points = \(user.points) WHERE id = \(user.id)")
             }
             var checkin = Self.checkin(
@@ -493,10 +496,8 @@ extension SQLStore {
                 checkin.isFirst =
                     try db.row("SELECT id FROM checkins WHERE user_id = \(user.id) AND status = 'approved' LIMIT 1")
                     == nil
-                user.points += checkin.points
-            } else if to == .void && checkin.status == .approved {
-                user.points = max(0, user.points - checkin.points)
             }
+            user.points = Checkin.balance(user.points, points: checkin.points, from: checkin.status, to: to)
             try db.execute("UPDATE users SET points = \(user.points) WHERE id = \(user.id)")
             checkin.status = to
             checkin.updatedAt = now

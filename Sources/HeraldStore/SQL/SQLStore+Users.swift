@@ -4,12 +4,14 @@ extension SQLStore {
     static let userColumns =
         "id, business_id, email, password_hash, first_name, last_name, phone, points, banked_currency, created_at, updated_at, inbox_version"
 
-    static func user(_ row: SQLRow) -> User {
+    static func user(_ row: SQLRow) -> User { user(row, from: 0) }
+
+    static func user(_ row: SQLRow, from o: Int) -> User {
         User(
-            id: row.int(0), businessID: row.int(1), email: row.text(2), passwordHash: row.text(3),
-            firstName: row.text(4),
-            lastName: row.text(5), phone: row.optionalText(6), points: row.int(7), bankedCurrency: row.double(8),
-            inboxVersion: row.int(11), createdAt: row.timestamp(9), updatedAt: row.timestamp(10))
+            id: row.int(o), businessID: row.int(o + 1), email: row.text(o + 2), passwordHash: row.text(o + 3),
+            firstName: row.text(o + 4), lastName: row.text(o + 5), phone: row.optionalText(o + 6),
+            points: row.int(o + 7), bankedCurrency: row.double(o + 8), inboxVersion: row.int(o + 11),
+            createdAt: row.timestamp(o + 9), updatedAt: row.timestamp(o + 10))
     }
 
     private func checkUnique(_ db: any SQLConnection, businessID: Int64, email: String?, phone: String?, except: Int64)
@@ -115,10 +117,6 @@ extension SQLStore {
                 """
             ).map(Self.device) {
                 device = existing
-                if device.userID != userID {  // the phone changed hands: the old user's token must not follow
-                    device.userID = userID
-                    if registration.token == nil { device.token = nil }
-                }
             } else {
                 device = Self.device(
                     try db.row(
@@ -128,24 +126,14 @@ extension SQLStore {
                         RETURNING \(raw: Self.deviceColumns)
                         """)!)
             }
-            if let userAgent = registration.userAgent { device.userAgent = userAgent }
-            if let token = registration.token {
-                if let token {
-                    try db.execute(
-                        """
-                        UPDATE devices SET token = NULL, updated_at = \(now)
-                        WHERE business_id = \(businessID) AND platform = \(registration.platform.rawValue)
-                          AND token = \(token) AND id <> \(device.id)
-                        """)
-                    if device.token != token || device.platform != registration.platform { device.tokenUpdatedAt = now }
-                    device.platform = registration.platform
-                    device.token = token
-                } else {
-                    device.token = nil
-                    device.tokenUpdatedAt = now
-                }
+            if let token = device.register(registration, by: userID, at: now) {
+                try db.execute(
+                    """
+                    UPDATE devices SET token = NULL, updated_at = \(now)
+                    WHERE business_id = \(businessID) AND platform = \(device.platform.rawValue)
+                      AND token = \(token) AND id <> \(device.id)
+                    """)
             }
-            device.updatedAt = now
             try db.execute(
                 """
                 UPDATE devices SET user_id = \(device.userID), platform = \(device.platform.rawValue), token = \(device.token),
@@ -209,6 +197,7 @@ extension SQLStore {
     }
 
     private static let sessionAndUserColumns = qualified(sessionColumns, "s") + ", " + qualified(userColumns, "u")
+    private static let sessionColumnCount = count(sessionColumns)
 
     public func sessionWithUser(tokenHash: String) throws -> (session: Session, user: User)? {
         try database.read { db in
@@ -218,7 +207,7 @@ extension SQLStore {
                 WHERE s.token_hash = \(tokenHash)
                 """
             ).map { row in
-                (Self.session(row), Self.user(SQLRow(values: Array(row.values[8...]))))
+                (Self.session(row), Self.user(row, from: Self.sessionColumnCount))
             }
         }
     }

@@ -20,6 +20,12 @@ public final class SQLStore: Store {
         columns.split(separator: ",").map { alias + "." + $0.trimmingSpaces() }.joined(separator: ", ")
     }
 
+    /// How many columns a column list names: where the next table's columns start in a joined row. Callers keep
+    /// the result in a `static let`, next to the list it counts.
+    static func count(_ columns: String) -> Int {
+        columns.utf8.reduce(1) { $1 == UInt8(ascii: ",") ? $0 + 1 : $0 }
+    }
+
     static func parseJSON(_ text: String) -> JSON {
         (try? JSON.parse(text)) ?? .object([])
     }
