@@ -103,8 +103,9 @@ public protocol InboxStore: Sendable {
     func notification(businessID: Int64, id: Int64) throws -> InboxEntry?
     /// Deletes a user's entry; false when it isn't theirs or is already gone.
     func deleteNotification(userID: Int64, id: Int64, at now: Timestamp) throws -> Bool
-    /// Marks a user's entries read (others' ids are ignored); returns how many changed.
-    func markRead(userID: Int64, ids: [Int64], at now: Timestamp) throws -> Int
+    /// Marks a user's entries read, in one transaction, and records `event` (`opened` when the app was opened
+    /// through the push) for each of them. Ids of other users' entries, deleted ones and repeats are ignored.
+    func markRead(userID: Int64, ids: [Int64], event: NotificationEventKind?, at now: Timestamp) throws -> ReadMarks
     /// The user's unread visible entries: the badge.
     func unreadCount(userID: Int64) throws -> Int
     /// Records an app-reported event about a user's entry; false when the entry isn't theirs.
@@ -112,6 +113,27 @@ public protocol InboxStore: Sendable {
         -> Bool
     /// How many events of `kind` an entry has.
     func eventCount(notificationID: Int64, kind: NotificationEventKind) throws -> Int
+}
+
+extension InboxStore {
+    /// Marks a user's entries read, recording no event.
+    public func markRead(userID: Int64, ids: [Int64], at now: Timestamp) throws -> ReadMarks {
+        try markRead(userID: userID, ids: ids, event: nil, at: now)
+    }
+}
+
+/// What marking entries read did.
+public struct ReadMarks: Sendable, Equatable {
+    /// The ids that are the user's visible entries, once each, in the order given: read before or now.
+    public var ids: [Int64]
+    /// How many of them were unread until now.
+    public var changed: Int
+
+    /// A result.
+    public init(ids: [Int64], changed: Int) {
+        self.ids = ids
+        self.changed = changed
+    }
 }
 
 /// The durable delivery queue: jobs are rows claimed under a lease.

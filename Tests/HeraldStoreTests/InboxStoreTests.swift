@@ -25,19 +25,24 @@ struct InboxStoreTests {
 
         // Bob can neither delete nor read Ann's entries.
         #expect(try store.deleteNotification(userID: bob.id, id: entries[0].id, at: at(2)) == false)
-        #expect(try store.markRead(userID: bob.id, ids: [entries[0].id], at: at(2)) == 0)
+        #expect(try store.markRead(userID: bob.id, ids: [entries[0].id], at: at(2)) == ReadMarks(ids: [], changed: 0))
         #expect(try store.unreadCount(userID: ann.id) == 5)
 
         #expect(
-            try store.markRead(userID: ann.id, ids: [entries[0].id, entries[1].id, entries[1].id, 99999], at: at(3))
-                == 2)
-        #expect(try store.markRead(userID: ann.id, ids: [entries[0].id], at: at(4)) == 0)
+            try store.markRead(userID: ann.id, ids: [entries[1].id, entries[0].id, entries[1].id, 99999], at: at(3))
+                == ReadMarks(ids: [entries[1].id, entries[0].id], changed: 2))
+        #expect(
+            try store.markRead(userID: ann.id, ids: [entries[0].id], event: .opened, at: at(4))
+                == ReadMarks(ids: [entries[0].id], changed: 0), "already read: still the user's, recorded as opened")
+        #expect(try store.eventCount(notificationID: entries[0].id, kind: .opened) == 1)
+        #expect(try store.eventCount(notificationID: entries[1].id, kind: .opened) == 0)
         #expect(try store.notification(userID: ann.id, id: entries[0].id)?.readAt == at(3))
         #expect(try store.unreadCount(userID: ann.id) == 3)
 
         #expect(try store.deleteNotification(userID: ann.id, id: entries[4].id, at: at(5)))
         #expect(try store.deleteNotification(userID: ann.id, id: entries[4].id, at: at(5)) == false)
         #expect(try store.notification(userID: ann.id, id: entries[4].id) == nil)
+        #expect(try store.markRead(userID: ann.id, ids: [entries[4].id], at: at(6)) == ReadMarks(ids: [], changed: 0))
         #expect(try store.unreadCount(userID: ann.id) == 2)
         #expect(try store.notification(businessID: fixture.business.id, id: entries[4].id)?.id == entries[4].id)
     }
@@ -122,7 +127,7 @@ struct InboxStoreTests {
                         pool[Int.random(in: 0..<pool.count, using: &generator)]
                     }
                     let expected = Set(ids).intersection(unread[user.id] ?? []).count
-                    #expect(try store.markRead(userID: user.id, ids: ids, at: at(Int64(step))) == expected)
+                    #expect(try store.markRead(userID: user.id, ids: ids, at: at(Int64(step))).changed == expected)
                     unread[user.id, default: []].subtract(ids)
                 case 7..<9:
                     guard let id = live[user.id]?.randomElement(using: &generator) else { continue }
@@ -133,7 +138,7 @@ struct InboxStoreTests {
                     // Someone else's entry: nothing may change.
                     let other = users.first { $0.id != user.id }!
                     guard let id = live[other.id]?.first else { continue }
-                    #expect(try store.markRead(userID: user.id, ids: [id], at: at(Int64(step))) == 0)
+                    #expect(try store.markRead(userID: user.id, ids: [id], at: at(Int64(step))).changed == 0)
                     #expect(try store.deleteNotification(userID: user.id, id: id, at: at(Int64(step))) == false)
                 }
                 for check in users {

@@ -203,24 +203,17 @@ struct MobileController: Sendable {
         guard eventType == "read_through_app" || eventType == "app_open_via_push" else {
             throw HTTPError.invalid("event_type", "must be read_through_app or app_open_via_push")
         }
-        var seen = Set<Int64>()
-        let ids = try (parameters.idList("user_notifications") ?? []).filter { seen.insert($0).inserted }
+        let ids = try parameters.idList("user_notifications") ?? []
         let rewardIDs = try parameters.idList("rewards") ?? []
         guard ids.count + rewardIDs.count <= 1000 else { throw HTTPError.invalid("base", "at most 1000 ids at once") }
         let now = clock.now()
-        var marked: [Int64] = []
-        for id in ids where try store.notification(userID: user.id, id: id) != nil {
-            marked.append(id)
-            if eventType == "app_open_via_push" {
-                _ = try store.recordEvent(userID: user.id, notificationID: id, kind: .opened, at: now)
-            }
-        }
-        _ = try store.markRead(userID: user.id, ids: marked, at: now)
+        let marks = try store.markRead(
+            userID: user.id, ids: ids, event: eventType == "app_open_via_push" ? .opened : nil, at: now)
         let rewards = try store.markRewardsRead(userID: user.id, ids: rewardIDs, at: now)
         let badge = try store.unreadCount(userID: user.id)
         return .json(
             .object([
-                ("user_notifications", .array(marked.map { .int($0) })),
+                ("user_notifications", .array(marks.ids.map { .int($0) })),
                 ("rewards", .array(rewards.map { .int($0) })),
                 ("badge", .int(Int64(badge))),
             ]))

@@ -324,16 +324,25 @@ public final class MemoryStore: Store {
         }
     }
 
-    public func markRead(userID: Int64, ids: [Int64], at now: Timestamp) throws -> Int {
+    public func markRead(userID: Int64, ids: [Int64], event: NotificationEventKind?, at now: Timestamp) throws
+        -> ReadMarks
+    {
         state.withLock { state in
+            var seen = Set<Int64>()
+            let marked = ids.filter { id in
+                guard let entry = Self.visible(state, id), entry.userID == userID else { return false }
+                return seen.insert(id).inserted
+            }
             var changed = 0
-            for id in Set(ids) {
-                guard let entry = Self.visible(state, id), entry.userID == userID, entry.readAt == nil else { continue }
+            for id in marked where state.notifications[id]!.readAt == nil {
                 state.notifications[id]!.readAt = now
                 changed += 1
             }
             if changed > 0 { state.users[userID]?.inboxVersion += 1 }
-            return changed
+            if let event {
+                for id in marked { state.events.append((id, userID, event, now)) }
+            }
+            return ReadMarks(ids: marked, changed: changed)
         }
     }
 

@@ -107,17 +107,33 @@ extension SQLStore {
         }
     }
 
-    public func markRead(userID: Int64, ids: [Int64], at now: Timestamp) throws -> Int {
-        guard !ids.isEmpty else { return 0 }
+    public func markRead(userID: Int64, ids: [Int64], event: NotificationEventKind?, at now: Timestamp) throws
+        -> ReadMarks
+    {
+        guard !ids.isEmpty else { return ReadMarks(ids: [], changed: 0) }
         return try database.write { db in
-            let changed = try db.execute(
+            var owned = Set<Int64>()
+            try db.forEachRow(
                 """
-                UPDATE notifications SET read_at = \(now)
-                WHERE user_id = \(userID) AND id IN (\(list: Array(Set(ids)))) AND read_at IS NULL
-                  AND deleted_at IS NULL AND visible = 1
-                """)
+                SELECT id FROM notifications
+                WHERE user_id = \(userID) AND id IN (\(list: ids)) AND deleted_at IS NULL AND visible = 1
+                """
+            ) { owned.insert($0.int(0)) }
+            let marked = ids.filter { owned.remove($0) != nil }
+            guard !marked.isEmpty else { return ReadMarks(ids: [], changed: 0) }
+            let changed = try db.execute(
+                "UPDATE notifications SET read_at = \(now) WHERE id IN (\(list: marked)) AND read_at IS NULL")
             if changed > 0 { try bumpInboxVersion(userID, on: db) }
-            return changed
+            if let event {
+                for id in marked {
+                    try db.execute(
+                        """
+                        INSERT INTO notification_events (notification_id, user_id, kind, created_at)
+                        VALUES (\(id), \(userID), \(event.rawValue), \(now))
+                        """)
+                }
+            }
+            return ReadMarks(ids: marked, changed: changed)
         }
     }
 
