@@ -1,0 +1,155 @@
+import Foundation
+import HeraldDelivery
+import HeraldModel
+import HeraldObservability
+import HeraldStore
+import Synchronization
+import Testing
+
+/// The engine on its own: a memory store and a provider whose answers the test scripts.
+@Suite("Delivery engine")
+struct DeliveryEngineTests {
+    @Test("answers given before send returns (refused payloads, missing credentials) do not teach the window")
+    func synchronousAnswersDoNotMoveTheWindow() throws {
+        // Answered at once on the caller's thread: no round trip was made, so the window must not learn from it.
+        let synchronous = try EngineHarness(jobs: 400) { _, completion in completion(.failed(reason: "too large")) }
+        try synchronous.run()
+        #expect(synchronous.outcomes() == [.failed: 400])
+        #expect(synchronous.latencies == 0)
+        #expect(synchronous.window == 32, "the initial window, twice the minimum of 16")
+
+        // The same answers a millisecond later from another thread, after `send` returned, are round trips and
+        // are measured.
+        let answered = try EngineHarness(jobs: 400) { _, completion in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1)) {
+                completion(.failed(reason: "too large"))
+            }
+        }
+        try answered.run()
+        #expect(answered.outcomes() == [.failed: 400])
+        #expect(answered.latencies > 200)
+    }
+
+    @Test("a job held past half its lease is handed back, due at once and with its attempt returned, then sent")
+    func jobsHeldTooLongAreRequeued() throws {
+        // A window of one and a provider that stalls on the first push for most of the lease: the jobs claimed
+        // with it wait behind it until their leases are more than half gone. (A lease of seconds, not
+        // milliseconds: a loaded machine must not let it run out altogether, which would resend the first.)
+        let lease = Duration.seconds(2)
+        let first = FirstCall()
+        let harness = try EngineHarness(jobs: 3, concurrency: 1, lease: lease) { _, completion in
+            let stall = first.claim()
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(stall ? 1500 : 0)) {
+                completion(.delivered(messageID: nil))
+            }
+        }
+        try harness.run()
+        #expect(harness.outcomes() == [.delivered: 3])
+        #expect(harness.requeued == 2)
+        let sent = harness.sent.ids.withLock { $0 }
+        #expect(sent.count == 3 && Set(sent).count == 3, "each push went out once")
+        #expect(try harness.deliveries().allSatisfy { $0.attempts == 1 }, "the requeue gave the attempt back")
+    }
+}
+
+/// A memory store with `jobs` news entries, one per iPhone user, and an engine whose APNs provider is `answer`.
+private final class EngineHarness: Sendable {
+    let store = MemoryStore()
+    let metrics = MetricsRegistry()
+    let engine: DeliveryEngine
+    let notificationIDs: [Int64]
+    /// Delivery ids the provider was handed, in order.
+    let sent = SentPushes()
+
+    init(
+        jobs: Int, concurrency: Int = 64, lease: Duration = .seconds(60),
+        answer: @escaping @Sendable (OutgoingPush, @escaping @Sendable (PushResult) -> Void) -> Void
+    ) throws {
+        let now = WallClock.system.now()
+        let business = try store.createBusiness(
+            name: "Engine Co", clientID: "engine", sealedSecret: [1], posKeyHash: "pos", at: now)
+        var drafts: [NotificationDraft] = []
+        for index in 0..<jobs {
+            let user = try store.createUser(
+                NewUser(
+                    businessID: business.id, email: "u\(index)@example.com", passwordHash: "x", firstName: "U",
+                    lastName: "V"),
+                at: now)
+            _ = try store.registerDevice(
+                businessID: business.id, userID: user.id,
+                DeviceRegistration(
+                    deviceKey: "d\(index)", platform: .apns,
+                    token: .some(String(repeating: "a", count: 63) + "\(index)"),
+                    userAgent: nil),
+                at: now)
+            drafts.append(
+                NotificationDraft(
+                    businessID: business.id, userID: user.id, kind: .news, event: "news", title: "T", body: "B"))
+        }
+        notificationIDs = try store.createNotifications(drafts, at: now).map(\.id)
+        var configuration = DeliveryEngine.Configuration(owner: "test-node")
+        configuration.concurrency = concurrency
+        configuration.minimumConcurrency = min(16, concurrency)
+        configuration.lease = lease
+        configuration.idlePoll = .milliseconds(20)
+        let sent = sent
+        engine = DeliveryEngine(
+            store: store,
+            providers: [
+                ScriptedProvider { push, completion in
+                    sent.ids.withLock { $0.append(push.deliveryID) }
+                    answer(push, completion)
+                }
+            ],
+            clock: .system, configuration: configuration, logger: .disabled, metrics: metrics)
+    }
+
+    /// Starts the engine, waits until no job is queued or sending (at most 10 s), and shuts it down.
+    func run() throws {
+        try engine.start()
+        defer { engine.shutdown(gracePeriod: .seconds(1)) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if try deliveries().allSatisfy({ $0.status != .queued && $0.status != .sending }) { return }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        Issue.record("deliveries still unsettled after 10 s")
+    }
+
+    func deliveries() throws -> [Delivery] {
+        try notificationIDs.flatMap { try store.deliveries(notificationID: $0) }
+    }
+
+    func outcomes() -> [DeliveryStatus: Int] {
+        ((try? deliveries()) ?? []).reduce(into: [:]) { $0[$1.status, default: 0] += 1 }
+    }
+
+    var window: Double { metrics.gauge("herald_delivery_window", help: "").value }
+
+    var latencies: Int64 {
+        metrics.histogram("herald_push_send_duration_seconds", help: "", labels: ["provider": "apns"]).count
+    }
+
+    var requeued: Int64 {
+        metrics.counter("herald_push_sends_total", help: "", labels: ["provider": "apns", "outcome": "requeued"]).value
+    }
+}
+
+private final class SentPushes: Sendable {
+    let ids = Mutex<[Int64]>([])
+}
+
+/// True for the first caller only.
+private final class FirstCall: Sendable {
+    private let isFirst = Atomic<Bool>(true)
+    func claim() -> Bool { isFirst.exchange(false, ordering: .relaxed) }
+}
+
+private struct ScriptedProvider: PushProvider {
+    let platform = PushPlatform.apns
+    let answer: @Sendable (OutgoingPush, @escaping @Sendable (PushResult) -> Void) -> Void
+
+    func send(_ push: OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) { answer(push, completion) }
+    func credentialChanged(businessID: Int64) {}
+    func shutdown() {}
+}
