@@ -24,16 +24,18 @@ public protocol LoyaltyStore: Sendable {
     /// `reward_id` when it is redeemed or expired.
     func issueRedemptionCode(userID: Int64, rewardID: Int64, code: String, at now: Timestamp) throws -> Reward
     /// Honours a redemption code at the POS, once: marks the reward redeemed and records the redemption with its
-    /// inbox entry. Not found for an unknown code; a conflict on `redemption_code` when used or expired.
+    /// inbox entry. Not found for an unknown code; a conflict on `redemption_code` when used or expired. The same
+    /// code with the same `transactionID` again (a POS retrying) is the redemption already recorded.
     func honorRedemptionCode(
         businessID: Int64, code: String, locationID: Int64, transactionID: String?, drafter: any NotificationDrafter,
         at now: Timestamp
-    ) throws -> (redemption: Redemption, notification: InboxEntry?)
-    /// Records a discount applied at the POS (not from a code), with its inbox entry.
+    ) throws -> RedemptionResult
+    /// Records a discount applied at the POS (not from a code), with its inbox entry. The same discount for the
+    /// same user with the same `transactionID` again (a POS retrying) is the redemption already recorded.
     func createRedemption(
         businessID: Int64, userID: Int64, locationID: Int64, discount: Double, transactionID: String?,
         drafter: any NotificationDrafter, at now: Timestamp
-    ) throws -> (redemption: Redemption, notification: InboxEntry?)
+    ) throws -> RedemptionResult
     /// The redemptions applied to a POS transaction.
     func redemptions(businessID: Int64, transactionID: String) throws -> [Redemption]
     /// Sends the expiry reminder of up to `limit` live rewards of `businessID` expiring before `before` whose

@@ -279,6 +279,19 @@ struct LoyaltyPushTests {
         let message = try fcmMessage(value(response, "notification_id")!)
         #expect(message["data"]?["rd"] == "2.5")
         #expect(message["notification"]?["title"] == "You've got a discount")
+        // The POS retries (its answer lost on the way): the same redemption, 200, and no second push.
+        let retried = try herald.pos(
+            business, "POST", "/api/pos/redemptions",
+            json: [
+                "user_id": .int(bob.userID!), "location_id": .int(location), "discount": 2.5, "transaction_id": "TX-D",
+            ])
+        #expect(retried.status == 200, "\(retried)")
+        #expect(value(retried, "redemption_id") == value(response, "redemption_id"))
+        #expect(value(retried, "notification_id") == value(response, "notification_id"))
+        let rdEntries = try herald.application.store.notifications(userID: bob.userID!, limit: 50, offset: 0).filter {
+            $0.event == "redemption"
+        }
+        #expect(rdEntries.count == 1)
     }
 
     @Test func anOfferAboutToExpireIsRemindedOnce() throws {
@@ -358,6 +371,11 @@ struct LoyaltyPushTests {
         let created = try herald.admin("POST", "/api/admin/businesses/\(business.id)/surveys", json: definition)
         #expect(created.status == 201, "\(created)")
         let surveyID = try #require(value(created, "id"))
+        // The default template names the location: without one every phone would read "…visit at ."
+        let unplaced = try herald.admin(
+            "POST", "/api/admin/businesses/\(business.id)/surveys/\(surveyID)/send",
+            json: #"{"user_ids":[\#(ann.userID!)]}"#)
+        #expect(unplaced.status == 422 && unplaced.text.contains("location_id"), "\(unplaced)")
         let sent = try herald.admin(
             "POST", "/api/admin/businesses/\(business.id)/surveys/\(surveyID)/send",
             json: #"{"user_ids":[\#(ann.userID!),\#(bob.userID!)],"location_id":\#(location)}"#)

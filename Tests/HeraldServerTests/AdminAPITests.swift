@@ -474,6 +474,25 @@ struct AdminAPITests {
         #expect(try fixture.herald.admin("GET", path(fixture, "/templates/checkin")).value?["customized"] == false)
     }
 
+    @Test func aTemplateWhosePushCouldOutgrowApplesLimitIs422() throws {
+        let fixture = try ServerFixture()
+        // 900 bytes of text fit; with {{first_name}} and {{location}} at their longest (100 four-byte characters
+        // each), and JSON's escaping of quotes, the payload could not.
+        let quoted = String(repeating: "\"", count: 900)
+        let body = JSON.object([
+            ("title", .string(quoted)), ("subtitle", .string(quoted)),
+            ("body", .string("{{first_name}}, {{location}}, {{business}}: " + quoted)),
+        ]).encodedString
+        let response = try fixture.herald.admin("PUT", path(fixture, "/templates/checkin"), json: body)
+        expectError(response, 422, ["body"])
+        #expect(response.errorFields?["body"]?.first?.contains("4096") == true, "\(response)")
+        #expect(try fixture.herald.admin("GET", path(fixture, "/templates/checkin")).value?["customized"] == false)
+        // Half as long is fine.
+        let half = String(repeating: "\"", count: 300)
+        let fits = JSON.object([("title", .string(half)), ("body", .string("{{first_name}} " + half))]).encodedString
+        #expect(try fixture.herald.admin("PUT", path(fixture, "/templates/checkin"), json: fits).status == 200)
+    }
+
     @Test func aPlaceholderOfAnotherEventIs422() throws {
         let fixture = try ServerFixture()
         // {{points}} belongs to check-ins, not to gift cards.

@@ -96,6 +96,16 @@ struct LoyaltyStoreTests {
             try store.user(businessID: fixture.business.id, id: fixture.user.id)?.points == 12, "one check-in, not two")
         #expect(try store.notifications(userID: fixture.user.id, limit: 10, offset: 0).count == 1)
 
+        // The same transaction id for another user is no retry: a conflict, not Ann's check-in.
+        var bobs = new
+        bobs.userID = try fixture.addUser("bob@example.com").id
+        do {
+            _ = try store.recordCheckin(bobs, drafter: drafter, at: at(11))
+            Issue.record("another user's transaction id was taken as a retry")
+        } catch let error as StoreError {
+            #expect(error.code == .conflict && error.field == "transaction_id")
+        }
+
         var unnamed = new
         unnamed.transactionID = nil
         let second = try store.recordCheckin(unnamed, drafter: drafter, at: at(12))
@@ -238,6 +248,13 @@ struct LoyaltyStoreTests {
             try store.redemptions(businessID: fixture.business.id, transactionID: "T-9").map(\.id) == [
                 honored.redemption.id
             ])
+        // The POS retries (its answer was lost): the same code in the same transaction is the same redemption.
+        let retried = try store.honorRedemptionCode(
+            businessID: fixture.business.id, code: "ABCD2345", locationID: place.id, transactionID: "T-9",
+            drafter: drafter, at: at(4))
+        #expect(!retried.created && honored.created)
+        #expect(retried.redemption.id == honored.redemption.id)
+        #expect(retried.notification?.id == honored.notification?.id)
         do {
             _ = try store.honorRedemptionCode(
                 businessID: fixture.business.id, code: "ABCD2345", locationID: place.id, transactionID: nil,
@@ -278,6 +295,31 @@ struct LoyaltyStoreTests {
             _ = try store.issueRedemptionCode(userID: fixture.user.id, rewardID: reward.id, code: "LATE", at: at(200))
         }
         #expect(try store.liveRewards(userID: fixture.user.id, at: at(200)).isEmpty)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func aRetriedRedemptionIsOneRedemption(_ backend: StoreBackend) throws {
+        let fixture = try Fixture(backend)
+        let store = fixture.store
+        let place = try location(fixture)
+        // A POS transaction: a retry of a discount is one redemption and one notification; another discount on the
+        // same ticket, or the same one for another user, is a redemption of its own.
+        func redeem(_ discount: Double, for user: User) throws -> RedemptionResult {
+            try store.createRedemption(
+                businessID: fixture.business.id, userID: user.id, locationID: place.id, discount: discount,
+                transactionID: "POS-77", drafter: drafter, at: at(1))
+        }
+        let first = try redeem(4, for: fixture.user)
+        let retry = try redeem(4, for: fixture.user)
+        #expect(first.created && !retry.created)
+        #expect(retry.redemption.id == first.redemption.id && retry.notification?.id == first.notification?.id)
+        let other = try redeem(1, for: fixture.user)
+        let bobs = try redeem(4, for: try fixture.addUser("carol@example.com"))
+        #expect(other.created && bobs.created)
+        #expect(
+            try store.redemptions(businessID: fixture.business.id, transactionID: "POS-77").map(\.id) == [
+                first.redemption.id, other.redemption.id, bobs.redemption.id,
+            ])
     }
 
     @Test(arguments: StoreBackend.allCases)

@@ -106,6 +106,13 @@ public struct NotificationTemplate: Sendable, Equatable {
         return commonPlaceholders.union(specific)
     }
 
+    /// Whether the title, subtitle or body names `placeholder` (`location` for `{{location}}`).
+    public func uses(_ placeholder: String) -> Bool {
+        [title, subtitle, body].contains { text in
+            (try? Self.placeholderNames(in: text).get())?.contains(placeholder) ?? false
+        }
+    }
+
     /// The placeholder names used in `text`, or why its braces don't parse.
     public static func placeholderNames(in text: String) -> Result<[String], PlaceholderError> {
         var names: [String] = []

@@ -255,6 +255,7 @@ struct AdminController: Sendable {
         let event = try event(request)
         let (current, _) = try notifications.template(businessID: business.id, event: event)!
         let template = try template(from: try object(request), over: current)
+        try PushSizeRule.check(template)
         try store.saveTemplate(businessID: business.id, template, at: clock.now())
         return .json(Presenter.json(template, customized: true))
     }

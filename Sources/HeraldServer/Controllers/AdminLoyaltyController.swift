@@ -170,9 +170,14 @@ struct AdminLoyaltyController: Sendable {
             }
             locationID = id
         }
+        let drafter = try notifications.drafter(for: business)
+        if locationID == nil, drafter.templates[.survey]?.uses("location") == true {
+            // Otherwise every phone would read "…from your last visit at ."
+            throw HTTPError.invalid("location_id", "is required: the survey template names {{location}}")
+        }
         let sent = try store.sendSurvey(
-            businessID: business.id, surveyID: surveyID, userIDs: userIDs, locationID: locationID,
-            drafter: try notifications.drafter(for: business), at: clock.now())
+            businessID: business.id, surveyID: surveyID, userIDs: userIDs, locationID: locationID, drafter: drafter,
+            at: clock.now())
         notifications.jobsAdded()
         return .json(
             .object([

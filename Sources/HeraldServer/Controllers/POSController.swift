@@ -146,7 +146,7 @@ struct POSController: Sendable {
         let locationID = POSRules.requiredID(body, "location_id", &errors)
         let transactionID = POSRules.transactionID(body["transaction_id"], &errors)
         let drafter = try notifications.drafter(for: business)
-        let result: (redemption: Redemption, notification: InboxEntry?)
+        let result: RedemptionResult
         if let codeValue = body["redemption_code"] {
             guard let code = codeValue.stringValue?.trimmingCharacters(in: " ").uppercased(), !code.isEmpty,
                 code.count <= 32
@@ -172,7 +172,7 @@ struct POSController: Sendable {
                 ("redemption_id", .int(result.redemption.id)), ("notification_id", JSON(result.notification?.id)),
                 ("discount", LoyaltyPayload.redemption(discount: result.redemption.discount, userID: 0)["rd"]!),
                 ("reward_id", JSON(result.redemption.rewardID)),
-            ]), status: .created)
+            ]), status: result.created ? .created : .ok)
     }
 
     @Sendable func giftCard(_ request: HTTPRequest) throws -> HTTPResponse {

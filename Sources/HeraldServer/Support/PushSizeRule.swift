@@ -5,8 +5,28 @@ import HeraldStore
 /// Refuses, when it is asked for, a notification whose push Apple would refuse: better a 422 now than a
 /// delivery failed with "payload too large" later.
 enum PushSizeRule {
+    /// Throws 422 on `body` when `template` could make a push Apple refuses: filled with every placeholder at its
+    /// longest (a name of 100 four-byte characters) and event keys of the largest size (a 100-character
+    /// transaction id, the largest ids), its APNs payload must fit in 4096 bytes.
+    static func check(_ template: NotificationTemplate) throws {
+        let longest = String(repeating: "\u{1F354}", count: 100)
+        let values = Dictionary(
+            uniqueKeysWithValues: NotificationTemplate.placeholders(for: template.event).map { ($0, longest) })
+        let rendered = template.render(values)
+        let largestID = JSON.int(Int64.max)
+        let draft = NotificationDraft(
+            businessID: 0, userID: 0, kind: .system, event: template.event.rawValue, title: rendered.title,
+            subtitle: rendered.subtitle, body: rendered.body, sound: rendered.sound, media: template.media,
+            extras: .object([
+                ("f", .int(1)), ("i", largestID), ("p", largestID), ("s", largestID),
+                ("t", .string(String(repeating: "T", count: 100))),
+            ]),
+            pushStyle: template.event == .giftCard ? .background : .alert)
+        try check(draft, field: "body", filled: "with its placeholders at their longest (100 characters each) ")
+    }
+
     /// Throws 422 on `field` when `draft`'s APNs payload, with the largest badge and ids, exceeds 4096 bytes.
-    static func check(_ draft: NotificationDraft, field: String) throws {
+    static func check(_ draft: NotificationDraft, field: String, filled: String = "") throws {
         var extras = draft.extras.objectValue ?? []
         extras.append((key: "u", value: .int(Int64(Int32.max))))
         let content = PushContent(
@@ -17,7 +37,7 @@ enum PushSizeRule {
         guard size <= APNsPayload.maximumSize else {
             throw HTTPError.invalid(
                 field,
-                "makes a push payload of \(size) bytes; Apple accepts at most \(APNsPayload.maximumSize) "
+                "\(filled)makes a push payload of \(size) bytes; Apple accepts at most \(APNsPayload.maximumSize) "
                     + "(shorten the title, subtitle or body)")
         }
     }

@@ -125,7 +125,7 @@ extension MemoryStore {
     public func honorRedemptionCode(
         businessID: Int64, code: String, locationID: Int64, transactionID: String?, drafter: any NotificationDrafter,
         at now: Timestamp
-    ) throws -> (redemption: Redemption, notification: InboxEntry?) {
+    ) throws -> RedemptionResult {
         try state.withLock { state in
             let location = try requireLocation(state, businessID: businessID, locationID)
             guard
@@ -133,6 +133,12 @@ extension MemoryStore {
                     $0.businessID == businessID && $0.redemptionCode == code
                 })
             else { throw StoreError.notFound("redemption code") }
+            if let repeated = repeatedRedemption(
+                state, businessID: businessID, transactionID: transactionID, userID: reward.userID,
+                rewardID: reward.id, discount: 0)
+            {
+                return repeated
+            }
             guard reward.redeemedAt == nil else {
                 throw StoreError(.conflict, field: "redemption_code", "already redeemed")
             }
@@ -147,17 +153,23 @@ extension MemoryStore {
             let entry = notify(drafter.draft(.redemption(redemption, offer, location), for: user), &state, at: now)
             redemption.notificationID = entry?.id
             state.redemptions[redemption.id] = redemption
-            return (redemption, entry)
+            return RedemptionResult(redemption: redemption, notification: entry, created: true)
         }
     }
 
     public func createRedemption(
         businessID: Int64, userID: Int64, locationID: Int64, discount: Double, transactionID: String?,
         drafter: any NotificationDrafter, at now: Timestamp
-    ) throws -> (redemption: Redemption, notification: InboxEntry?) {
+    ) throws -> RedemptionResult {
         try state.withLock { state in
             let user = try requireUser(state, businessID: businessID, userID)
             let location = try requireLocation(state, businessID: businessID, locationID)
+            if let repeated = repeatedRedemption(
+                state, businessID: businessID, transactionID: transactionID, userID: user.id, rewardID: nil,
+                discount: discount)
+            {
+                return repeated
+            }
             var redemption = Redemption(
                 id: state.makeID(), businessID: businessID, userID: user.id, locationID: location.id,
                 discount: discount,
@@ -165,8 +177,24 @@ extension MemoryStore {
             let entry = notify(drafter.draft(.redemption(redemption, nil, location), for: user), &state, at: now)
             redemption.notificationID = entry?.id
             state.redemptions[redemption.id] = redemption
-            return (redemption, entry)
+            return RedemptionResult(redemption: redemption, notification: entry, created: true)
         }
+    }
+
+    /// The redemption a POS repeats, with its entry, if it is one.
+    private func repeatedRedemption(
+        _ state: State, businessID: Int64, transactionID: String?, userID: Int64, rewardID: Int64?, discount: Double
+    ) -> RedemptionResult? {
+        guard
+            let existing = state.redemptions.values.first(where: {
+                $0.businessID == businessID
+                    && $0.isRepeated(
+                        transactionID: transactionID, userID: userID, rewardID: rewardID, discount: discount)
+            })
+        else { return nil }
+        return RedemptionResult(
+            redemption: existing, notification: existing.notificationID.flatMap { state.notifications[$0] },
+            created: false)
     }
 
     public func redemptions(businessID: Int64, transactionID: String) throws -> [Redemption] {
@@ -211,6 +239,7 @@ extension MemoryStore {
                     $0.businessID == new.businessID && $0.transactionID == transactionID
                 })
             {
+                try existing.checkRepeated(by: user.id)
                 return CheckinResult(
                     checkin: existing, notification: existing.notificationID.flatMap { state.notifications[$0] },
                     conversions: [], created: false)

@@ -249,6 +249,15 @@ extension Checkin {
         return candidate
     }
 
+    /// A POS sent this check-in's transaction id again for `userID`: a retry when it is the same user (one
+    /// check-in, one notification); a conflict on `transaction_id` when it is another, who must not be answered
+    /// with this user's check-in.
+    func checkRepeated(by userID: Int64) throws {
+        guard self.userID == userID else {
+            throw StoreError(.conflict, field: "transaction_id", "is another user's check-in")
+        }
+    }
+
     /// A user's balance of `balance` once a check-in of `points` goes from `old` (nil: a new check-in) to `new`:
     /// approval credits the points, voiding an approved check-in takes them back (never below zero), any other
     /// move leaves the balance as it is.
@@ -256,5 +265,16 @@ extension Checkin {
         if new == .approved && old != .approved { return balance + points }
         if new == .void && old == .approved { return max(0, balance - points) }
         return balance
+    }
+}
+
+extension Redemption {
+    /// Whether this recorded redemption is the one a POS asks for again when it repeats `transactionID` for the
+    /// same user and reward (or, without a reward, the same discount): a retried request is one redemption and
+    /// one notification. Several different redemptions may share a transaction (a ticket with two offers).
+    func isRepeated(transactionID: String?, userID: Int64, rewardID: Int64?, discount: Double) -> Bool {
+        guard let transactionID, self.transactionID == transactionID, self.userID == userID else { return false }
+        if let rewardID { return self.rewardID == rewardID }
+        return self.rewardID == nil && self.discount == discount
     }
 }

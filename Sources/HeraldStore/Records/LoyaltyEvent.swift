@@ -27,7 +27,24 @@ public protocol NotificationDrafter: Sendable {
     func draft(_ event: LoyaltyEvent, for user: User) -> NotificationDraft?
 }
 
-/// The outcome of recording a check-in.
+/// The outcome of recording a redemption.
+public struct RedemptionResult: Sendable {
+    /// The redemption (the existing one when the POS repeated it).
+    public var redemption: Redemption
+    /// Its inbox entry.
+    public var notification: InboxEntry?
+    /// False when the POS had recorded it already: nothing new was written.
+    public var created: Bool
+
+    /// A result.
+    public init(redemption: Redemption, notification: InboxEntry?, created: Bool) {
+        self.redemption = redemption
+        self.notification = notification
+        self.created = created
+    }
+}
+
+/// What recording a check-in did.
 public struct CheckinResult: Sendable {
     /// The check-in (the existing one when the transaction id was seen before).
     public var checkin: Checkin

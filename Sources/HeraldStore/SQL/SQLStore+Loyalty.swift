@@ -258,7 +258,7 @@ extension SQLStore {
     public func honorRedemptionCode(
         businessID: Int64, code: String, locationID: Int64, transactionID: String?, drafter: any NotificationDrafter,
         at now: Timestamp
-    ) throws -> (redemption: Redemption, notification: InboxEntry?) {
+    ) throws -> RedemptionResult {
         try database.write { db in
             let location = try requireLocation(db, businessID: businessID, locationID)
             guard
@@ -266,6 +266,12 @@ extension SQLStore {
                     "SELECT \(raw: Self.rewardColumns) FROM rewards WHERE business_id = \(businessID) AND redemption_code = \(code)"
                 ).map({ Self.reward($0) })
             else { throw StoreError.notFound("redemption code") }
+            if let repeated = try repeatedRedemption(
+                db, businessID: businessID, transactionID: transactionID, userID: reward.userID, rewardID: reward.id,
+                discount: 0)
+            {
+                return repeated
+            }
             guard reward.redeemedAt == nil else {
                 throw StoreError(.conflict, field: "redemption_code", "already redeemed")
             }
@@ -291,7 +297,7 @@ extension SQLStore {
         _ db: any SQLConnection, user: User, location: Location, discount: Double, rewardID: Int64?,
         transactionID: String?,
         offer: Offer?, drafter: any NotificationDrafter, at now: Timestamp
-    ) throws -> (redemption: Redemption, notification: InboxEntry?) {
+    ) throws -> RedemptionResult {
         var redemption = Self.redemption(
             try db.row(
                 """
@@ -304,20 +310,50 @@ extension SQLStore {
             redemption.notificationID = entry.id
             try db.execute("UPDATE redemptions SET notification_id = \(entry.id) WHERE id = \(redemption.id)")
         }
-        return (redemption, entry)
+        return RedemptionResult(redemption: redemption, notification: entry, created: true)
     }
 
     public func createRedemption(
         businessID: Int64, userID: Int64, locationID: Int64, discount: Double, transactionID: String?,
         drafter: any NotificationDrafter, at now: Timestamp
-    ) throws -> (redemption: Redemption, notification: InboxEntry?) {
+    ) throws -> RedemptionResult {
         try database.write { db in
             let user = try requireUser(db, businessID: businessID, userID)
             let location = try requireLocation(db, businessID: businessID, locationID)
+            if let repeated = try repeatedRedemption(
+                db, businessID: businessID, transactionID: transactionID, userID: user.id, rewardID: nil,
+                discount: discount)
+            {
+                return repeated
+            }
             return try insertRedemption(
                 db, user: user, location: location, discount: discount, rewardID: nil, transactionID: transactionID,
                 offer: nil, drafter: drafter, at: now)
         }
+    }
+
+    /// The redemption a POS repeats, with its entry, if it is one.
+    private func repeatedRedemption(
+        _ db: any SQLConnection, businessID: Int64, transactionID: String?, userID: Int64, rewardID: Int64?,
+        discount: Double
+    ) throws -> RedemptionResult? {
+        guard let transactionID else { return nil }
+        guard
+            let existing = try db.rows(
+                """
+                SELECT \(raw: Self.redemptionColumns) FROM redemptions
+                WHERE business_id = \(businessID) AND transaction_id = \(transactionID) ORDER BY id
+                """
+            ).map(Self.redemption).first(where: {
+                $0.isRepeated(transactionID: transactionID, userID: userID, rewardID: rewardID, discount: discount)
+            })
+        else { return nil }
+        let entry = try existing.notificationID.flatMap { id in
+            try db.row("SELECT \(raw: Self.notificationColumns) FROM notifications WHERE id = \(id)").map {
+                Self.notification($0)
+            }
+        }
+        return RedemptionResult(redemption: existing, notification: entry, created: false)
     }
 
     public func redemptions(businessID: Int64, transactionID: String) throws -> [Redemption] {
@@ -376,6 +412,7 @@ extension SQLStore {
                     """
                 ).map(Self.checkin)
             {
+                try existing.checkRepeated(by: user.id)
                 let entry = try existing.notificationID.flatMap { id in
                     try db.row("SELECT \(raw: Self.notificationColumns) FROM notifications WHERE id = \(id)").map {
                         Self.notification($0)
