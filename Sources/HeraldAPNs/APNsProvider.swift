@@ -81,8 +81,15 @@ public final class APNsProvider: PushProvider {
         }) {
             return cached
         }
-        guard let credential = try loadCredential(businessID) else { return nil }
-        let client = try makeClient()
+        let credential: APNsCredential
+        let client: HTTP2Client
+        do {
+            guard let loaded = try loadCredential(businessID) else { return nil }
+            credential = loaded
+            client = try makeClient()
+        } catch {
+            throw Unavailable(underlying: error)
+        }
         var unused: HTTP2Client?
         let result = try entries.withLock { entries -> (APNsCredential, HTTP2Client, String) in
             var entry: Entry
@@ -121,6 +128,12 @@ public final class APNsProvider: PushProvider {
                 return completion(.notConfigured(reason: "business has no APNs credentials"))
             }
             (credential, client, bearer) = found
+        } catch let unavailable as Unavailable {
+            // The store, the sealing key or the HTTP client failed us, not Apple: not the credential's fault.
+            logger.error(
+                "cannot load the APNs credential",
+                ["business.id": String(push.businessID), "error": "\(unavailable.underlying)"])
+            return completion(.retryable(reason: "cannot load the APNs credential", retryAfter: nil))
         } catch {
             return completion(.credentialRejected(reason: "cannot sign a provider token with the .p8 key"))
         }
@@ -157,6 +170,11 @@ public final class APNsProvider: PushProvider {
                 }
             }
         }
+    }
+
+    /// Loading a credential or making its client failed (as opposed to signing with it).
+    private struct Unavailable: Error {
+        let underlying: any Error
     }
 
     /// What Apple's answer means.

@@ -16,9 +16,11 @@ public struct APNsReason: Sendable, Hashable, CustomStringConvertible {
     public static let tooManyRequests = APNsReason("TooManyRequests")
     public static let payloadTooLarge = APNsReason("PayloadTooLarge")
 
-    /// The token is dead or belongs to another app: remove it.
+    /// The token is dead: remove it. Not `DeviceTokenNotForTopic`: Apple answers that for every token when the
+    /// credential's topic is mistyped, and pruning on it would wipe out the business's iPhones over a typo; it fails
+    /// the push with its reason instead, like any other 4xx.
     var meansDeadToken: Bool {
-        [.badDeviceToken, .deviceTokenNotForTopic, .unregistered, .expiredToken].contains(self)
+        [.badDeviceToken, .unregistered, .expiredToken].contains(self)
     }
 
     /// The business's credential or app configuration is wrong: its pushes wait until it is replaced.

@@ -286,13 +286,15 @@ public final class DeliveryEngine: @unchecked Sendable {
             // An answer given before `send` returned (payload too large, no credential) made no round trip: it
             // says nothing about the provider's speed and must not teach the window.
             let roundTrip = sent.flag.load(ordering: .acquiring) ? ContinuousClock.now - started : nil
-            record(job, result, roundTrip: roundTrip, outstanding: outstanding)
+            record(job, result, sentAt: now, roundTrip: roundTrip, outstanding: outstanding)
         }
         sent.flag.store(true, ordering: .releasing)
         return true
     }
 
-    private func record(_ job: ClaimedDelivery, _ result: PushResult, roundTrip: Duration?, outstanding: Int) {
+    private func record(
+        _ job: ClaimedDelivery, _ result: PushResult, sentAt: Timestamp, roundTrip: Duration?, outstanding: Int
+    ) {
         let now = clock.now()
         let outcome: DeliveryCompletion.Outcome
         let label: String
@@ -310,8 +312,14 @@ public final class DeliveryEngine: @unchecked Sendable {
         case .unregistered(let reason, let since):
             (outcome, label) = (.pruned(reason: reason, unregisteredAt: since), "pruned")
         case .credentialRejected(let reason):
-            credentialBroken(businessID: job.notification.businessID, platform: job.platform, reason: reason, at: now)
-            (outcome, label) = (parked(job, reason: "credential broken: \(reason)", at: now), "waiting")
+            if credentialBroken(
+                businessID: job.notification.businessID, platform: job.platform, reason: reason, sentAt: sentAt)
+            {
+                (outcome, label) = (parked(job, reason: "credential broken: \(reason)", at: now), "waiting")
+            } else {
+                // Refused with the key the operator has replaced since: go again, with the new one.
+                (outcome, label) = (.retry(at: now, reason: "refused with a replaced credential: \(reason)"), "retried")
+            }
         case .notConfigured(let reason):
             // Not an error yet: the operator may add the credential, which makes the job due again at once.
             _ = state.withLock {
@@ -362,23 +370,32 @@ public final class DeliveryEngine: @unchecked Sendable {
         return .wait(until: min(expires, now.adding(configuration.brokenCredentialWait)), reason: reason)
     }
 
-    private func credentialBroken(businessID: Int64, platform: PushPlatform, reason: String, at now: Timestamp) {
+    /// The provider refused a push sent at `sentAt` for its credential: marks the credential broken, unless it was
+    /// replaced since (then the refusal was about the old key). Returns whether the credential is broken.
+    private func credentialBroken(businessID: Int64, platform: PushPlatform, reason: String, sentAt: Timestamp)
+        -> Bool
+    {
+        let key = Self.key(businessID, platform)
+        if state.withLock({ $0.broken[key] != nil }) { return true }
+        let marked: Bool
+        do {
+            marked = try store.markCredential(
+                businessID: businessID, platform: platform, brokenReason: reason, observedAt: sentAt)
+        } catch {
+            logger.error("cannot mark credential broken", ["business.id": String(businessID), "error": "\(error)"])
+            marked = true  // still hold its pushes back in this process
+        }
+        guard marked else { return false }
         let first = state.withLock { state -> Bool in
-            let key = Self.key(businessID, platform)
             defer { state.broken[key] = "credential broken: " + reason }
             return state.broken[key] == nil
         }
-        guard first else { return }
-        logger.error(
-            "push credential refused; its deliveries wait until it is replaced",
-            [
-                "business.id": String(businessID), "provider": platform.rawValue, "reason": reason,
-            ])
-        do {
-            try store.markCredential(businessID: businessID, platform: platform, brokenReason: reason, observedAt: now)
-        } catch {
-            logger.error("cannot mark credential broken", ["business.id": String(businessID), "error": "\(error)"])
+        if first {
+            logger.error(
+                "push credential refused; its deliveries wait until it is replaced",
+                ["business.id": String(businessID), "provider": platform.rawValue, "reason": reason])
         }
+        return true
     }
 
     private func flush() {

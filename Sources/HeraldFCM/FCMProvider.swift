@@ -145,7 +145,11 @@ public final class FCMProvider: PushProvider {
                 }
                 loaded = credential
             } catch {
-                return body(.failure(.init(.credentialRejected(reason: "cannot open the FCM service account"))))
+                // The store or the sealing key failed us, not Google: not the credential's fault.
+                logger.error(
+                    "cannot load the FCM service account", ["business.id": String(businessID), "error": "\(error)"])
+                return body(
+                    .failure(.init(.retryable(reason: "cannot load the FCM service account", retryAfter: nil))))
             }
         }
         let next = entries.withLock { entries -> Next in
@@ -270,8 +274,12 @@ public final class FCMProvider: PushProvider {
         let reason = message.isEmpty ? "\(response.status) \(code)" : "\(response.status) \(code): \(message)"
         let retryAfter = response.retryAfter
         switch code {
-        case "UNREGISTERED", "SENDER_ID_MISMATCH":
+        case "UNREGISTERED":
             return .unregistered(reason: reason, since: nil)
+        case "SENDER_ID_MISMATCH":
+            // Every token answers this when the service account belongs to another Firebase project: a
+            // configuration mistake must not prune the business's Android devices.
+            return .failed(reason: reason)
         case "INVALID_ARGUMENT":
             let aboutToken =
                 message.lowercased().contains("registration token")

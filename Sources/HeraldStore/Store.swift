@@ -36,8 +36,11 @@ public protocol BusinessStore: Sendable {
     func setCredential(_ credential: PushCredential) throws
     /// The credential of `businessID` for `platform`.
     func credential(businessID: Int64, platform: PushPlatform) throws -> PushCredential?
-    /// Marks a credential broken (reason set) or healthy (nil), unless it was replaced after `observedAt`.
+    /// Marks a credential broken (reason set) or healthy (nil), unless it was replaced after `observedAt` (an
+    /// answer to a push sent with the key before); returns whether it marked it.
+    @discardableResult
     func markCredential(businessID: Int64, platform: PushPlatform, brokenReason: String?, observedAt: Timestamp) throws
+        -> Bool
     /// Every credential marked broken.
     func brokenCredentials() throws -> [PushCredential]
 

@@ -109,6 +109,18 @@ struct APNsDeliveryTests {
         #expect(try herald.application.store.devices(userID: app.userID!).first?.token == token)
     }
 
+    @Test func aTokenNotForTheTopicFailsWithoutPruning() throws {
+        // What every token answers when the credential's topic is mistyped: a configuration mistake, which must
+        // not cost the business its iPhones.
+        let (app, token) = try signUp("ann@example.com")
+        try standIn.apnsRule(["token": .string(token), "status": 400, "reason": "DeviceTokenNotForTopic"])
+        let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        let jobs = try herald.waitForDeliveries(of: id)
+        #expect(jobs.first?.status == .failed)
+        #expect(jobs.first?.lastReason?.contains("DeviceTokenNotForTopic") == true)
+        #expect(try herald.application.store.devices(userID: app.userID!).first?.token == token)
+    }
+
     @Test func badDeviceTokenIsPruned() throws {
         let (app, token) = try signUp("ann@example.com")
         try standIn.apnsRule(["token": .string(token), "status": 400, "reason": "BadDeviceToken"])

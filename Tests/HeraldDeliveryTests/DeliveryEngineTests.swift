@@ -50,6 +50,35 @@ struct DeliveryEngineTests {
         #expect(sent.count == 3 && Set(sent).count == 3, "each push went out once")
         #expect(try harness.deliveries().allSatisfy { $0.attempts == 1 }, "the requeue gave the attempt back")
     }
+
+    @Test(
+        "a refusal of the credential breaks it, unless it was replaced after the push went out: then the push goes again"
+    )
+    func aRefusalOfAReplacedCredentialIsRetried() throws {
+        // First a plain refusal: the credential is marked broken and the job waits.
+        let refused = try EngineHarness(jobs: 1) { _, completion in
+            DispatchQueue.global().async { completion(.credentialRejected(reason: "403 InvalidProviderToken")) }
+        }
+        try refused.setCredential()
+        try refused.run(until: { $0.allSatisfy { $0.status == .queued && $0.lastReason != nil } })
+        #expect(try refused.store.brokenCredentials().count == 1)
+
+        // Now the operator replaces the key while the push is on its way; Apple's refusal is about the old one.
+        let replaced = try EngineHarness(jobs: 1) { push, completion in
+            guard push.attempt == 1 else { return completion(.delivered(messageID: nil)) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(300)) {
+                completion(.credentialRejected(reason: "403 InvalidProviderToken"))
+            }
+        }
+        try replaced.setCredential()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) {
+            try? replaced.setCredential()
+        }
+        try replaced.run()
+        #expect(try replaced.store.brokenCredentials().isEmpty)
+        #expect(replaced.outcomes() == [.delivered: 1])
+        #expect(try replaced.deliveries().first?.attempts == 2)
+    }
 }
 
 /// A memory store with `jobs` news entries, one per iPhone user, and an engine whose APNs provider is `answer`.
@@ -58,6 +87,7 @@ private final class EngineHarness: Sendable {
     let metrics = MetricsRegistry()
     let engine: DeliveryEngine
     let notificationIDs: [Int64]
+    let businessID: Int64
     /// Delivery ids the provider was handed, in order.
     let sent = SentPushes()
 
@@ -68,6 +98,7 @@ private final class EngineHarness: Sendable {
         let now = WallClock.system.now()
         let business = try store.createBusiness(
             name: "Engine Co", clientID: "engine", sealedSecret: [1], posKeyHash: "pos", at: now)
+        businessID = business.id
         var drafts: [NotificationDraft] = []
         for index in 0..<jobs {
             let user = try store.createUser(
@@ -104,16 +135,27 @@ private final class EngineHarness: Sendable {
             clock: .system, configuration: configuration, logger: .disabled, metrics: metrics)
     }
 
-    /// Starts the engine, waits until no job is queued or sending (at most 10 s), and shuts it down.
-    func run() throws {
+    /// Starts the engine, waits until `settled` says so of the deliveries (by default: none is queued or
+    /// sending; at most 10 s), and shuts it down.
+    func run(
+        until settled: ([Delivery]) -> Bool = { $0.allSatisfy { $0.status != .queued && $0.status != .sending } }
+    ) throws {
         try engine.start()
         defer { engine.shutdown(gracePeriod: .seconds(1)) }
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
-            if try deliveries().allSatisfy({ $0.status != .queued && $0.status != .sending }) { return }
+            if settled(try deliveries()) { return }
             Thread.sleep(forTimeInterval: 0.01)
         }
         Issue.record("deliveries still unsettled after 10 s")
+    }
+
+    /// Sets (or replaces) the business's APNs credential now.
+    func setCredential() throws {
+        try store.setCredential(
+            PushCredential(
+                businessID: businessID, platform: .apns, settings: [:], sealedKey: [1],
+                updatedAt: WallClock.system.now()))
     }
 
     func deliveries() throws -> [Delivery] {

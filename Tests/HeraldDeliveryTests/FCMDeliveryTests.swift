@@ -84,6 +84,18 @@ struct FCMDeliveryTests {
         #expect(try herald.waitForDeliveries(of: id).first?.status == .pruned)
     }
 
+    @Test func aSenderIDMismatchFailsWithoutPruning() throws {
+        // What every token answers when the service account is another Firebase project's: a configuration
+        // mistake, which must not cost the business its Android devices.
+        let (app, token) = try signUp("droid@example.com")
+        try standIn.fcmRule(["token": .string(token), "error": "SENDER_ID_MISMATCH"])
+        let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        let jobs = try herald.waitForDeliveries(of: id)
+        #expect(jobs.first?.status == .failed)
+        #expect(jobs.first?.lastReason?.contains("SENDER_ID_MISMATCH") == true)
+        #expect(try herald.application.store.devices(userID: app.userID!).first?.token == token)
+    }
+
     @Test func unavailableIsRetried() throws {
         let (app, _) = try signUp("droid@example.com")
         try standIn.fcmRule(["first_n": 2, "error": "UNAVAILABLE"])

@@ -133,27 +133,40 @@ struct DeliveryQueueTests {
         #expect(try store.device(id: device.id)?.token == "dead")
         #expect(try store.deliveries(notificationID: job.notification.id)[0].status == .pruned)
 
-        _ = try store.createNotifications([fixture.draft(fixture.user)], at: at(13))
-        let second = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(13))[0]
+        // The app registers the very same token again at t=20, after Apple's next verdict (t=18): it stays.
+        try fixture.register(fixture.user, key: "ios", token: "dead", at: at(20))
+        _ = try store.createNotifications([fixture.draft(fixture.user)], at: at(21))
+        let renewed = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(21))[0]
+        try store.completeDeliveries(
+            [
+                DeliveryCompletion(
+                    id: renewed.id, leaseOwner: "w",
+                    outcome: .pruned(reason: "410 Unregistered", unregisteredAt: at(18)), deviceID: device.id,
+                    token: "dead")
+            ], at: at(22))
+        #expect(try store.device(id: device.id)?.token == "dead", "registered again after Apple's timestamp")
+
+        _ = try store.createNotifications([fixture.draft(fixture.user)], at: at(23))
+        let second = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(23))[0]
         try store.completeDeliveries(
             [
                 DeliveryCompletion(
                     id: second.id, leaseOwner: "w",
-                    outcome: .pruned(reason: "410 Unregistered", unregisteredAt: at(12)), deviceID: device.id,
+                    outcome: .pruned(reason: "410 Unregistered", unregisteredAt: at(22)), deviceID: device.id,
                     token: "dead")
-            ], at: at(14))
+            ], at: at(24))
         #expect(try store.device(id: device.id)?.token == nil)
 
         // A token pruned after a new one was set is not the device's token any more: the new one stays.
-        try fixture.register(fixture.user, key: "ios", token: "fresh", at: at(15))
-        _ = try store.createNotifications([fixture.draft(fixture.user)], at: at(16))
-        let third = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(16))[0]
+        try fixture.register(fixture.user, key: "ios", token: "fresh", at: at(25))
+        _ = try store.createNotifications([fixture.draft(fixture.user)], at: at(26))
+        let third = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(26))[0]
         try store.completeDeliveries(
             [
                 DeliveryCompletion(
                     id: third.id, leaseOwner: "w", outcome: .pruned(reason: "400 BadDeviceToken", unregisteredAt: nil),
                     deviceID: device.id, token: "dead")
-            ], at: at(17))
+            ], at: at(27))
         #expect(try store.device(id: device.id)?.token == "fresh")
     }
 

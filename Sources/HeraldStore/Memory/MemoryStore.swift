@@ -97,12 +97,13 @@ public final class MemoryStore: Store {
     }
 
     public func markCredential(businessID: Int64, platform: PushPlatform, brokenReason: String?, observedAt: Timestamp)
-        throws
+        throws -> Bool
     {
         state.withLock { state in
             let key = Self.credentialKey(businessID, platform)
-            guard let credential = state.credentials[key], credential.updatedAt <= observedAt else { return }
+            guard let credential = state.credentials[key], credential.updatedAt <= observedAt else { return false }
             state.credentials[key]!.brokenReason = brokenReason
+            return true
         }
     }
 

@@ -131,7 +131,7 @@ public struct Device: Sendable, Equatable {
     public var platform: PushPlatform
     /// The push token; nil once cleared (logout, `""`, or pruned as dead).
     public var token: String?
-    /// When the token was last set; APNs' 410 timestamp is compared with it.
+    /// When the token was last registered; APNs' 410 timestamp is compared with it.
     public var tokenUpdatedAt: Timestamp?
     /// The app's User-Agent.
     public var userAgent: String?
@@ -181,6 +181,9 @@ public struct DeviceRegistration: Sendable {
 extension Device {
     /// Takes `registration` by `userID` at `now`: what every store does with one. A phone that changed hands
     /// keeps no token of its previous user unless the registration brings one; `.some(nil)` clears the token.
+    /// Every token registered stamps `tokenUpdatedAt`, the same token again included: Apple's 410 timestamp means
+    /// "stop until the device registers a token with a later timestamp", and an app registering even the same
+    /// token after that moment has shown it alive.
     /// - Returns: the token the registration set, which no other device of the business may keep (Apple and
     ///   Google give one app install one token): the store clears it wherever else it is.
     mutating func register(_ registration: DeviceRegistration, by userID: Int64, at now: Timestamp) -> String? {
@@ -192,7 +195,7 @@ extension Device {
         var claimed: String?
         switch registration.token {
         case .some(.some(let newToken)):
-            if token != newToken || platform != registration.platform { tokenUpdatedAt = now }
+            tokenUpdatedAt = now
             platform = registration.platform
             token = newToken
             claimed = newToken

@@ -127,14 +127,14 @@ public final class SQLStore: Store {
     }
 
     public func markCredential(businessID: Int64, platform: PushPlatform, brokenReason: String?, observedAt: Timestamp)
-        throws
+        throws -> Bool
     {
-        _ = try database.write { db in
+        try database.write { db in
             try db.execute(
                 """
                 UPDATE credentials SET broken_reason = \(brokenReason)
                 WHERE business_id = \(businessID) AND platform = \(platform.rawValue) AND updated_at <= \(observedAt)
-                """)
+                """) > 0
         }
     }
 
