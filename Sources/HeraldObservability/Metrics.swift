@@ -100,9 +100,8 @@ public final class MetricsRegistry: Sendable {
         return out
     }
 
-    static func renderLabels(_ labels: [String: String], extra: (String, String)? = nil) -> String {
-        var pairs = labels.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        if let extra { pairs.append(extra) }
+    static func renderLabels(_ labels: [String: String]) -> String {
+        let pairs = labels.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         guard !pairs.isEmpty else { return "" }
         return "{" + pairs.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: ",") + "}"
     }

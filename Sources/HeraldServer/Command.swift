@@ -56,15 +56,17 @@ public enum Command {
         let application: HeraldApplication
         do {
             application = try HeraldApplication(configuration: configuration, logger: logger)
+            // Shown before starting: if the start fails (the port taken), the next run finds the token already
+            // kept and would never show it.
+            if application.adminTokenGenerated {
+                say(
+                    "admin token (generated; kept in \(configuration.dataDirectory)/admin-token): "
+                        + application.adminToken)
+            }
             try application.start()
         } catch {
             logger.error("cannot start", ["error": "\(error)"])
             exit(1)
-        }
-        if application.adminTokenGenerated {
-            say(
-                "admin token (generated; kept in \(configuration.dataDirectory)/admin-token): \(application.adminToken)"
-            )
         }
         let shownHost = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         say("herald listening on http://\(shownHost):\(application.port)")

@@ -371,6 +371,7 @@ struct AdminAPITests {
     static let badServiceAccountFields: [(String, JSON)] = [
         ("client_email", .string("not-an-email")), ("token_uri", .string("ftp://oauth2.googleapis.com/token")),
         ("type", .string("authorized_user")), ("private_key", .string("garbage")), ("project_id", .int(42)),
+        ("project_id", .string("burger co/../app")), ("project_id", .string("Burger-Co")), ("project_id", "b-c"),
     ]
 
     @Test(arguments: badServiceAccountFields)

@@ -405,6 +405,19 @@ struct MobileAccountTests {
         #expect(try fixture.deliveryCount(forNewsTo: app.userID!) == 0)
     }
 
+    @Test func logoutClearsATokenRegisteredByUpdateFromADeviceNamedOnlyAfterSignIn() throws {
+        // Signed in without `punchh-app-device-id`; the update that brings the token names the device, and so
+        // does the logout: the session knows no device, the call does.
+        let fixture = try ServerFixture()
+        let app = try fixture.signedUp("ann@example.com")
+        app.deviceID = "phone-9"
+        #expect(try app.update([("apn_token", .string(randomAPNsToken()))]).status == 200)
+        #expect(try fixture.deliveryCount(forNewsTo: app.userID!) == 1)
+        #expect(try app.logOut().status == 200)
+        #expect(try fixture.store.devices(userID: app.userID!).allSatisfy { $0.token == nil })
+        #expect(try fixture.deliveryCount(forNewsTo: app.userID!) == 0)
+    }
+
     @Test(
         .bug(id: "apitests-1", "logout keeps a token set by profile update when the app sends no punchh-app-device-id"))
     func logoutClearsATokenRegisteredByUpdateWithoutADeviceID() throws {

@@ -37,6 +37,14 @@ struct MobileAuthTests {
         expectError(
             try app.call("GET", "/api2/mobile/users/profile?client=\(fixture.business.client)", digest: ""), 412,
             ["invalid_signature"])
+        // Before anything else about the call: an unsigned call with a broken body, or naming no client or an
+        // unknown one, is still told first that it is unsigned.
+        expectError(
+            try app.call("POST", Self.signUpTarget, body: "{not json", digest: ""), 412,
+            ["invalid_signature"])
+        expectError(try app.call("GET", "/api2/mobile/users/profile", digest: ""), 412, ["invalid_signature"])
+        expectError(
+            try app.call("GET", "/api2/mobile/users/profile?client=nobody", digest: ""), 412, ["invalid_signature"])
     }
 
     @Test(arguments: [

@@ -30,6 +30,16 @@ final class MobileAuthenticator: Sendable {
         self.clock = clock
     }
 
+    /// A mobile call's parameters (query and JSON body), once it is seen to carry a signature at all: a call
+    /// without `x-pch-digest` is a 412 before anything else about it is looked at.
+    func parameters(_ request: HTTPRequest) throws -> RequestParameters {
+        guard request.header("x-pch-digest")?.isEmpty == false else { throw Self.missingDigest }
+        return try RequestParameters(request)
+    }
+
+    private static let missingDigest = HTTPError(
+        .preconditionFailed, field: "invalid_signature", "missing x-pch-digest header")
+
     /// The calling app's business, after checking the request's signature. 400 without `client`,
     /// 401 for an unknown one, 412 for a missing or wrong digest.
     func client(_ request: HTTPRequest, _ parameters: RequestParameters) throws -> Client {
@@ -57,9 +67,7 @@ final class MobileAuthenticator: Sendable {
     }
 
     private func verifyDigest(_ request: HTTPRequest, secret: [UInt8]) throws {
-        guard let header = request.header("x-pch-digest"), !header.isEmpty else {
-            throw HTTPError(.preconditionFailed, field: "invalid_signature", "missing x-pch-digest header")
-        }
+        guard let header = request.header("x-pch-digest"), !header.isEmpty else { throw Self.missingDigest }
         let expected = Self.digest(target: request.target, body: request.body, secret: secret)
         guard let offered = Hex.decode(header.lowercased()), ConstantTime.equals(offered, expected) else {
             throw HTTPError(.preconditionFailed, field: "invalid_signature", "x-pch-digest does not match the request")
@@ -71,7 +79,7 @@ final class MobileAuthenticator: Sendable {
     func signedIn(_ request: HTTPRequest) throws -> (
         parameters: RequestParameters, client: Client, session: Session, user: User
     ) {
-        let parameters = try RequestParameters(request)
+        let parameters = try parameters(request)
         let client = try client(request, parameters)
         let (session, user) = try session(request, client: client)
         return (parameters, client, session, user)

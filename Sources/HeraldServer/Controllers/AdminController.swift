@@ -161,6 +161,12 @@ struct AdminController: Sendable {
             errors.add("service_account.type", "must be service_account")
         }
         let projectID = AdminRules.requiredString(parsed, "project_id", max: 100, &errors, prefix: "service_account.")
+        // It goes into the send URL's path (`/v1/projects/<id>/messages:send`): Google's form only.
+        if let projectID, !Self.isFirebaseProjectID(projectID) {
+            errors.add(
+                "service_account.project_id",
+                "must be a Firebase project id (6 to 30 lowercase letters, digits and hyphens, starting with a letter)")
+        }
         let email = AdminRules.requiredString(parsed, "client_email", max: 320, &errors, prefix: "service_account.")
         if let email, !email.contains("@") { errors.add("service_account.client_email", "is invalid") }
         let tokenURI = AdminRules.requiredString(parsed, "token_uri", max: 2000, &errors, prefix: "service_account.")
@@ -206,6 +212,18 @@ struct AdminController: Sendable {
             resolved[event].map { Presenter.json($0.template, customized: $0.customized) }
         }
         return .json(.array(templates))
+    }
+
+    /// Google's rule for project ids: 6–30 characters of `a-z`, `0-9` and `-`, a letter first, no hyphen last.
+    static func isFirebaseProjectID(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        guard (6...30).contains(bytes.count), let first = bytes.first, let last = bytes.last,
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first), last != UInt8(ascii: "-")
+        else { return false }
+        return bytes.allSatisfy {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                || $0 == UInt8(ascii: "-")
+        }
     }
 
     @Sendable func showTemplate(_ request: HTTPRequest) throws -> HTTPResponse {

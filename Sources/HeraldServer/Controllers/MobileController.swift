@@ -30,7 +30,7 @@ struct MobileController: Sendable {
     // MARK: - Accounts
 
     @Sendable func signUp(_ request: HTTPRequest) throws -> HTTPResponse {
-        let parameters = try RequestParameters(request)
+        let parameters = try auth.parameters(request)
         let client = try auth.client(request, parameters)
         let fields = try userFields(parameters)
         var errors = FieldErrors()
@@ -67,7 +67,7 @@ struct MobileController: Sendable {
     }
 
     @Sendable func logIn(_ request: HTTPRequest) throws -> HTTPResponse {
-        let parameters = try RequestParameters(request)
+        let parameters = try auth.parameters(request)
         let client = try auth.client(request, parameters)
         let fields = try userFields(parameters)
         var errors = FieldErrors()
@@ -130,17 +130,16 @@ struct MobileController: Sendable {
         let (_, _, session, user) = try auth.signedIn(request)
         let now = clock.now()
         try store.revokeSession(id: session.id, at: now)
-        // A logged-out device receives nothing: the session's device (unless someone else has signed in on it
-        // since), or, for an app that never named its device, the devices registered under the user's own key.
-        if let deviceID = session.deviceID {
-            if let device = try store.device(id: deviceID), device.userID == user.id {
-                try store.clearToken(deviceID: deviceID, at: now)
-            }
-        } else {
-            for device in try store.devices(userID: user.id) where device.deviceKey.hasPrefix("user:\(user.id):") {
-                try store.clearToken(deviceID: device.id, at: now)
-            }
+        // A logged-out device receives nothing: the session's device and the device making this call (its
+        // `punchh-app-device-id`: a token may have been registered on it after sign-in), unless someone else has
+        // signed in on them since; for an app that never named its device, the devices under the user's own key.
+        let header = request.header("punchh-app-device-id").flatMap { $0.isEmpty ? nil : $0 }
+        let devices = try store.devices(userID: user.id)
+        let leaving = devices.filter { device in
+            if session.deviceID == nil && header == nil { return device.deviceKey.hasPrefix("user:\(user.id):") }
+            return device.id == session.deviceID || device.deviceKey == header
         }
+        for device in leaving { try store.clearToken(deviceID: device.id, at: now) }
         return .json(.object([]))
     }
 
