@@ -181,6 +181,27 @@ struct HTTPServerTests {
         #expect(response.value?["body"] == .string(body))
     }
 
+    @Test func aBodyStillTricklingInAfterTheBodyTimeoutIsCutOff() throws {
+        // Never idle for a whole second, so the idle timeout never fires; the body timeout does.
+        let server = try TestServer {
+            $0.connectionTimeout = .seconds(1)
+            $0.bodyTimeout = .milliseconds(600)
+        }
+        let client = server.client()
+        client.timeout = 5
+        try client.send(raw: request("POST", "/echo", headers: ["Content-Length: 100"]))
+        let started = Date()
+        var cutOff = false
+        for _ in 0..<40 where !cutOff {
+            Thread.sleep(forTimeInterval: 0.1)
+            do { try client.send(raw: [UInt8(ascii: "x")]) } catch { cutOff = true }
+        }
+        let answer = try? client.readResponse(method: "POST")
+        #expect(answer == nil, "closed without an answer: libmicrohttpd takes none mid-body")
+        #expect(Date().timeIntervalSince(started) < 3, "the connection was cut off, not left to trickle")
+        #expect(try server.get("/x").status == 200, "the server goes on")
+    }
+
     // MARK: - Limits
 
     @Test func aDeclaredBodyOverOneMebibyteIs413() throws {

@@ -22,8 +22,12 @@ public final class HTTPServer: @unchecked Sendable {
         public var port: Int = 8080
         /// Threads serving connections, each with its own epoll set.
         public var threadCount: Int = max(4, ProcessInfo.processInfo.activeProcessorCount * 2)
-        /// A connection idle (or trickling) longer than this is closed.
+        /// A connection idle longer than this is closed.
         public var connectionTimeout: Duration = .seconds(30)
+        /// A request whose body is still arriving this long after its request line is cut off (the connection
+        /// closed): a client trickling a byte now and then, never idle long enough for `connectionTimeout`,
+        /// cannot hold a connection for ever. A whole mebibyte at 20 kB/s fits in the default.
+        public var bodyTimeout: Duration = .seconds(60)
         /// Largest accepted request body, unless `bodyLimit` names another for the request.
         public var maxBodySize: Int = 1 << 20
         /// A request's own body limit, from its method, path (as received, without the query: what the router
@@ -137,6 +141,8 @@ public final class HTTPServer: @unchecked Sendable {
 
     private final class RequestState {
         let target: String
+        /// When the request line arrived (`MonotonicTime`).
+        let started = MonotonicTime.now()
         var headersChecked = false
         var body: [UInt8] = []
         /// The request's body limit, worked out when it first has a body (bodiless requests never pay for it).
@@ -220,6 +226,12 @@ public final class HTTPServer: @unchecked Sendable {
             return .YES
         }
         if size.pointee > 0 {
+            if MonotonicTime.now() - state.started > MonotonicTime.nanoseconds(configuration.bodyTimeout) {
+                // libmicrohttpd takes no answer while a body is still arriving (queueing one fails): the
+                // connection is closed, as nginx's client_body_timeout does.
+                logger.notice("request body too slow; connection closed", ["target": state.target])
+                return .NO
+            }
             if !state.bodyTooLarge, let upload {
                 if state.body.count + size.pointee > bodyLimit(of: state, method: method, connection: connection) {
                     state.bodyTooLarge = true
