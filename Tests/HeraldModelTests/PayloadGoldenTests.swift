@@ -100,6 +100,9 @@ struct PayloadGoldenTests {
         #expect(strings["t"] == "POS_6118542_1487057215")
         #expect(strings["u"] == "6118542")
         #expect(strings["badge"] == "10")
+        // Rich media's `ab` as the JSON text of its APNs value (CONTRACT §5: the same keys, as strings).
+        #expect(
+            try JSON.parse(strings["ab"] ?? "") == ["att": ["url": "https://cdn.example.com/a.png", "type": "png"]])
         #expect(message["android"]?["priority"] == "high")
         #expect(data.allSatisfy { !FCMPayload.isReserved($0.key) })
         let decoded = FCMPayload.decode(data: strings, title: "Points Earned", body: "12 points")

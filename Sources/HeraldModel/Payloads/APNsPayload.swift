@@ -31,18 +31,21 @@ public enum APNsPayload {
         var keys = content.extras.filter { !PushContent.reservedKeys.contains($0.key) }
         if !content.isBackground { keys.append((key: "n", value: .int(content.notificationID))) }
         for pair in keys.sorted(by: { $0.key < $1.key }) { writer.field(pair.key, pair.value) }
-        if let media = content.media, !content.isBackground {
-            writer.key("ab")
-            writer.beginObject()
-            writer.key("att")
-            writer.beginObject()
-            writer.field("url", media.url)
-            writer.field("type", media.type)
-            writer.endObject()
-            writer.endObject()
-        }
+        if let media = content.media, !content.isBackground { writer.field("ab", attachment(media)) }
         writer.endObject()
         return writer.bytes
+    }
+
+    /// Braze's `ab` value for `media` (seeds/004): `{"att":{"url":…,"type":…}}`, what a notification service
+    /// extension downloads and attaches.
+    public static func attachment(_ media: MediaAttachment) -> JSON {
+        .object([("att", .object([("url", .string(media.url)), ("type", .string(media.type))]))])
+    }
+
+    /// The media an `ab` value names, if it names one.
+    public static func media(in ab: JSON) -> MediaAttachment? {
+        guard let url = ab["att"]?["url"]?.stringValue, let type = ab["att"]?["type"]?.stringValue else { return nil }
+        return MediaAttachment(url: url, type: type)
     }
 
     /// Decodes a payload (what the app receives in `userInfo`), or nil when it has no `aps` object.
@@ -60,11 +63,7 @@ public enum APNsPayload {
         content.sound = aps["sound"]?.stringValue
         content.badge = aps["badge"]?.int64Value.map { Int($0) }
         content.isBackground = aps["content-available"]?.int64Value == 1 && alert == nil
-        if let attachment = payload["ab"]?["att"], let url = attachment["url"]?.stringValue,
-            let type = attachment["type"]?.stringValue
-        {
-            content.media = MediaAttachment(url: url, type: type)
-        }
+        content.media = payload["ab"].flatMap(media(in:))
         content.extras = (payload.objectValue ?? []).filter { !PushContent.reservedKeys.contains($0.key) }
         return content
     }

@@ -32,7 +32,8 @@ public enum FCMPayload {
         return .object([("message", .object(message))])
     }
 
-    /// The `data` map: every payload key as a string (`n`, the event keys, `subtitle`, `badge`, media).
+    /// The `data` map: every payload key as a string (`n`, the event keys, `subtitle`, `badge`, and rich media's
+    /// `ab` as the JSON text of its APNs value, `{"att":{"url":…,"type":…}}`, as CONTRACT §5 has it).
     public static func data(_ content: PushContent) -> [(key: String, value: String)] {
         var data: [(key: String, value: String)] = []
         for pair in content.extras where !PushContent.reservedKeys.contains(pair.key) && !isReserved(pair.key) {
@@ -42,10 +43,7 @@ public enum FCMPayload {
             data.append(("n", String(content.notificationID)))
             if let subtitle = content.subtitle { data.append(("subtitle", subtitle)) }
             if let badge = content.badge { data.append(("badge", String(badge))) }
-            if let media = content.media {
-                data.append(("ab_att_url", media.url))
-                data.append(("ab_att_type", media.type))
-            }
+            if let media = content.media { data.append(("ab", APNsPayload.attachment(media).encodedString)) }
         } else {
             data.append(("content_available", "1"))
         }
@@ -58,10 +56,10 @@ public enum FCMPayload {
         content.subtitle = data["subtitle"]
         content.badge = data["badge"].flatMap { Int($0) }
         content.isBackground = data["content_available"] == "1"
-        if let url = data["ab_att_url"], let type = data["ab_att_type"] {
-            content.media = MediaAttachment(url: url, type: type)
+        if let text = data["ab"], let ab = try? JSON.parse(text) {
+            content.media = APNsPayload.media(in: ab)
         }
-        let own: Set<String> = ["n", "subtitle", "badge", "content_available", "ab_att_url", "ab_att_type"]
+        let own: Set<String> = ["n", "subtitle", "badge", "content_available", "ab"]
         content.extras = data.keys.sorted().filter { !own.contains($0) }.map { key in
             let text = data[key]!
             return (key: key, value: Int64(text).map { JSON.int($0) } ?? .string(text))
