@@ -238,6 +238,8 @@ struct LoyaltyPushTests {
         #expect(reward["image_url"] == "https://cdn.example.com/fries.png")
         #expect(reward["description"] == "Any size, any day")
         #expect(reward["expires_at"]?.stringValue != nil)
+        #expect(reward["media"] == ["url": "https://cdn.example.com/fries.png", "type": "png"])
+        #expect(reward["available_from"] == .null && reward["available_until"] == .null, "no window: always")
 
         // Reading it clears it from the badge.
         let before = try herald.application.store.unreadCount(userID: ann.userID!)

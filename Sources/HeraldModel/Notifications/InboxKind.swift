@@ -44,4 +44,7 @@ public struct MediaAttachment: Sendable, Hashable {
         self.url = url
         self.type = type
     }
+
+    /// `{"url":…,"type":…}`: how every API and payload writes it.
+    public var json: JSON { .object([("url", .string(url)), ("type", .string(type))]) }
 }

@@ -39,7 +39,7 @@ public enum APNsPayload {
     /// Braze's `ab` value for `media` (seeds/004): `{"att":{"url":…,"type":…}}`, what a notification service
     /// extension downloads and attaches.
     public static func attachment(_ media: MediaAttachment) -> JSON {
-        .object([("att", .object([("url", .string(media.url)), ("type", .string(media.type))]))])
+        .object([("att", media.json)])
     }
 
     /// The media an `ab` value names, if it names one.

@@ -24,7 +24,7 @@ struct AdminLoyaltyController: Sendable {
         .object([
             ("id", .int(offer.id)), ("name", .string(offer.name)), ("description", .string(offer.description)),
             ("image_url", JSON(offer.imageURL)),
-            ("media", offer.media.map { ["url": .string($0.url), "type": .string($0.type)] } ?? .null),
+            ("media", offer.media?.json ?? .null),
             ("discount", .double(offer.discount)), ("available_from", JSON(offer.availableFrom?.iso8601)),
             ("available_until", JSON(offer.availableUntil?.iso8601)), ("expires_at", JSON(offer.expiresAt?.iso8601)),
             ("valid_days", offer.validForSeconds.map { .double(Double($0) / 86_400) } ?? .null),

@@ -31,9 +31,13 @@ struct MobileLoyaltyController: Sendable {
         writer.field("name", offer.name)
         writer.field("description", offer.description)
         writer.field("image_url", offer.imageURL)
+        writer.field("media", offer.media?.json ?? .null)
         writer.field("discount", offer.discount)
         writer.field("source", reward.source)
         writer.field("granted_at", reward.grantedAt)
+        // Redeemable from and until (the offer's window; nil: no bound), so the screen can say "from Monday".
+        writer.field("available_from", offer.availableFrom)
+        writer.field("available_until", offer.availableUntil)
         writer.field("expires_at", reward.expiresAt)
         writer.field("read_at", reward.readAt)
         writer.field("redemption_code", reward.redemptionCode)

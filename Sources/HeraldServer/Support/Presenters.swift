@@ -27,15 +27,7 @@ enum Presenter {
         writer.field("title", entry.title)
         writer.field("subtitle", entry.subtitle)
         writer.field("message", entry.body)
-        writer.key("media")
-        if let media = entry.media {
-            writer.beginObject()
-            writer.field("url", media.url)
-            writer.field("type", media.type)
-            writer.endObject()
-        } else {
-            writer.null()
-        }
+        writer.field("media", entry.media?.json ?? .null)
         writer.field("payload", entry.extras)
         writer.field("reward_id", entry.rewardID)
         writer.field("created_at", entry.createdAt)
@@ -70,7 +62,7 @@ enum Presenter {
             ("body", .string(template.body)),
             ("sound", .string(template.sound)),
             ("enabled", .bool(template.enabled)),
-            ("media", template.media.map { .object([("url", .string($0.url)), ("type", .string($0.type))]) } ?? .null),
+            ("media", template.media?.json ?? .null),
             (
                 "placeholders",
                 .array(NotificationTemplate.placeholders(for: template.event).sorted().map { .string($0) })
