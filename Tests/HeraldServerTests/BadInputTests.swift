@@ -13,12 +13,13 @@ struct BadInputTests {
     // MARK: - The table
 
     /// Who may call an endpoint.
-    enum Access: Sendable { case mobile, signedIn, admin }
+    enum Access: Sendable { case mobile, signedIn, admin, pos }
 
     /// What an endpoint's happy path needs.
     struct Context: Sendable {
         let businessID: Int64
         let userID: Int64
+        let locationID: Int64
         let serial: Int
     }
 
@@ -220,6 +221,35 @@ struct BadInputTests {
                 Slot("user_ids"), Slot("user_ids.0"), Slot("title"), Slot("subtitle"), Slot("body"), Slot("media"),
             ],
             body: { context in ["user_ids": [.int(context.userID)], "title": "Our new menu", "body": "Try it"] }),
+        Endpoint(
+            method: "POST", path: "/api/pos/checkins", access: .pos,
+            slots: [
+                // Numbers are what points take; a POS may number its transactions.
+                Slot("user_id"), Slot("location_id"), Slot("points", lax: ["number", "zero"]), Slot("source"),
+                Slot("transaction_id", lax: ["number", "negative", "zero"]),
+            ],
+            body: { context in
+                [
+                    "user_id": .int(context.userID), "location_id": .int(context.locationID), "points": 12,
+                    "source": "qr", "transaction_id": .string("T-\(context.serial)"),
+                ]
+            }),
+        Endpoint(
+            method: "POST", path: "/api/pos/redemptions", access: .pos,
+            slots: [
+                Slot("user_id"), Slot("location_id"), Slot("discount", lax: ["number", "zero", "fraction"]),
+                Slot("transaction_id", lax: ["number", "negative", "zero"]),
+            ],
+            body: { context in
+                [
+                    "user_id": .int(context.userID), "location_id": .int(context.locationID), "discount": 2.5,
+                    "transaction_id": .string("R-\(context.serial)"),
+                ]
+            }),
+        Endpoint(
+            method: "POST", path: "/api/webhooks/gift_cards", access: .pos,
+            slots: [Slot("uuid"), Slot("user_id"), Slot("balance", lax: ["number", "zero", "fraction"])],
+            body: { context in ["uuid": "card-1", "user_id": .int(context.userID), "balance": 25] }),
     ]
 
     /// Whole bodies that are not a JSON object.
@@ -259,19 +289,24 @@ struct BadInputTests {
         let fixture: ServerFixture
         let app: MobileTestClient
         let http: TestHTTPClient
+        let locationID: Int64
         private var serial = 0
 
         init() throws {
             fixture = try ServerFixture()
             app = try fixture.signedUp("ann@example.com")
             try fixture.news(to: app.userID!, count: 2)
+            let location = try fixture.herald.admin(
+                "POST", "/api/admin/businesses/\(fixture.business.id)/locations", json: #"{"name":"Brooklyn Location"}"#
+            )
+            locationID = try #require(location.value?["id"]?.int64Value, "\(location)")
             http = fixture.herald.client()
             http.timeout = 10
         }
 
         func context() -> Context {
             serial += 1
-            return Context(businessID: fixture.business.id, userID: app.userID!, serial: serial)
+            return Context(businessID: fixture.business.id, userID: app.userID!, locationID: locationID, serial: serial)
         }
 
         /// Sends `body` (a mobile body gets the digest a correct app computes over it).
@@ -281,6 +316,8 @@ struct BadInputTests {
             switch endpoint.access {
             case .admin:
                 headers.append(("Authorization", "Bearer \(fixture.herald.adminToken)"))
+            case .pos:
+                headers.append(("Authorization", "Bearer \(fixture.business.posKey)"))
             case .mobile, .signedIn:
                 headers.append(
                     (
@@ -297,7 +334,7 @@ struct BadInputTests {
         /// The endpoint's good body with `slot` replaced by `raw`.
         func body(_ endpoint: Endpoint, replacing slot: Slot, with raw: [UInt8]) -> [UInt8] {
             var json = endpoint.body(context())
-            if endpoint.access != .admin {
+            if endpoint.access == .mobile || endpoint.access == .signedIn {
                 json = .object([("client", .string(fixture.business.client))] + (json.objectValue ?? []))
             }
             json = json.replacing(slot.path[...], with: .string(BadInputTests.sentinel))
@@ -382,12 +419,30 @@ struct BadInputTests {
         try harness.expectHealthy()
     }
 
+    @Test func posCallsWithoutTheirKeyAre401() throws {
+        let harness = try Harness()
+        for endpoint in Self.endpoints where endpoint.access == .pos {
+            let body = endpoint.body(harness.context()).encoded
+            for authorization in [nil, "Bearer pos_wrong", "Bearer \(harness.fixture.herald.adminToken)"] {
+                var headers = [("Content-Type", "application/json")]
+                if let authorization { headers.append(("Authorization", authorization)) }
+                let response = try harness.http.request(
+                    endpoint.method, endpoint.target(harness.context()), headers: headers, body: body)
+                Self.check(response, .rejected, "\(endpoint.testDescription) with \(authorization ?? "no key")")
+                #expect(response.status == 401, "\(endpoint.testDescription): \(response)")
+            }
+        }
+        #expect(
+            try harness.fixture.store.redemptions(businessID: harness.fixture.business.id, transactionID: "R-1").isEmpty
+        )
+    }
+
     @Test func theGoodBodiesOfTheTableAreAccepted() throws {
         // The table is only meaningful if its unmodified bodies get past validation.
         for endpoint in Self.endpoints where !endpoint.path.hasSuffix("logout") {
             let harness = try Harness()
             var json = endpoint.body(harness.context())
-            if endpoint.access != .admin {
+            if endpoint.access == .mobile || endpoint.access == .signedIn {
                 json = .object([("client", .string(harness.fixture.business.client))] + (json.objectValue ?? []))
             }
             let response = try harness.send(endpoint, body: json.encoded)
