@@ -173,6 +173,43 @@ struct LoyaltyPushTests {
         #expect(try herald.pos(business, "POST", "/api/pos/checkins/\(id)/void", json: [:]).status == 422)
     }
 
+    @Test func everyCheckinEventReachesAnAndroidPhoneWithTheSameKeysAsStrings() throws {
+        // Bob's phone is an Android: the events Ann's iPhone is tested with above, as FCM data.
+        let scanner = try checkin(bob, points: 3, source: "pos_scanner", transactionID: "TX-A1")
+        let scanned = try fcmMessage(value(scanner, "notification_id")!)
+        #expect(scanned["data"]?["p"] == "3")
+        #expect(scanned["data"]?["t"] == "TX-A1")
+        #expect(scanned["data"]?["i"]?.stringValue == value(scanner, "checkin_id").map(String.init))
+        #expect(scanned["data"]?["u"]?.stringValue == String(bob.userID!))
+
+        let pending = try checkin(bob, points: 40, source: "online_ordering", extra: [("status", "pending")])
+        #expect(try fcmMessage(value(pending, "notification_id")!)["notification"]?["title"] == "Check-in pending")
+        let id = value(pending, "checkin_id")!
+        let failed = try herald.pos(business, "POST", "/api/pos/checkins/\(id)/retry", json: ["outcome": "fail"])
+        #expect(try fcmMessage(value(failed, "notification_id")!)["notification"]?["title"] == "Check-in failed")
+        let succeeded = try herald.pos(business, "POST", "/api/pos/checkins/\(id)/retry", json: ["outcome": "success"])
+        let success = try fcmMessage(value(succeeded, "notification_id")!)
+        #expect(success["data"]?["p"] == "40")
+        #expect(success["data"]?["subtitle"] == "Your check-in went through")
+        let voided = try herald.pos(business, "POST", "/api/pos/checkins/\(id)/void", json: [:])
+        #expect(try fcmMessage(value(voided, "notification_id")!)["notification"]?["title"] == "Check-in voided")
+    }
+
+    @Test func pointsPastTheThresholdBecomeBankedCurrencyOnAndroid() throws {
+        let settings = try herald.admin(
+            "PUT", "/api/admin/businesses/\(business.id)/settings",
+            json: #"{"conversion_threshold":20,"conversion_kind":"currency","conversion_currency_amount":5}"#)
+        #expect(settings.status == 200, "\(settings)")
+        let response = try checkin(bob, points: 45)
+        let conversions = try #require((response.json as? [String: Any])?["conversion_notification_ids"] as? [Int])
+        #expect(conversions.count == 2, "45 points cross the threshold of 20 twice")
+        let message = try fcmMessage(Int64(conversions[0]))
+        #expect(message["notification"]?["title"] == "Reward unlocked")
+        #expect(message["notification"]?["body"] == "You've converted 20 points into 5 of banked rewards!")
+        #expect(message["data"]?["u"]?.stringValue == String(bob.userID!))
+        #expect(value(response, "total_points") == 5)
+    }
+
     @Test func pointsPastTheThresholdBecomeAReward() throws {
         let offer = try herald.admin(
             "POST", "/api/admin/businesses/\(business.id)/offers",
