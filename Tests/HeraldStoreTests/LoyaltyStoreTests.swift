@@ -203,6 +203,21 @@ struct LoyaltyStoreTests {
         let user = try store.user(businessID: fixture.business.id, id: fixture.user.id)!
         #expect(user.points == 10)
         #expect(user.bankedCurrency == 5)
+
+        // A conversion offer that has expired turns no points into a reward born dead: they stay points.
+        var lapsed = try offer(fixture, validFor: nil)
+        lapsed.expiresAt = at(4)
+        lapsed = try store.createOffer(lapsed, at: at(0))
+        settings.conversionKind = "reward"
+        settings.conversionOfferID = lapsed.id
+        try store.updateSettings(businessID: fixture.business.id, settings)
+        let late = try store.recordCheckin(
+            NewCheckin(
+                businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 100,
+                source: "qr", transactionID: "T3"),
+            drafter: drafter, at: at(5))
+        #expect(late.conversions.isEmpty)
+        #expect(try store.user(businessID: fixture.business.id, id: fixture.user.id)?.points == 110)
     }
 
     @Test(arguments: StoreBackend.allCases)
@@ -269,6 +284,29 @@ struct LoyaltyStoreTests {
                 drafter: drafter, at: at(5))
         }
         #expect(try store.liveRewards(userID: fixture.user.id, at: at(6)).isEmpty, "a redeemed reward is gone")
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func aCodeIsHonouredOnlyWithinItsOffersWindow(_ backend: StoreBackend) throws {
+        let fixture = try Fixture(backend)
+        let store = fixture.store
+        let place = try location(fixture)
+        var lunch = try offer(fixture, validFor: nil)
+        lunch.availableUntil = at(50)
+        lunch = try store.createOffer(lunch, at: at(0))
+        let reward = try store.grantOffer(
+            businessID: fixture.business.id, offerID: lunch.id, userIDs: [fixture.user.id], source: "campaign_offer",
+            event: .campaignOffer, drafter: drafter, at: at(0))[0].reward
+        _ = try store.issueRedemptionCode(userID: fixture.user.id, rewardID: reward.id, code: "LUNCH123", at: at(10))
+        do {
+            _ = try store.honorRedemptionCode(
+                businessID: fixture.business.id, code: "LUNCH123", locationID: place.id, transactionID: nil,
+                drafter: drafter, at: at(60))
+            Issue.record("a code was honoured after its offer's window closed")
+        } catch let error as StoreError {
+            #expect(error.code == .conflict && error.field == "redemption_code")
+        }
+        #expect(try store.reward(userID: fixture.user.id, id: reward.id)?.reward.redeemedAt == nil, "not spent")
     }
 
     @Test(arguments: StoreBackend.allCases)

@@ -144,6 +144,7 @@ extension MemoryStore {
             }
             guard reward.isLive(at: now) else { throw StoreError(.conflict, field: "redemption_code", "expired") }
             let offer = state.offers[reward.offerID]
+            try Reward.checkHonourable(offer, at: now)
             reward.redeemedAt = now
             state.rewards[reward.id] = reward
             let user = try requireUser(state, businessID: businessID, reward.userID)
@@ -287,7 +288,10 @@ extension MemoryStore {
         guard let user = state.users[userID], let settings = state.businesses[user.businessID]?.settings else {
             return []
         }
-        let conversion = PointsConversion(points: user.points, settings: settings)
+        let offer = settings.conversionOfferID.flatMap { state.offers[$0] }.flatMap {
+            $0.businessID == user.businessID ? $0 : nil
+        }
+        let conversion = PointsConversion(points: user.points, settings: settings, offer: offer, at: now)
         guard conversion.conversions > 0 else { return [] }
         var entries: [InboxEntry] = []
         for _ in 0..<conversion.conversions {
@@ -301,9 +305,7 @@ extension MemoryStore {
                         amount: settings.conversionCurrencyAmount, totalPoints: current.points),
                     for: state.users[userID]!)
                 if let entry = notify(draft, &state, at: now) { entries.append(entry) }
-            } else if let offerID = settings.conversionOfferID, let offer = state.offers[offerID],
-                offer.businessID == user.businessID
-            {
+            } else if let offer {
                 var reward = grant(offer, to: current, source: "points_to_reward", &state, at: now)
                 let draft = drafter.draft(
                     .pointsConverted(

@@ -113,4 +113,12 @@ public struct Reward: Sendable, Equatable {
 
     /// Redeemable at `now`: not redeemed, not expired.
     public func isLive(at now: Timestamp) -> Bool { redeemedAt == nil && (expiresAt.map { now < $0 } ?? true) }
+
+    /// A POS honours a code only within its offer's window, as the app issued it: a conflict on
+    /// `redemption_code` otherwise.
+    static func checkHonourable(_ offer: Offer?, at now: Timestamp) throws {
+        guard offer?.isAvailable(at: now) ?? true else {
+            throw StoreError(.conflict, field: "redemption_code", "the offer is not available now")
+        }
+    }
 }

@@ -1,3 +1,5 @@
+import HeraldModel
+
 /// A business's rule turning points into rewards: every `threshold` points become one offer or an amount of
 /// banked currency, and the points are spent.
 public struct PointsConversion: Sendable, Equatable {
@@ -5,9 +7,14 @@ public struct PointsConversion: Sendable, Equatable {
     public let conversions: Int
 
     /// Applies `settings` to a balance of `points`; at most 100 conversions at once (an absurd balance can't
-    /// flood a user's inbox).
-    public init(points: Int64, settings: BusinessSettings) {
-        guard settings.conversionThreshold > 0, points >= settings.conversionThreshold else {
+    /// flood a user's inbox). Points become a reward only while the business's conversion `offer` exists and
+    /// has not expired at `now`: otherwise they stay points, rather than be spent on nothing or on a reward
+    /// born expired.
+    public init(points: Int64, settings: BusinessSettings, offer: Offer?, at now: Timestamp) {
+        let rewardable = offer.map { offer in offer.expiresAt.map { now < $0 } ?? true } ?? false
+        guard settings.conversionThreshold > 0, points >= settings.conversionThreshold,
+            settings.conversionKind == "currency" || rewardable
+        else {
             conversions = 0
             return
         }

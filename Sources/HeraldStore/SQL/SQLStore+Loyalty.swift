@@ -276,15 +276,16 @@ extension SQLStore {
                 throw StoreError(.conflict, field: "redemption_code", "already redeemed")
             }
             guard reward.isLive(at: now) else { throw StoreError(.conflict, field: "redemption_code", "expired") }
+            let offer = try db.row("SELECT \(raw: Self.offerColumns) FROM offers WHERE id = \(reward.offerID)").map {
+                Self.offer($0)
+            }
+            try Reward.checkHonourable(offer, at: now)
             // Only one honour wins, even with several nodes racing on the same code.
             guard
                 try db.execute(
                     "UPDATE rewards SET redeemed_at = \(now) WHERE id = \(reward.id) AND redeemed_at IS NULL") == 1
             else {
                 throw StoreError(.conflict, field: "redemption_code", "already redeemed")
-            }
-            let offer = try db.row("SELECT \(raw: Self.offerColumns) FROM offers WHERE id = \(reward.offerID)").map {
-                Self.offer($0)
             }
             let user = try requireUser(db, businessID: businessID, reward.userID)
             return try insertRedemption(
@@ -482,12 +483,12 @@ extension SQLStore {
             .map(Self.business)
         else { return [] }
         let settings = business.settings
-        let conversion = PointsConversion(points: user.points, settings: settings)
-        guard conversion.conversions > 0 else { return [] }
         let offer = try settings.conversionOfferID.flatMap { id in
             try db.row("SELECT \(raw: Self.offerColumns) FROM offers WHERE id = \(id) AND business_id = \(business.id)")
                 .map { Self.offer($0) }
         }
+        let conversion = PointsConversion(points: user.points, settings: settings, offer: offer, at: now)
+        guard conversion.conversions > 0 else { return [] }
         var entries: [InboxEntry] = []
         for _ in 0..<conversion.conversions {
             user.points -= settings.conversionThreshold
