@@ -14,7 +14,9 @@ import Synchronization
 ///
 /// Apple binds a connection to the key of its first request (another key on it is refused with
 /// `UnrelatedKeyIdInToken`), so each credential gets its own HTTP/2 client and connections, and a replaced
-/// credential starts on new ones.
+/// credential starts on new ones. A client unused for ``Configuration/idleClientLifetime`` is shut down (its
+/// threads and connections freed) and made again by the business's next push, so threads follow the businesses
+/// sending now, not every business that ever sent.
 public final class APNsProvider: PushProvider {
     /// Settings.
     public struct Configuration: Sendable {
@@ -22,6 +24,8 @@ public final class APNsProvider: PushProvider {
         public var baseURLOverride: String?
         /// How long one request may take.
         public var requestTimeout: Duration = .seconds(30)
+        /// A business's client unused this long is shut down.
+        public var idleClientLifetime: Duration = .seconds(600)
 
         /// Defaults.
         public init(baseURLOverride: String? = nil) { self.baseURLOverride = baseURLOverride }
@@ -31,6 +35,8 @@ public final class APNsProvider: PushProvider {
         var credential: APNsCredential
         var client: HTTP2Client
         var tokens = APNsTokenCache()
+        /// When it last sent (seconds).
+        var lastUsed: Int64
     }
 
     public let platform = PushPlatform.apns
@@ -40,6 +46,8 @@ public final class APNsProvider: PushProvider {
     private let configuration: Configuration
     private let logger: Logger
     private let entries = Mutex<[Int64: Entry]>([:])
+    /// When idle clients are next looked for (seconds).
+    private let nextSweep = Atomic<Int64>(0)
 
     /// A provider sending through clients made by `makeClient` (one per credential); `credential` loads (and
     /// opens) a business's credential.
@@ -72,11 +80,13 @@ public final class APNsProvider: PushProvider {
     /// `businessID`.
     private func authorization(_ businessID: Int64) throws -> (APNsCredential, HTTP2Client, String)? {
         let now = clock.now().seconds
+        if now >= nextSweep.load(ordering: .relaxed) { shutDownIdleClients(now: now) }
         if let cached = try entries.withLock({ entries -> (APNsCredential, HTTP2Client, String)? in
             // In place: copying the entry out and back would copy the credential on every push.
             guard let index = entries.index(forKey: businessID) else { return nil }
             let authorization = try entries.values[index].tokens.authorization(
                 for: entries.values[index].credential, now: now)
+            entries.values[index].lastUsed = now
             return (entries.values[index].credential, entries.values[index].client, authorization)
         }) {
             return cached
@@ -97,7 +107,7 @@ public final class APNsProvider: PushProvider {
                 entry = existing
                 unused = client
             } else {
-                entry = Entry(credential: credential, client: client)
+                entry = Entry(credential: credential, client: client, lastUsed: now)
             }
             let authorization = try entry.tokens.authorization(for: entry.credential, now: now)
             entries[businessID] = entry
@@ -170,6 +180,19 @@ public final class APNsProvider: PushProvider {
                 }
             }
         }
+    }
+
+    /// Shuts down the clients of businesses that sent nothing for `idleClientLifetime`; at most once a minute.
+    private func shutDownIdleClients(now: Int64) {
+        let lifetime = configuration.idleClientLifetime.components.seconds
+        nextSweep.store(now + min(60, max(1, lifetime)), ordering: .relaxed)
+        let idle = entries.withLock { entries -> [HTTP2Client] in
+            let stale = entries.filter { now - $0.value.lastUsed >= lifetime }
+            for businessID in stale.keys { entries.removeValue(forKey: businessID) }
+            return stale.values.map(\.client)
+        }
+        for client in idle { client.shutdown() }
+        if !idle.isEmpty { logger.info("idle APNs clients shut down", ["client.count": String(idle.count)]) }
     }
 
     /// Loading a credential or making its client failed (as opposed to signing with it).

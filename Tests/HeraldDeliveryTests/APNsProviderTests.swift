@@ -1,0 +1,69 @@
+import Foundation
+import HeraldAPNs
+import HeraldCrypto
+import HeraldDelivery
+import HeraldHTTP
+import HeraldModel
+import HeraldObservability
+import Synchronization
+import Testing
+
+/// The APNs provider's own bookkeeping, without Apple: nothing listens at the URL it sends to.
+@Suite("APNs provider")
+struct APNsProviderTests {
+    @Test("a business's client unused for the idle lifetime is shut down, and made again by its next push")
+    func idleClientsAreShutDown() throws {
+        let now = Clock()
+        let made = Made()
+        let key = P256PrivateKey.generate()
+        var configuration = APNsProvider.Configuration(baseURLOverride: "http://127.0.0.1:9")
+        configuration.idleClientLifetime = .seconds(600)
+        configuration.requestTimeout = .seconds(2)
+        let provider = APNsProvider(
+            makeClient: {
+                made.count.add(1, ordering: .relaxed)
+                return try HTTP2Client()
+            },
+            credential: { _ in
+                APNsCredential(
+                    keyID: "KEY1234567", teamID: "TEAM123456", topic: "com.example.app", environment: .production,
+                    key: key, version: Timestamp(milliseconds: 0))
+            },
+            clock: WallClock { now.value }, configuration: configuration, logger: .disabled)
+        defer { provider.shutdown() }
+
+        func send(_ businessID: Int64) {
+            let answered = DispatchSemaphore(value: 0)
+            provider.send(
+                OutgoingPush(
+                    deliveryID: 1, businessID: businessID, token: String(repeating: "a", count: 64),
+                    apnsID: UUID().uuidString,
+                    content: PushContent(notificationID: 1, title: "Hi", body: "There"))
+            ) { _ in answered.signal() }
+            answered.wait()
+        }
+
+        send(1)
+        send(1)
+        #expect(made.count.load(ordering: .relaxed) == 1, "one client per business, kept while used")
+        now.advance(seconds: 300)
+        send(2)
+        #expect(made.count.load(ordering: .relaxed) == 2)
+        now.advance(seconds: 400)  // business 1 idle for 700 s, business 2 for 400 s
+        send(2)
+        send(1)
+        #expect(made.count.load(ordering: .relaxed) == 3, "business 1's client was shut down and made again")
+        send(2)
+        #expect(made.count.load(ordering: .relaxed) == 3, "business 2's was still in use")
+    }
+}
+
+private final class Clock: Sendable {
+    private let milliseconds = Atomic<Int64>(1_800_000_000_000)
+    var value: Timestamp { Timestamp(milliseconds: milliseconds.load(ordering: .relaxed)) }
+    func advance(seconds: Int64) { milliseconds.add(seconds * 1000, ordering: .relaxed) }
+}
+
+private final class Made: Sendable {
+    let count = Atomic<Int>(0)
+}
