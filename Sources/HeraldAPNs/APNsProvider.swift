@@ -33,7 +33,9 @@ public final class APNsProvider: PushProvider {
 
     private struct Entry {
         var credential: APNsCredential
-        var client: HTTP2Client
+        /// Nil once shut down for being idle; the provider token stays (Apple refuses refreshes more often
+        /// than every 20 minutes, and a business sending every quarter hour would refresh on each).
+        var client: HTTP2Client?
         var tokens = APNsTokenCache()
         /// When it last sent (seconds).
         var lastUsed: Int64
@@ -65,13 +67,13 @@ public final class APNsProvider: PushProvider {
 
     public func credentialChanged(businessID: Int64) {
         // In-flight sends on the old connections fail and are retried on new ones.
-        entries.withLock { $0.removeValue(forKey: businessID) }?.client.shutdown()
+        entries.withLock { $0.removeValue(forKey: businessID) }?.client?.shutdown()
     }
 
     public func shutdown() {
         let clients = entries.withLock { entries in
             defer { entries.removeAll() }
-            return entries.values.map(\.client)
+            return entries.values.compactMap(\.client)
         }
         for client in clients { client.shutdown() }
     }
@@ -83,11 +85,13 @@ public final class APNsProvider: PushProvider {
         if now >= nextSweep.load(ordering: .relaxed) { shutDownIdleClients(now: now) }
         if let cached = try entries.withLock({ entries -> (APNsCredential, HTTP2Client, String)? in
             // In place: copying the entry out and back would copy the credential on every push.
-            guard let index = entries.index(forKey: businessID) else { return nil }
+            guard let index = entries.index(forKey: businessID), let client = entries.values[index].client else {
+                return nil
+            }
             let authorization = try entries.values[index].tokens.authorization(
                 for: entries.values[index].credential, now: now)
             entries.values[index].lastUsed = now
-            return (entries.values[index].credential, entries.values[index].client, authorization)
+            return (entries.values[index].credential, client, authorization)
         }) {
             return cached
         }
@@ -102,16 +106,16 @@ public final class APNsProvider: PushProvider {
         }
         var unused: HTTP2Client?
         let result = try entries.withLock { entries -> (APNsCredential, HTTP2Client, String) in
-            var entry: Entry
-            if let existing = entries[businessID] {  // another thread got there first
-                entry = existing
-                unused = client
+            var entry = entries[businessID] ?? Entry(credential: credential, lastUsed: now)
+            if entry.client == nil {
+                entry.client = client  // new, or back after being idle (with its provider token)
             } else {
-                entry = Entry(credential: credential, client: client, lastUsed: now)
+                unused = client  // another thread got there first
             }
+            entry.lastUsed = now
             let authorization = try entry.tokens.authorization(for: entry.credential, now: now)
             entries[businessID] = entry
-            return (entry.credential, entry.client, authorization)
+            return (entry.credential, entry.client!, authorization)
         }
         unused?.shutdown()
         return result
@@ -187,9 +191,12 @@ public final class APNsProvider: PushProvider {
         let lifetime = configuration.idleClientLifetime.components.seconds
         nextSweep.store(now + min(60, max(1, lifetime)), ordering: .relaxed)
         let idle = entries.withLock { entries -> [HTTP2Client] in
-            let stale = entries.filter { now - $0.value.lastUsed >= lifetime }
-            for businessID in stale.keys { entries.removeValue(forKey: businessID) }
-            return stale.values.map(\.client)
+            var idle: [HTTP2Client] = []
+            for businessID in entries.keys where now - entries[businessID]!.lastUsed >= lifetime {
+                if let client = entries[businessID]!.client { idle.append(client) }
+                entries[businessID]!.client = nil
+            }
+            return idle
         }
         for client in idle { client.shutdown() }
         if !idle.isEmpty { logger.info("idle APNs clients shut down", ["client.count": String(idle.count)]) }

@@ -1,3 +1,4 @@
+import HeraldHTTP
 import Testing
 
 @testable import HeraldServer

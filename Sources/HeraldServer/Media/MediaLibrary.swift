@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCrypto
+import HeraldHTTP
 import Synchronization
 
 /// Media files kept on disk under the SHA-256 of their bytes: `<directory>/<sha256 hex>.<ext>`, mode 0644.
