@@ -93,9 +93,11 @@ public final class HeraldApplication: @unchecked Sendable {
         let mobileAuth = MobileAuthenticator(store: store, sealer: sealer, clock: clock)
         var router = Router()
         SystemController(metrics: metrics).register(in: &router)
+        let media = try MediaController(
+            configuration: configuration, directory: directory, store: store, adminToken: adminToken)
         let admin = AdminController(
             store: store, auth: AdminAuthenticator(token: adminToken), sealer: sealer, notifications: notifications,
-            clock: clock,
+            clock: clock, hostedMedia: media.hosted,
             credentialChanged: { business, platform in
                 engine?.credentialChanged(businessID: business, platform: platform)
             })
@@ -111,8 +113,7 @@ public final class HeraldApplication: @unchecked Sendable {
             tokenLifetime: configuration.accessTokenLifetime,
             dummyHash: try passwords.hash(Base64URL.encode(SecureRandom.bytes(count: 24)))
         ).register(in: &router)
-        try MediaController(configuration: configuration, directory: directory, store: store, adminToken: adminToken)
-            .register(in: &router)
+        media.register(in: &router)
 
         routes = router.routes.map { ($0.method.rawValue, $0.pattern) }
         let httpLogger = logger.labeled("herald.http")

@@ -213,6 +213,21 @@ struct MediaTests {
         let sent = try fixture.herald.admin(
             "POST", "/api/admin/businesses/\(fixture.business.id)/notifications", json: body.encodedString)
         #expect(sent.status == 202, "\(sent)")
+
+        // A link to this Herald's media that names no upload, or gives the file another type, is a 422.
+        let url = answer["url"] as! String
+        let missing = String(url.prefix(url.count - 68)) + String(repeating: "0", count: 64) + ".jpg"
+        for (media, field) in [
+            (JSON.object([("url", .string(missing)), ("type", "jpg")]), "media.url"),
+            (JSON.object([("url", .string(url)), ("type", "png")]), "media.type"),
+        ] {
+            let wrong = JSON.object([
+                ("user_ids", .array([.int(app.userID!)])), ("title", "New menu"), ("body", "Look"), ("media", media),
+            ])
+            let refused = try fixture.herald.admin(
+                "POST", "/api/admin/businesses/\(fixture.business.id)/notifications", json: wrong.encodedString)
+            #expect(refused.status == 422 && refused.text.contains(field), "\(refused)")
+        }
     }
 
     // MARK: - Download

@@ -11,6 +11,8 @@ struct AdminController: Sendable {
     let sealer: SecretSealer
     let notifications: NotificationService
     let clock: WallClock
+    /// What `media` may name among the files Herald hosts.
+    let hostedMedia: HostedMedia
     let credentialChanged: @Sendable (Int64, PushPlatform) -> Void
 
     func register(in router: inout Router) {
@@ -214,6 +216,14 @@ struct AdminController: Sendable {
         return .json(.array(templates))
     }
 
+    /// A `media` value checked: `{url, type}` of a type iOS attaches, and, if it links to a file hosted here, one
+    /// that was uploaded, of that type.
+    func attachment(_ value: JSON, field: String, _ errors: inout FieldErrors) -> MediaAttachment? {
+        let media = MediaRules.attachment(value, field: field, &errors)
+        if let media { hostedMedia.check(media, field: field, &errors) }
+        return media
+    }
+
     /// Google's rule for project ids: 6–30 characters of `a-z`, `0-9` and `-`, a letter first, no hyphen last.
     static func isFirebaseProjectID(_ id: String) -> Bool {
         let bytes = Array(id.utf8)
@@ -256,7 +266,7 @@ struct AdminController: Sendable {
             }
         }
         if let media = body["media"] {
-            template.media = media.isNull ? nil : MediaRules.attachment(media, field: "media", &errors)
+            template.media = media.isNull ? nil : attachment(media, field: "media", &errors)
         }
         try errors.check()
         let problems = template.validate()
@@ -346,7 +356,7 @@ struct AdminController: Sendable {
             if subtitle == nil { errors.add("subtitle", "must be a string") }
         }
         var media: MediaAttachment?
-        if let value = body["media"], !value.isNull { media = MediaRules.attachment(value, field: "media", &errors) }
+        if let value = body["media"], !value.isNull { media = attachment(value, field: "media", &errors) }
         var collapseID: String?
         if let value = body["collapse_id"], !value.isNull {
             // Apple's limit; FCM's collapse_key takes the same.

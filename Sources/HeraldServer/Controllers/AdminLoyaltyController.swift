@@ -63,7 +63,7 @@ struct AdminLoyaltyController: Sendable {
             }
         }
         var media: MediaAttachment?
-        if let value = body["media"], !value.isNull { media = MediaRules.attachment(value, field: "media", &errors) }
+        if let value = body["media"], !value.isNull { media = admin.attachment(value, field: "media", &errors) }
         let discount = POSRules.amount(body["discount"] ?? 0, field: "discount", &errors)
         func time(_ field: String) -> Timestamp? {
             guard let value = body[field], !value.isNull else { return nil }

@@ -20,6 +20,9 @@ struct MediaController: Sendable {
     /// The scheme, host and port devices reach Herald at (`https://push.example.com`), without a trailing slash.
     let publicBaseURL: @Sendable () -> String
 
+    /// What notifications may link to among these files.
+    var hosted: HostedMedia { HostedMedia(library: library, baseURL: publicBaseURL()) }
+
     /// What `Cache-Control` says of every stored file: its URL names its content, so it never changes.
     static let cacheControl = "public, max-age=31536000, immutable"
 

@@ -1,0 +1,26 @@
+import HeraldHTTP
+import HeraldModel
+
+/// The media Herald hosts itself, as a notification, template or offer may name it: a link under
+/// `<public URL>/media/` must name a file uploaded here, of the type it is given as. (Links elsewhere are the
+/// sender's to keep working.)
+struct HostedMedia: Sendable {
+    let library: MediaLibrary
+    /// The scheme, host and port devices reach Herald at, without a trailing slash.
+    let baseURL: String
+
+    /// Adds to `errors` what is wrong with `media` if it names a file hosted here.
+    func check(_ media: MediaAttachment, field: String, _ errors: inout FieldErrors) {
+        let prefix = baseURL + "/media/"
+        guard media.url.hasPrefix(prefix) else { return }
+        guard let file = library.file(named: String(media.url.dropFirst(prefix.count))) else {
+            errors.add(
+                field + ".url",
+                "names no media uploaded here (POST /api/admin/businesses/{id}/media answers the url to use)")
+            return
+        }
+        if MediaType.named(media.type) != file.type {
+            errors.add(field + ".type", "must be \(file.type.name): the file at this url is one")
+        }
+    }
+}
