@@ -104,6 +104,7 @@ struct LoyaltyPushTests {
         #expect(body["checkin"]?["location_name"] == "Brooklyn Location")
         #expect(body["checkin"]?["store_number"] == "0042")
         #expect(body["checkin"]?["first_checkin"] == true)
+        #expect(body["checkin"]?["current_membership_level"] == "Member")
         #expect(body["redemptions"] == [])
         // Another user can't read it.
         #expect(
@@ -193,6 +194,28 @@ struct LoyaltyPushTests {
         #expect(success["data"]?["subtitle"] == "Your check-in went through")
         let voided = try herald.pos(business, "POST", "/api/pos/checkins/\(id)/void", json: [:])
         #expect(try fcmMessage(value(voided, "notification_id")!)["notification"]?["title"] == "Check-in voided")
+    }
+
+    @Test func theMembershipLevelsAreTheBusinesssAndTransactionDetailsSaysWhenOneWasReached() throws {
+        let levels = #"{"membership_levels":[{"name":"Bun","from_points":0},{"name":"Patty","from_points":10}]}"#
+        let settings = try herald.admin("PUT", "/api/admin/businesses/\(business.id)/settings", json: levels)
+        #expect(settings.status == 200, "\(settings)")
+        #expect(settings.text.contains(#""name":"Patty""#))
+        _ = try checkin(ann, points: 12, transactionID: "TX-LEVEL")
+        let details = try JSON.parse(
+            try ann.call("GET", "/api2/mobile/checkins/transactions?client=\(business.client)&transaction_id=TX-LEVEL")
+                .body)
+        #expect(details["checkin"]?["current_membership_level"] == "Patty")
+        #expect(details["checkin"]?["previous_membership_level"] == "Bun", "this check-in reached Patty")
+
+        for bad in [
+            #"{"membership_levels":[]}"#, #"{"membership_levels":[{"name":"Gold","from_points":100}]}"#,
+            #"{"membership_levels":[{"name":"A","from_points":0},{"name":"B","from_points":0}]}"#,
+            #"{"membership_levels":[{"name":"","from_points":0}]}"#, #"{"membership_levels":"Gold"}"#,
+        ] {
+            let refused = try herald.admin("PUT", "/api/admin/businesses/\(business.id)/settings", json: bad)
+            #expect(refused.status == 422 && refused.text.contains("membership_levels"), "\(bad): \(refused)")
+        }
     }
 
     @Test func pointsPastTheThresholdBecomeBankedCurrencyOnAndroid() throws {

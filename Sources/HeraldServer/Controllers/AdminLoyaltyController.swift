@@ -186,6 +186,20 @@ struct AdminLoyaltyController: Sendable {
             ]), status: .accepted)
     }
 
+    /// `[{"name","from_points"}]` checked: 1 to 20 levels, names of 1–50 characters, from 0 upwards, ascending.
+    static func membershipLevels(_ value: JSON) -> [MembershipLevel]? {
+        guard let items = value.arrayValue, (1...20).contains(items.count) else { return nil }
+        var levels: [MembershipLevel] = []
+        for item in items {
+            guard let name = item["name"]?.stringValue?.trimmingCharacters(in: " "), (1...50).contains(name.count),
+                !name.contains(where: \.isNewline), let from = item["from_points"]?.int64Value,
+                from == 0 ? levels.isEmpty : (levels.last.map { $0.fromPoints < from } ?? false)
+            else { return nil }
+            levels.append(MembershipLevel(name: name, fromPoints: from))
+        }
+        return levels
+    }
+
     @Sendable func showSettings(_ request: HTTPRequest) throws -> HTTPResponse {
         .json(try admin.business(request).settings.json)
     }
@@ -238,6 +252,16 @@ struct AdminLoyaltyController: Sendable {
                 settings.offerReminderLeadSeconds = Int64(hours * 3600)
             } else {
                 errors.add("offer_reminder_lead_hours", "must be a number of hours from 0 (off) to 2160")
+            }
+        }
+        if let value = body["membership_levels"] {
+            if let levels = Self.membershipLevels(value) {
+                settings.membershipLevels = levels
+            } else {
+                errors.add(
+                    "membership_levels",
+                    "must be 1 to 20 objects {name, from_points}: names of 1 to 50 characters, the first level from 0 "
+                        + "points, each next from more points than the one before")
             }
         }
         if settings.conversionThreshold > 0, settings.conversionKind == "reward", settings.conversionOfferID == nil {

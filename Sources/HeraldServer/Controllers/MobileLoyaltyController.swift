@@ -110,7 +110,11 @@ struct MobileLoyaltyController: Sendable {
             writer.field("store_number", location?.storeNumber)
             writer.field("points_earned", checkin.points)
             writer.field("total_points", total)
-            writer.field("current_membership_level", MembershipLevel.name(points: total))
+            writer.field("current_membership_level", business.settings.membershipLevel(points: total))
+            // The level before this check-in's points (against today's balance): the congratulations screen names
+            // the new level when the two differ.
+            let before = checkin.status == .approved ? max(0, total - checkin.points) : total
+            writer.field("previous_membership_level", business.settings.membershipLevel(points: before))
             writer.field("first_checkin", checkin.isFirst)
             writer.field("status", checkin.status.rawValue)
             writer.field("pending_refresh", checkin.status == .pending)
@@ -203,15 +207,6 @@ extension MobileLoyaltyController {
 }
 
 /// Membership levels by points balance, for Transaction Details.
-enum MembershipLevel {
-    static func name(points: Int64) -> String {
-        switch points {
-        case ..<500: return "Member"
-        case ..<2000: return "Silver"
-        default: return "Gold"
-        }
-    }
-}
 
 /// Where a user's survey is answered.
 enum SurveyLinks {

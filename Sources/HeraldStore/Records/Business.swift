@@ -46,11 +46,15 @@ public struct BusinessSettings: Sendable, Equatable {
     public var offerReminderLeadSeconds: Int64
     /// An offer granted to every new user at sign-up, if set.
     public var welcomeOfferID: Int64?
+    /// The membership levels, lowest first, the first from 0 points (what Transaction Details names).
+    public var membershipLevels: [MembershipLevel]
 
-    /// Defaults: no conversion, reminders a day before expiry, no welcome offer.
+    /// Defaults: no conversion, reminders a day before expiry, no welcome offer, levels Member, Silver (500
+    /// points) and Gold (2000).
     public init(
         conversionThreshold: Int64 = 0, conversionKind: String = "reward", conversionCurrencyAmount: Double = 0,
-        conversionOfferID: Int64? = nil, offerReminderLeadSeconds: Int64 = 86_400, welcomeOfferID: Int64? = nil
+        conversionOfferID: Int64? = nil, offerReminderLeadSeconds: Int64 = 86_400, welcomeOfferID: Int64? = nil,
+        membershipLevels: [MembershipLevel] = MembershipLevel.defaults
     ) {
         self.conversionThreshold = conversionThreshold
         self.conversionKind = conversionKind
@@ -58,7 +62,33 @@ public struct BusinessSettings: Sendable, Equatable {
         self.conversionOfferID = conversionOfferID
         self.offerReminderLeadSeconds = offerReminderLeadSeconds
         self.welcomeOfferID = welcomeOfferID
+        self.membershipLevels = membershipLevels
     }
+
+    /// The level a balance of `points` is at: the highest whose threshold it has reached.
+    public func membershipLevel(points: Int64) -> String {
+        membershipLevels.last { $0.fromPoints <= points }?.name ?? membershipLevels.first?.name ?? ""
+    }
+}
+
+/// A membership level of a loyalty program: its name, from a balance of `fromPoints`.
+public struct MembershipLevel: Sendable, Equatable {
+    /// What the app shows (`Gold`).
+    public var name: String
+    /// The balance it starts at.
+    public var fromPoints: Int64
+
+    /// A level.
+    public init(name: String, fromPoints: Int64) {
+        self.name = name
+        self.fromPoints = fromPoints
+    }
+
+    /// Member, Silver from 500 points, Gold from 2000.
+    public static let defaults = [
+        MembershipLevel(name: "Member", fromPoints: 0), MembershipLevel(name: "Silver", fromPoints: 500),
+        MembershipLevel(name: "Gold", fromPoints: 2000),
+    ]
 }
 
 /// A store location (where check-ins and redemptions happen).

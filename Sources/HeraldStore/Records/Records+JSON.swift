@@ -10,6 +10,13 @@ extension BusinessSettings {
             ("conversion_offer_id", JSON(conversionOfferID)),
             ("offer_reminder_lead_seconds", .int(offerReminderLeadSeconds)),
             ("welcome_offer_id", JSON(welcomeOfferID)),
+            (
+                "membership_levels",
+                .array(
+                    membershipLevels.map {
+                        .object([("name", .string($0.name)), ("from_points", .int($0.fromPoints))])
+                    })
+            ),
         ])
     }
 
@@ -22,6 +29,11 @@ extension BusinessSettings {
         conversionOfferID = json["conversion_offer_id"]?.int64Value
         if let value = json["offer_reminder_lead_seconds"]?.int64Value { offerReminderLeadSeconds = value }
         welcomeOfferID = json["welcome_offer_id"]?.int64Value
+        let levels = (json["membership_levels"]?.arrayValue ?? []).compactMap { level -> MembershipLevel? in
+            guard let name = level["name"]?.stringValue, let from = level["from_points"]?.int64Value else { return nil }
+            return MembershipLevel(name: name, fromPoints: from)
+        }
+        if !levels.isEmpty { membershipLevels = levels }
     }
 }
 
