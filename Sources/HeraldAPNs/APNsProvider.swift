@@ -107,6 +107,11 @@ public final class APNsProvider: PushProvider {
         var unused: HTTP2Client?
         let result = try entries.withLock { entries -> (APNsCredential, HTTP2Client, String) in
             var entry = entries[businessID] ?? Entry(credential: credential, lastUsed: now)
+            if entry.credential.version < credential.version {
+                // Replaced while this node was idle for it (or on another node): its key, and a token of its own.
+                entry.credential = credential
+                entry.tokens = APNsTokenCache()
+            }
             if entry.client == nil {
                 entry.client = client  // new, or back after being idle (with its provider token)
             } else {
@@ -147,7 +152,13 @@ public final class APNsProvider: PushProvider {
             logger.error(
                 "cannot load the APNs credential",
                 ["business.id": String(push.businessID), "error": "\(unavailable.underlying)"])
-            return completion(.retryable(reason: "cannot load the APNs credential", retryAfter: nil))
+            switch unavailable.underlying {
+            case is StoreError, is HTTPClientError:
+                return completion(.retryable(reason: "cannot load the APNs credential", retryAfter: nil))
+            default:
+                // It won't open with this process's sealing key: wait for the operator, don't burn attempts.
+                return completion(.notConfigured(reason: "the APNs credential cannot be opened (sealing key changed?)"))
+            }
         } catch {
             return completion(.credentialRejected(reason: "cannot sign a provider token with the .p8 key"))
         }
@@ -171,7 +182,8 @@ public final class APNsProvider: PushProvider {
                 completion(.retryable(reason: "transport: \(error.code)", retryAfter: nil))
             case .success(let response):
                 let outcome = Self.interpret(response, apnsID: push.apnsID)
-                if case .credentialRejected(let reason) = outcome, reason == APNsReason.expiredProviderToken.rawValue,
+                if case .credentialRejected(let reason, _) = outcome,
+                    reason == APNsReason.expiredProviderToken.rawValue,
                     !refreshedToken
                 {
                     // The token aged out early (clock skew): sign a new one at once and resend this push once.
@@ -180,10 +192,25 @@ public final class APNsProvider: PushProvider {
                         "APNs provider token expired; signing a new one", ["business.id": String(push.businessID)])
                     send(push, payload: payload, refreshedToken: true, completion: completion)
                 } else {
-                    completion(outcome)
+                    if case .credentialRejected = outcome {
+                        forgetIfReplaced(push.businessID, version: credential.version)
+                    }
+                    completion(outcome.sent(with: credential.version))
                 }
             }
         }
+    }
+
+    /// Apple refused the credential of `version`: if the stored one is newer (replaced on another node, or while
+    /// this one was being loaded), forget the cached one, so the next push goes with the new key on new
+    /// connections instead of being refused for ever.
+    private func forgetIfReplaced(_ businessID: Int64, version: Timestamp) {
+        guard let stored = try? loadCredential(businessID), stored.version > version else { return }
+        let stale = entries.withLock { entries -> HTTP2Client? in
+            guard let entry = entries[businessID], entry.credential.version <= version else { return nil }
+            return entries.removeValue(forKey: businessID)?.client
+        }
+        stale?.shutdown()
     }
 
     /// Shuts down the clients of businesses that sent nothing for `idleClientLifetime`; at most once a minute.

@@ -311,9 +311,10 @@ public final class DeliveryEngine: @unchecked Sendable {
             }
         case .unregistered(let reason, let since):
             (outcome, label) = (.pruned(reason: reason, unregisteredAt: since), "pruned")
-        case .credentialRejected(let reason):
+        case .credentialRejected(let reason, let version):
             if credentialBroken(
-                businessID: job.notification.businessID, platform: job.platform, reason: reason, sentAt: sentAt)
+                businessID: job.notification.businessID, platform: job.platform, reason: reason,
+                refused: version ?? sentAt)
             {
                 (outcome, label) = (parked(job, reason: "credential broken: \(reason)", at: now), "waiting")
             } else {
@@ -370,9 +371,10 @@ public final class DeliveryEngine: @unchecked Sendable {
         return .wait(until: min(expires, now.adding(configuration.brokenCredentialWait)), reason: reason)
     }
 
-    /// The provider refused a push sent at `sentAt` for its credential: marks the credential broken, unless it was
-    /// replaced since (then the refusal was about the old key). Returns whether the credential is broken.
-    private func credentialBroken(businessID: Int64, platform: PushPlatform, reason: String, sentAt: Timestamp)
+    /// The provider refused a push for its credential: marks the credential broken, unless the stored one is
+    /// newer than `refused` (the refused credential's version, or when the push was sent if the provider could
+    /// not say): then the refusal was about a key since replaced. Returns whether the credential is broken.
+    private func credentialBroken(businessID: Int64, platform: PushPlatform, reason: String, refused: Timestamp)
         -> Bool
     {
         let key = Self.key(businessID, platform)
@@ -380,7 +382,7 @@ public final class DeliveryEngine: @unchecked Sendable {
         let marked: Bool
         do {
             marked = try store.markCredential(
-                businessID: businessID, platform: platform, brokenReason: reason, observedAt: sentAt)
+                businessID: businessID, platform: platform, brokenReason: reason, observedAt: refused)
         } catch {
             logger.error("cannot mark credential broken", ["business.id": String(businessID), "error": "\(error)"])
             marked = true  // still hold its pushes back in this process

@@ -57,9 +57,17 @@ public enum PushResult: Sendable, Equatable {
     /// The token is dead (410 Unregistered, BadDeviceToken, UNREGISTERED, …); `since` is Apple's 410 timestamp.
     case unregistered(reason: String, since: Timestamp?)
     /// The business's credential was refused (403 InvalidProviderToken, bad topic, OAuth refused): the jobs wait.
-    case credentialRejected(reason: String)
+    /// `version` is the refused credential's (its `updated_at`), when the provider knows which one it sent with:
+    /// a refusal of a credential replaced since breaks nothing.
+    case credentialRejected(reason: String, version: Timestamp? = nil)
     /// The business has no credential for this service.
     case notConfigured(reason: String)
     /// Never worth retrying (payload too large, other 4xx).
     case failed(reason: String)
+
+    /// This result, a refusal saying it was of the credential of `version`.
+    public func sent(with version: Timestamp) -> PushResult {
+        guard case .credentialRejected(let reason, _) = self else { return self }
+        return .credentialRejected(reason: reason, version: version)
+    }
 }

@@ -108,12 +108,24 @@ public final class FCMProvider: PushProvider {
                             invalidate(push.businessID, token: token)
                             send(push, retriedAuthentication: true, completion: completion)
                         } else {
-                            completion(outcome)
+                            if case .credentialRejected = outcome {
+                                forgetIfReplaced(push.businessID, version: credential.version)
+                            }
+                            completion(outcome.sent(with: credential.version))
                         }
                     }
                 }
             }
         }
+    }
+
+    /// Google refused the service account of `version`: if the stored one is newer (replaced on another node),
+    /// forget the cached one so the next push uses the new one.
+    private func forgetIfReplaced(_ businessID: Int64, version: Timestamp) {
+        guard let stored = try? loadCredential(businessID), stored.version > version,
+            entries.withLock({ $0[businessID].map { $0.credential.version <= version } ?? false })
+        else { return }
+        credentialChanged(businessID: businessID)
     }
 
     // MARK: - Access tokens
@@ -148,6 +160,15 @@ public final class FCMProvider: PushProvider {
                 // The store or the sealing key failed us, not Google: not the credential's fault.
                 logger.error(
                     "cannot load the FCM service account", ["business.id": String(businessID), "error": "\(error)"])
+                guard error is StoreError else {
+                    // It won't open with this process's sealing key: wait for the operator, don't burn attempts.
+                    return body(
+                        .failure(
+                            .init(
+                                .notConfigured(
+                                    reason: "the FCM service account cannot be opened (sealing key changed?)"))
+                        ))
+                }
                 return body(
                     .failure(.init(.retryable(reason: "cannot load the FCM service account", retryAfter: nil))))
             }
@@ -230,7 +251,9 @@ public final class FCMProvider: PushProvider {
                             businessID, epoch: epoch,
                             .failure(.init(.retryable(reason: reason, retryAfter: response.retryAfter))))
                     } else {
-                        finishFetch(businessID, epoch: epoch, .failure(.init(.credentialRejected(reason: reason))))
+                        finishFetch(
+                            businessID, epoch: epoch,
+                            .failure(.init(.credentialRejected(reason: reason, version: credential.version))))
                     }
                 }
             }

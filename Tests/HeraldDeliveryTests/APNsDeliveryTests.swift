@@ -109,6 +109,43 @@ struct APNsDeliveryTests {
         #expect(try herald.application.store.devices(userID: app.userID!).first?.token == token)
     }
 
+    @Test func aKeyReplacedOnAnotherNodeIsTakenUpWhenAppleRefusesTheOldOne() throws {
+        // Two nodes share one database; the operator replaced the key through the other, so this node still
+        // holds the old one, and Apple (the stand-in) now knows only the new one.
+        let secret = String(repeating: "ab", count: 32)
+        let herald = try LiveHerald { [standIn] in
+            $0.deliver(to: standIn)
+            $0.secretKey = secret
+        }
+        let business = try herald.createBusiness()
+        let keys = try herald.configureAPNs(business, standIn: standIn)
+        let app = try herald.signUpSettled(business, email: "ann@example.com", token: randomAPNsToken())
+        let first = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        #expect(try herald.waitForDeliveries(of: first).first?.status == .delivered)
+
+        // A new key has a new id; the old one Apple no longer honours (revoked).
+        let newKey = P256PrivateKey.generate()
+        try standIn.registerAPNsKey(keyID: "NEWKEY1234", teamID: keys.teamID, topic: keys.topic, key: newKey)
+        try standIn.registerAPNsKey(
+            keyID: keys.keyID, teamID: keys.teamID, topic: keys.topic, key: P256PrivateKey.generate())
+        var settings = try #require(
+            try herald.application.store.credential(businessID: business.id, platform: .apns)?.settings)
+        settings["key_id"] = "NEWKEY1234"
+        Thread.sleep(forTimeInterval: 0.01)
+        try herald.application.store.setCredential(
+            PushCredential(
+                businessID: business.id, platform: .apns, settings: settings,
+                sealedKey: try SecretSealer(key: try #require(Hex.decode(secret))).seal(
+                    Array(newKey.pemRepresentation.utf8), purpose: "apns-key"),
+                updatedAt: WallClock.system.now()))
+
+        let second = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        let jobs = try herald.waitForDeliveries(of: second)
+        #expect(jobs.first?.status == .delivered, "\(jobs)")
+        #expect(jobs.first?.attempts == 2, "refused with the old key once, then sent with the new one")
+        #expect(try herald.application.store.brokenCredentials().isEmpty, "the new key is not the one Apple refused")
+    }
+
     @Test func aTokenNotForTheTopicFailsWithoutPruning() throws {
         // What every token answers when the credential's topic is mistyped: a configuration mistake, which must
         // not cost the business its iPhones.

@@ -63,17 +63,19 @@ struct DeliveryEngineTests {
         try refused.run(until: { $0.allSatisfy { $0.status == .queued && $0.lastReason != nil } })
         #expect(try refused.store.brokenCredentials().count == 1)
 
-        // Now the operator replaces the key while the push is on its way; Apple's refusal is about the old one.
+        // Now the operator replaces the key while the push is on its way (the provider replaces it before it
+        // answers, so the order is certain); Apple's refusal is about the old one.
+        let late = Late<EngineHarness>()
         let replaced = try EngineHarness(jobs: 1) { push, completion in
             guard push.attempt == 1 else { return completion(.delivered(messageID: nil)) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(300)) {
+            DispatchQueue.global().async {
+                Thread.sleep(forTimeInterval: 0.01)  // a later millisecond than the send's
+                try? late.value?.setCredential()
                 completion(.credentialRejected(reason: "403 InvalidProviderToken"))
             }
         }
+        late.value = replaced
         try replaced.setCredential()
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) {
-            try? replaced.setCredential()
-        }
         try replaced.run()
         #expect(try replaced.store.brokenCredentials().isEmpty)
         #expect(replaced.outcomes() == [.delivered: 1])
@@ -179,6 +181,15 @@ private final class EngineHarness: Sendable {
 
 private final class SentPushes: Sendable {
     let ids = Mutex<[Int64]>([])
+}
+
+/// A reference set after the closure that reads it was made.
+private final class Late<Value: AnyObject & Sendable>: Sendable {
+    private let stored = Mutex<Value?>(nil)
+    var value: Value? {
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
+    }
 }
 
 /// True for the first caller only.

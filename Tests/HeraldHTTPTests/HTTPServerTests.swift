@@ -202,6 +202,24 @@ struct HTTPServerTests {
         #expect(try server.get("/x").status == 200, "the server goes on")
     }
 
+    @Test func aLongBodyThatKeepsUpTheMinimumRateIsNotCutOff() throws {
+        // A second at 2,000 bytes/s: past the 300 ms timeout, but faster than the 1,000 bytes/s required beyond it.
+        let server = try TestServer {
+            $0.bodyTimeout = .milliseconds(300)
+            $0.minimumBodyRate = 1000
+        }
+        let client = server.client()
+        let body = #"{"slow":""# + String(repeating: "x", count: 1984) + #""}"#
+        try client.send(raw: request("POST", "/echo", headers: ["Content-Length: \(body.utf8.count)"]))
+        let bytes = Array(body.utf8)
+        for start in stride(from: 0, to: bytes.count, by: 200) {
+            Thread.sleep(forTimeInterval: 0.1)
+            try client.send(raw: Array(bytes[start..<min(start + 200, bytes.count)]))
+        }
+        let response = try client.readResponse(method: "POST")
+        #expect(response.status == 200)
+    }
+
     // MARK: - Limits
 
     @Test func aDeclaredBodyOverOneMebibyteIs413() throws {

@@ -418,6 +418,17 @@ struct MobileAccountTests {
         #expect(try fixture.deliveryCount(forNewsTo: app.userID!) == 0)
     }
 
+    @Test func logoutNamingItsDeviceStillClearsATokenRegisteredUnnamed() throws {
+        // Signed in and registered the token without `punchh-app-device-id`; only the logout names the device.
+        let fixture = try ServerFixture()
+        let app = try fixture.signedUp("ann@example.com")
+        #expect(try app.update([("apn_token", .string(randomAPNsToken()))]).status == 200)
+        app.deviceID = "phone-3"
+        #expect(try app.logOut().status == 200)
+        #expect(try fixture.store.devices(userID: app.userID!).allSatisfy { $0.token == nil })
+        #expect(try fixture.deliveryCount(forNewsTo: app.userID!) == 0)
+    }
+
     @Test(
         .bug(id: "apitests-1", "logout keeps a token set by profile update when the app sends no punchh-app-device-id"))
     func logoutClearsATokenRegisteredByUpdateWithoutADeviceID() throws {

@@ -218,6 +218,20 @@ struct LoyaltyStoreTests {
             drafter: drafter, at: at(5))
         #expect(late.conversions.isEmpty)
         #expect(try store.user(businessID: fixture.business.id, id: fixture.user.id)?.points == 110)
+
+        // Nor into one whose window has closed: it could never be redeemed.
+        var closed = try offer(fixture, validFor: 3600)
+        closed.availableUntil = at(4)
+        closed = try store.createOffer(closed, at: at(0))
+        settings.conversionOfferID = closed.id
+        try store.updateSettings(businessID: fixture.business.id, settings)
+        let shut = try store.recordCheckin(
+            NewCheckin(
+                businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 1,
+                source: "qr", transactionID: "T4"),
+            drafter: drafter, at: at(6))
+        #expect(shut.conversions.isEmpty)
+        #expect(try store.user(businessID: fixture.business.id, id: fixture.user.id)?.points == 111)
     }
 
     @Test(arguments: StoreBackend.allCases)

@@ -24,10 +24,13 @@ public final class HTTPServer: @unchecked Sendable {
         public var threadCount: Int = max(4, ProcessInfo.processInfo.activeProcessorCount * 2)
         /// A connection idle longer than this is closed.
         public var connectionTimeout: Duration = .seconds(30)
-        /// A request whose body is still arriving this long after its request line is cut off (the connection
-        /// closed): a client trickling a byte now and then, never idle long enough for `connectionTimeout`,
-        /// cannot hold a connection for ever. A whole mebibyte at 20 kB/s fits in the default.
+        /// A request body must arrive within this, plus the time its bytes so far take at `minimumBodyRate`, from
+        /// its request line; past that the connection is closed. A client trickling a byte now and then, never
+        /// idle long enough for `connectionTimeout`, cannot hold a connection for ever, while a large upload on a
+        /// slow link that keeps up the rate is not cut off.
         public var bodyTimeout: Duration = .seconds(60)
+        /// Bytes a second a body must keep up beyond `bodyTimeout` (16 KiB/s: 50 MB of video in under an hour).
+        public var minimumBodyRate: Int = 16 * 1024
         /// Largest accepted request body, unless `bodyLimit` names another for the request.
         public var maxBodySize: Int = 1 << 20
         /// A request's own body limit, from its method, path (as received, without the query: what the router
@@ -226,9 +229,13 @@ public final class HTTPServer: @unchecked Sendable {
             return .YES
         }
         if size.pointee > 0 {
-            if MonotonicTime.now() - state.started > MonotonicTime.nanoseconds(configuration.bodyTimeout) {
+            let received = UInt64(state.body.count + size.pointee)
+            let allowed =
+                MonotonicTime.nanoseconds(configuration.bodyTimeout) + received * 1_000_000_000
+                / UInt64(max(1, configuration.minimumBodyRate))
+            if MonotonicTime.now() - state.started > allowed {
                 // libmicrohttpd takes no answer while a body is still arriving (queueing one fails): the
-                // connection is closed, as nginx's client_body_timeout does.
+                // connection is closed.
                 logger.notice("request body too slow; connection closed", ["target": state.target])
                 return .NO
             }

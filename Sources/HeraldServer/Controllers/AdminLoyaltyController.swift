@@ -171,7 +171,7 @@ struct AdminLoyaltyController: Sendable {
             locationID = id
         }
         let drafter = try notifications.drafter(for: business)
-        if locationID == nil, drafter.templates[.survey]?.uses("location") == true {
+        if locationID == nil, let template = drafter.templates[.survey], template.enabled, template.uses("location") {
             // Otherwise every phone would read "…from your last visit at ."
             throw HTTPError.invalid("location_id", "is required: the survey template names {{location}}")
         }

@@ -131,13 +131,13 @@ struct MobileController: Sendable {
         let now = clock.now()
         try store.revokeSession(id: session.id, at: now)
         // A logged-out device receives nothing: the session's device and the device making this call (its
-        // `punchh-app-device-id`: a token may have been registered on it after sign-in), unless someone else has
-        // signed in on them since; for an app that never named its device, the devices under the user's own key.
-        let header = request.header("punchh-app-device-id").flatMap { $0.isEmpty ? nil : $0 }
-        let devices = try store.devices(userID: user.id)
-        let leaving = devices.filter { device in
-            if session.deviceID == nil && header == nil { return device.deviceKey.hasPrefix("user:\(user.id):") }
-            return device.id == session.deviceID || device.deviceKey == header
+        // `punchh-app-device-id`: a token may have been registered on it after sign-in), and, for a session that
+        // named no device, the devices under the user's own key (tokens registered without naming one) — of
+        // the devices still signed in as this user (`devices(userID:)`).
+        let named = request.header("punchh-app-device-id").flatMap { Self.isDeviceKey($0) ? $0 : nil }
+        let leaving = try store.devices(userID: user.id).filter { device in
+            device.id == session.deviceID || device.deviceKey == named
+                || (session.deviceID == nil && device.deviceKey.hasPrefix("user:\(user.id):"))
         }
         for device in leaving { try store.clearToken(deviceID: device.id, at: now) }
         return .json(.object([]))
@@ -228,14 +228,15 @@ struct MobileController: Sendable {
     }
 
     private func deviceKey(_ request: HTTPRequest, user: User, platform: PushPlatform, session: Session?) -> String {
-        if let header = request.header("punchh-app-device-id"), !header.isEmpty, header.utf8.count <= 200 {
-            return header
-        }
+        if let header = request.header("punchh-app-device-id"), Self.isDeviceKey(header) { return header }
         if let deviceID = session?.deviceID, let device = try? store.device(id: deviceID), device.userID == user.id {
             return device.deviceKey
         }
         return "user:\(user.id):\(platform)"
     }
+
+    /// Whether a `punchh-app-device-id` is taken as the device's key (else one is derived from the user).
+    private static func isDeviceKey(_ header: String) -> Bool { !header.isEmpty && header.utf8.count <= 200 }
 
     /// Records the calling device and its token (if the request carried one or named its device).
     private func registerDevice(_ request: HTTPRequest, business: Business, user: User, token: AccountRules.PushToken?)

@@ -13,7 +13,9 @@ struct HostedMedia: Sendable {
     func check(_ media: MediaAttachment, field: String, _ errors: inout FieldErrors) {
         let prefix = baseURL + "/media/"
         guard media.url.hasPrefix(prefix) else { return }
-        guard let file = library.file(named: String(media.url.dropFirst(prefix.count))) else {
+        // The name, without the query or fragment a link may carry (the download route ignores them too).
+        let name = media.url.dropFirst(prefix.count).prefix { $0 != "?" && $0 != "#" }
+        guard let file = library.file(named: String(name)) else {
             errors.add(
                 field + ".url",
                 "names no media uploaded here (POST /api/admin/businesses/{id}/media answers the url to use)")

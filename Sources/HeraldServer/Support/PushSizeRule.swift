@@ -6,12 +6,16 @@ import HeraldStore
 /// delivery failed with "payload too large" later.
 enum PushSizeRule {
     /// Throws 422 on `body` when `template` could make a push Apple refuses: filled with every placeholder at its
-    /// longest (a name of 100 four-byte characters) and event keys of the largest size (a 100-character
-    /// transaction id, the largest ids), its APNs payload must fit in 4096 bytes.
+    /// longest (a name of 100 four-byte characters; a number of 20 digits) and event keys of the largest size (a
+    /// 100-character transaction id, the largest ids), its APNs payload must fit in 4096 bytes.
     static func check(_ template: NotificationTemplate) throws {
-        let longest = String(repeating: "\u{1F354}", count: 100)
+        let longestName = String(repeating: "\u{1F354}", count: 100)
+        let longestNumber = String(repeating: "9", count: 20)
+        let numbers: Set = ["points", "total_points", "discount", "balance", "amount", "expiry"]
         let values = Dictionary(
-            uniqueKeysWithValues: NotificationTemplate.placeholders(for: template.event).map { ($0, longest) })
+            uniqueKeysWithValues: NotificationTemplate.placeholders(for: template.event).map {
+                ($0, numbers.contains($0) ? longestNumber : longestName)
+            })
         let rendered = template.render(values)
         let largestID = JSON.int(Int64.max)
         let draft = NotificationDraft(

@@ -8,10 +8,13 @@ public struct PointsConversion: Sendable, Equatable {
 
     /// Applies `settings` to a balance of `points`; at most 100 conversions at once (an absurd balance can't
     /// flood a user's inbox). Points become a reward only while the business's conversion `offer` exists and
-    /// has not expired at `now`: otherwise they stay points, rather than be spent on nothing or on a reward
-    /// born expired.
+    /// can still be redeemed at `now` (not expired, its window not closed): otherwise they stay points, rather
+    /// than be spent on nothing or on a reward that can never be used.
     public init(points: Int64, settings: BusinessSettings, offer: Offer?, at now: Timestamp) {
-        let rewardable = offer.map { offer in offer.expiresAt.map { now < $0 } ?? true } ?? false
+        let rewardable =
+            offer.map { offer in
+                (offer.expiresAt.map { now < $0 } ?? true) && (offer.availableUntil.map { now < $0 } ?? true)
+            } ?? false
         guard settings.conversionThreshold > 0, points >= settings.conversionThreshold,
             settings.conversionKind == "currency" || rewardable
         else {

@@ -51,9 +51,10 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
         public mutating func appendInterpolation(raw text: String) { sql += text }
 
         /// A comma-separated list of bound values for `IN (...)`; an empty list binds one NULL so `IN (NULL)`
-        /// matches nothing. The list is padded to a power of two by repeating its last value (which changes
-        /// nothing in an `IN`), so that lists of any length share a few statements in a driver's cache
-        /// instead of each length preparing its own.
+        /// matches nothing. Up to 1,024 values the list is padded to a power of two by repeating its last value
+        /// (which changes nothing in an `IN`), so that lists of any length share a few statements in a driver's
+        /// cache instead of each length preparing its own; longer lists are bound as they are (padding must not
+        /// take one past SQLite's or PostgreSQL's limit on bound values).
         public mutating func appendInterpolation(list values: [some SQLBindable]) {
             guard let last = values.last else {
                 sql += "NULL"
@@ -61,6 +62,7 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
             }
             var placeholders = 1
             while placeholders < values.count { placeholders *= 2 }
+            if values.count > 1024 { placeholders = values.count }
             for index in 0..<placeholders {
                 sql += index == 0 ? "?" : ", ?"
                 bindings.append((index < values.count ? values[index] : last).sqlValue)
