@@ -176,62 +176,43 @@ struct LoyaltyStoreTests {
         let fixture = try Fixture(backend)
         let store = fixture.store
         let place = try location(fixture)
-        let fries = try offer(fixture)
         var settings = BusinessSettings()
         settings.conversionThreshold = 100
-        settings.conversionKind = "reward"
-        settings.conversionOfferID = fries.id
-        try store.updateSettings(businessID: fixture.business.id, settings)
-        let result = try store.recordCheckin(
-            NewCheckin(
-                businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 250,
-                source: "qr", transactionID: "T"),
-            drafter: drafter, at: at(1))
+        /// Converts with `offer` (a reward) or, without one, into currency; then checks in `points` at `time`.
+        func checkIn(_ points: Int64, at time: Int64, into offer: Offer?) throws -> CheckinResult {
+            settings.conversionKind = offer == nil ? "currency" : "reward"
+            settings.conversionOfferID = offer?.id
+            settings.conversionCurrencyAmount = 5
+            try store.updateSettings(businessID: fixture.business.id, settings)
+            return try store.recordCheckin(
+                NewCheckin(
+                    businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: points,
+                    source: "qr", transactionID: "T\(time)"),
+                drafter: drafter, at: at(time))
+        }
+        func balance() throws -> User { try store.user(businessID: fixture.business.id, id: fixture.user.id)! }
+
+        let result = try checkIn(250, at: 1, into: try offer(fixture))
         #expect(result.conversions.map(\.event) == ["points_to_reward", "points_to_reward"])
-        #expect(try store.user(businessID: fixture.business.id, id: fixture.user.id)?.points == 50)
+        #expect(try balance().points == 50)
         #expect(try store.liveRewards(userID: fixture.user.id, at: at(2)).count == 2)
 
-        settings.conversionKind = "currency"
-        settings.conversionCurrencyAmount = 5
-        try store.updateSettings(businessID: fixture.business.id, settings)
-        let more = try store.recordCheckin(
-            NewCheckin(
-                businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 60,
-                source: "qr", transactionID: "T2"),
-            drafter: drafter, at: at(3))
+        let more = try checkIn(60, at: 3, into: nil)
         #expect(more.conversions.map(\.event) == ["points_to_currency"])
-        let user = try store.user(businessID: fixture.business.id, id: fixture.user.id)!
-        #expect(user.points == 10)
-        #expect(user.bankedCurrency == 5)
+        #expect(try balance().points == 10)
+        #expect(try balance().bankedCurrency == 5)
 
         // A conversion offer that has expired turns no points into a reward born dead: they stay points.
         var lapsed = try offer(fixture, validFor: nil)
         lapsed.expiresAt = at(4)
-        lapsed = try store.createOffer(lapsed, at: at(0))
-        settings.conversionKind = "reward"
-        settings.conversionOfferID = lapsed.id
-        try store.updateSettings(businessID: fixture.business.id, settings)
-        let late = try store.recordCheckin(
-            NewCheckin(
-                businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 100,
-                source: "qr", transactionID: "T3"),
-            drafter: drafter, at: at(5))
-        #expect(late.conversions.isEmpty)
-        #expect(try store.user(businessID: fixture.business.id, id: fixture.user.id)?.points == 110)
+        #expect(try checkIn(100, at: 5, into: try store.createOffer(lapsed, at: at(0))).conversions.isEmpty)
+        #expect(try balance().points == 110)
 
         // Nor into one whose window has closed: it could never be redeemed.
         var closed = try offer(fixture, validFor: 3600)
         closed.availableUntil = at(4)
-        closed = try store.createOffer(closed, at: at(0))
-        settings.conversionOfferID = closed.id
-        try store.updateSettings(businessID: fixture.business.id, settings)
-        let shut = try store.recordCheckin(
-            NewCheckin(
-                businessID: fixture.business.id, userID: fixture.user.id, locationID: place.id, points: 1,
-                source: "qr", transactionID: "T4"),
-            drafter: drafter, at: at(6))
-        #expect(shut.conversions.isEmpty)
-        #expect(try store.user(businessID: fixture.business.id, id: fixture.user.id)?.points == 111)
+        #expect(try checkIn(1, at: 6, into: try store.createOffer(closed, at: at(0))).conversions.isEmpty)
+        #expect(try balance().points == 111)
     }
 
     @Test(arguments: StoreBackend.allCases)
