@@ -641,6 +641,11 @@ struct HTTPServerTests {
         #expect(try server.get("/nowhere").status == 404)
         #expect(try server.get("/fail").status == 500)
         #expect(try server.client().request("POST", "/x", body: Array("{}".utf8)).status == 405)
+        // Refused before routing, by the server itself: counted too.
+        let refused = server.client()
+        try refused.send(
+            raw: Array("POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: \((1 << 20) + 1)\r\n\r\n".utf8))
+        #expect(try refused.readResponse(method: "POST").status == 413)
 
         let text = server.metrics.render()
         let lines = Set(text.split(separator: "\n").map(String.init))
@@ -649,6 +654,7 @@ struct HTTPServerTests {
         #expect(lines.contains(#"herald_http_requests_total{method="GET",route="unmatched",status="404"} 1"#))
         #expect(lines.contains(#"herald_http_requests_total{method="GET",route="/fail",status="500"} 1"#))
         #expect(lines.contains(#"herald_http_requests_total{method="POST",route="unmatched",status="405"} 1"#))
+        #expect(lines.contains(#"herald_http_requests_total{method="POST",route="refused",status="413"} 1"#))
         #expect(lines.contains("# TYPE herald_http_requests_total counter"))
         #expect(lines.contains("# TYPE herald_http_request_duration_seconds histogram"))
         // Ids never become label values.

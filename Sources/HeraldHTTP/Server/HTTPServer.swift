@@ -194,23 +194,22 @@ public final class HTTPServer: @unchecked Sendable {
                 var response = HTTPError(.serviceUnavailable, field: "base", "shutting down").response
                 // And no next request on this connection: it closes with the server.
                 response.headers += [(name: "retry-after", value: "1"), (name: "connection", value: "close")]
-                return queue(response, on: connection, requestID: nextRequestID(offeredRequestID(connection)))
+                return refuse(response, connection, method: method, state: state)
             }
             if let version, strcmp(version, "HTTP/1.1") == 0,
                 MHD_lookup_connection_value(connection, .HEADER_KIND, "Host") == nil
             {
-                return queue(
+                return refuse(
                     HTTPError(.badRequest, field: "base", "an HTTP/1.1 request needs a Host header").response,
-                    on: connection, requestID: nextRequestID(offeredRequestID(connection)))
+                    connection, method: method, state: state)
             }
             let headerCount = Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil))
             if headerCount > configuration.maxHeaderCount {
-                return queue(
+                return refuse(
                     HTTPError(
                         .requestHeaderFieldsTooLarge, field: "base",
                         "too many header fields: \(headerCount), at most \(configuration.maxHeaderCount)"
-                    ).response,
-                    on: connection, requestID: nextRequestID(offeredRequestID(connection)))
+                    ).response, connection, method: method, state: state)
             }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                 let declared = Int(String(cString: length)), declared > 0
@@ -218,9 +217,7 @@ public final class HTTPServer: @unchecked Sendable {
                 let limit = bodyLimit(of: state, method: method, connection: connection)
                 if declared > limit {
                     // Answered before reading the body; libmicrohttpd then closes the connection.
-                    return queue(
-                        bodyTooLarge(limit).response, on: connection,
-                        requestID: nextRequestID(offeredRequestID(connection)))
+                    return refuse(bodyTooLarge(limit).response, connection, method: method, state: state)
                 }
                 // One allocation for the whole body instead of doubling (and copying) up to it.
                 state.body.reserveCapacity(min(declared, Self.largestReservation))
@@ -253,9 +250,9 @@ public final class HTTPServer: @unchecked Sendable {
             return .YES
         }
         if state.bodyTooLarge {
-            return queue(
-                bodyTooLarge(bodyLimit(of: state, method: method, connection: connection)).response, on: connection,
-                requestID: nextRequestID(offeredRequestID(connection)))
+            return refuse(
+                bodyTooLarge(bodyLimit(of: state, method: method, connection: connection)).response, connection,
+                method: method, state: state)
         }
         var headers = HeaderCollector()
         withUnsafeMutablePointer(to: &headers) { pointer in
@@ -272,6 +269,19 @@ public final class HTTPServer: @unchecked Sendable {
         } catch {
             response = ErrorMiddleware.response(for: error, to: request, logger: logger)
         }
+        return queue(response, on: connection, requestID: requestID)
+    }
+
+    /// Sends `response` to a request refused before routing, and tells the responder (its metrics and access log).
+    private func refuse(
+        _ response: HTTPResponse, _ connection: OpaquePointer, method: UnsafePointer<CChar>?, state: RequestState
+    ) -> MHD_Result {
+        let requestID = nextRequestID(offeredRequestID(connection))
+        responder.refused(
+            HTTPRequest(
+                method: HTTPMethod(method.map { String(cString: $0) } ?? "GET"), target: state.target, id: requestID,
+                remoteAddress: remoteAddress(connection)),
+            with: response)
         return queue(response, on: connection, requestID: requestID)
     }
 

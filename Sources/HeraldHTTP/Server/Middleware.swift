@@ -2,6 +2,12 @@
 public protocol HTTPMiddleware: Sendable {
     /// Handles `request`, calling `next` to continue down the chain.
     func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse
+    /// Sees a request the server refused before routing, and its answer (see `HTTPResponder.refused`).
+    func refused(_ request: HTTPRequest, with response: HTTPResponse)
+}
+
+extension HTTPMiddleware {
+    public func refused(_ request: HTTPRequest, with response: HTTPResponse) {}
 }
 
 /// A router behind a chain of middleware: what the server runs for each request.
@@ -39,6 +45,12 @@ public struct Application: HTTPResponder {
             handler = { request in throw HTTPError.notFound("no route for \(request.method) \(request.path)") }
         }
         return try run(request, from: 0, handler: handler)
+    }
+
+    public func refused(_ request: HTTPRequest, with response: HTTPResponse) {
+        var request = request
+        request.route = "refused"
+        for middleware in middleware { middleware.refused(request, with: response) }
     }
 
     private func run(_ request: HTTPRequest, from index: Int, handler: HTTPHandler) throws -> HTTPResponse {

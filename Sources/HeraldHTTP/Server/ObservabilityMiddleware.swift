@@ -33,20 +33,28 @@ public struct ObservabilityMiddleware: HTTPMiddleware {
         let response = try next(request)
         let elapsed = ContinuousClock.now - start
         let route = request.route ?? "unmatched"
-        counter(request.method.rawValue, route, response.status.code).increment()
         histogram(route).observe(elapsed)
-        if logger.isEnabled(.info) {
-            let (seconds, attoseconds) = elapsed.components
-            let millis = Double(seconds) * 1000 + Double(attoseconds) / 1e15
-            logger.info(
-                "request",
-                [
-                    "request.id": request.id, "http.method": request.method.rawValue, "http.path": request.path,
-                    "http.route": route, "http.status": String(response.status.code),
-                    "duration_ms": String(Double(Int(millis * 1000)) / 1000), "remote": request.remoteAddress ?? "",
-                ])
-        }
+        record(request, response, route: route, elapsed: elapsed)
         return response
+    }
+
+    /// Requests the server refused before routing are counted under the route `refused` and logged like the rest.
+    public func refused(_ request: HTTPRequest, with response: HTTPResponse) {
+        record(request, response, route: "refused", elapsed: nil)
+    }
+
+    private func record(_ request: HTTPRequest, _ response: HTTPResponse, route: String, elapsed: Duration?) {
+        counter(request.method.rawValue, route, response.status.code).increment()
+        guard logger.isEnabled(.info) else { return }
+        var fields = [
+            "request.id": request.id, "http.method": request.method.rawValue, "http.path": request.path,
+            "http.route": route, "http.status": String(response.status.code), "remote": request.remoteAddress ?? "",
+        ]
+        if let (seconds, attoseconds) = elapsed?.components {
+            let millis = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+            fields["duration_ms"] = String(Double(Int(millis * 1000)) / 1000)
+        }
+        logger.info("request", fields)
     }
 
     /// Methods kept as labels; any other token a client invents is counted as `other`, so clients can't grow

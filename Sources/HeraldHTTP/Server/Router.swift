@@ -2,6 +2,13 @@
 public protocol HTTPResponder: Sendable {
     /// Answers `request`; a thrown `HTTPError` becomes its response, anything else a 500.
     func respond(to request: HTTPRequest) throws -> HTTPResponse
+    /// Told of a request the server answered itself before routing (body or headers too large, no `Host`,
+    /// draining): `request` has its method, target and id, no headers or body.
+    func refused(_ request: HTTPRequest, with response: HTTPResponse)
+}
+
+extension HTTPResponder {
+    public func refused(_ request: HTTPRequest, with response: HTTPResponse) {}
 }
 
 /// A handler closure.
