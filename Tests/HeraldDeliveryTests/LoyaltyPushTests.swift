@@ -262,10 +262,19 @@ struct LoyaltyPushTests {
         let settings = try herald.admin(
             "PUT", "/api/admin/businesses/\(business.id)/settings", json: #"{"welcome_offer_id":\#(offerID)}"#)
         #expect(settings.status == 200, "\(settings)")
-        let carol = herald.mobileClient(for: business)
-        #expect(try carol.signUp(email: "carol@example.com").status == 200)
+        // Carol's phone is an Android: the welcome offer reaches it as FCM data, with the reward's `r`.
+        let carol = try herald.signUpSettled(
+            business, email: "carol@example.com", firstName: "Carol", token: randomFCMToken(), android: true)
         let offers = try JSON.parse(try carol.call("GET", "/api2/mobile/offers?client=\(business.client)").body)
-        #expect(offers["rewards"]?.arrayValue?.count == 1, "\(offers)")
+        let reward = try #require(offers["rewards"]?.arrayValue?.first, "\(offers)")
+        let entry = try #require(
+            try herald.application.store.notifications(userID: carol.userID!, limit: 10, offset: 0).first {
+                $0.event == "welcome_offer"
+            })
+        let message = try fcmMessage(entry.id)
+        #expect(message["data"]?["r"]?.stringValue == reward["reward_id"]?.int64Value.map(String.init))
+        #expect(message["data"]?["u"]?.stringValue == String(carol.userID!))
+        #expect(message["notification"]?["body"]?.stringValue?.contains("Welcome Shake") == true, "\(message)")
     }
 
     // MARK: - Offers and redemptions
