@@ -49,8 +49,12 @@ public final class HTTPServer: @unchecked Sendable {
             }
         /// Most header fields accepted in one request.
         public var maxHeaderCount: Int = 100
-        /// Per-connection memory for headers and buffers (libmicrohttpd's own answer beyond it).
-        public var connectionMemoryLimit: Int = 32 * 1024
+        /// Most bytes of header fields (names and values) in a request: a JSON 431 beyond.
+        public var maxHeaderBytes: Int = 32 * 1024
+        /// Per-connection memory for the request head and buffers. Larger than `maxHeaderBytes`, so that heads up
+        /// to it and somewhat beyond reach Herald's own JSON 431; libmicrohttpd answers a head that does not fit
+        /// at all itself (with its own HTML body).
+        public var connectionMemoryLimit: Int = 64 * 1024
         /// Most connections at once.
         public var connectionLimit: Int = 10_000
 
@@ -203,7 +207,16 @@ public final class HTTPServer: @unchecked Sendable {
                     HTTPError(.badRequest, field: "base", "an HTTP/1.1 request needs a Host header").response,
                     connection, method: method, state: state)
             }
-            let headerCount = Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil))
+            var headerBytes = 0
+            let headerCount = Int(
+                MHD_get_connection_values(connection, .HEADER_KIND, HTTPServer.headerSizer, &headerBytes))
+            if headerBytes > configuration.maxHeaderBytes {
+                return refuse(
+                    HTTPError(
+                        .requestHeaderFieldsTooLarge, field: "base",
+                        "header fields of \(headerBytes) bytes; at most \(configuration.maxHeaderBytes)"
+                    ).response, connection, method: method, state: state)
+            }
             if headerCount > configuration.maxHeaderCount {
                 return refuse(
                     HTTPError(
@@ -308,6 +321,14 @@ public final class HTTPServer: @unchecked Sendable {
 
     private struct HeaderCollector {
         var fields: [(name: String, value: String)] = []
+    }
+
+    /// Adds each header field's length (name, value, `: ` and CRLF) to the `Int` at `context`.
+    private static let headerSizer: MHD_KeyValueIterator = { context, _, key, value in
+        guard let context else { return .YES }
+        context.assumingMemoryBound(to: Int.self).pointee +=
+            (key.map { strlen($0) } ?? 0) + (value.map { strlen($0) } ?? 0) + 4
+        return .YES
     }
 
     private static let headerIterator: MHD_KeyValueIterator = { context, _, key, value in
