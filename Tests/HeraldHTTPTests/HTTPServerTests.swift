@@ -299,6 +299,10 @@ struct HTTPServerTests {
         #expect(response.status == 400)  // RFC 9112 §3.2
         #expect(response.isJSON)
         #expect(response.errorFields?.keys.sorted() == ["base"], "\(response)")
+        // A later 1.x is served as 1.1, so it needs one too.
+        let later = server.client()
+        try later.send(raw: Array("GET /x HTTP/1.2\r\n\r\n".utf8))
+        #expect(try later.readResponse().status == 400)
         // HTTP/1.0 had no Host.
         let old = server.client()
         try old.send(raw: Array("GET /x HTTP/1.0\r\n\r\n".utf8))

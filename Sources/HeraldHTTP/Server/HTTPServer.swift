@@ -200,7 +200,8 @@ public final class HTTPServer: @unchecked Sendable {
                 response.headers += [(name: "retry-after", value: "1"), (name: "connection", value: "close")]
                 return refuse(response, connection, method: method, state: state)
             }
-            if let version, strcmp(version, "HTTP/1.1") == 0,
+            // HTTP/1.1, and any later 1.x libmicrohttpd serves as 1.1 (RFC 9112 §2.6), must name its Host.
+            if let version, strncmp(version, "HTTP/1.", 7) == 0, strcmp(version, "HTTP/1.0") != 0,
                 MHD_lookup_connection_value(connection, .HEADER_KIND, "Host") == nil
             {
                 return refuse(
