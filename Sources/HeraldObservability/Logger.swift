@@ -64,13 +64,6 @@ public struct Logger: Sendable {
     /// True when events at `level` would be written.
     public func isEnabled(_ level: Level) -> Bool { level >= self.level }
 
-    /// The same logger with more metadata.
-    public func with(_ extra: [String: String]) -> Logger {
-        var copy = self
-        copy.metadata.merge(extra) { _, new in new }
-        return copy
-    }
-
     /// The same logger under another label.
     public func labeled(_ label: String) -> Logger {
         var copy = self
