@@ -151,6 +151,8 @@ public final class HTTPServer: @unchecked Sendable {
         /// When the request line arrived (`MonotonicTime`).
         let started = MonotonicTime.now()
         var headersChecked = false
+        /// Counted in `inFlight` until completed; not once refused while draining (shutdown need not wait for it).
+        var counted = true
         var body: [UInt8] = []
         /// The request's body limit, worked out when it first has a body (bodiless requests never pay for it).
         var bodyLimit: Int?
@@ -170,9 +172,13 @@ public final class HTTPServer: @unchecked Sendable {
 
     private static let completedHandler: MHD_RequestCompletedCallback = { context, _, stateSlot, _ in
         guard let stateSlot, let pointer = stateSlot.pointee else { return }
-        Unmanaged<RequestState>.fromOpaque(pointer).release()
+        let state = Unmanaged<RequestState>.fromOpaque(pointer)
+        let counted = state.takeUnretainedValue().counted
+        state.release()
         stateSlot.pointee = nil
-        Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().inFlight.subtract(1, ordering: .releasing)
+        if counted {
+            Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().inFlight.subtract(1, ordering: .releasing)
+        }
     }
 
     private static let accessHandler: MHD_AccessHandlerCallback = {
@@ -195,6 +201,9 @@ public final class HTTPServer: @unchecked Sendable {
         if !state.headersChecked {
             state.headersChecked = true
             if draining.load(ordering: .acquiring) {
+                // Not work the shutdown waits for: clients that keep calling would otherwise hold it to its grace.
+                state.counted = false
+                inFlight.subtract(1, ordering: .releasing)
                 var response = HTTPError(.serviceUnavailable, field: "base", "shutting down").response
                 // And no next request on this connection: it closes with the server.
                 response.headers += [(name: "retry-after", value: "1"), (name: "connection", value: "close")]
