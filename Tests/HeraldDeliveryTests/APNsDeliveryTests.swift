@@ -146,6 +146,28 @@ struct APNsDeliveryTests {
         #expect(try herald.application.store.brokenCredentials().isEmpty, "the new key is not the one Apple refused")
     }
 
+    @Test func aKeyThatWillNotOpenParksItsPushesWithoutBreakingTheCredential() throws {
+        // The stored key was sealed with another HERALD_SECRET_KEY (an operator changed it): not Apple's refusal,
+        // and nothing a retry mends. The push waits, its attempts kept, and the credential is not marked broken.
+        let (app, _) = try signUp("ann@example.com")
+        var stored = try #require(try herald.application.store.credential(businessID: business.id, platform: .apns))
+        stored.sealedKey = try SecretSealer(key: Array(repeating: 7, count: 32)).seal(
+            Array(P256PrivateKey.generate().pemRepresentation.utf8), purpose: "apns-key")
+        try herald.application.store.setCredential(stored)
+        herald.application.delivery?.credentialChanged(businessID: business.id, platform: .apns)
+        let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+        let deadline = Date().addingTimeInterval(10)
+        var job = try herald.application.store.deliveries(notificationID: id).first
+        while job?.lastReason == nil && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            job = try herald.application.store.deliveries(notificationID: id).first
+        }
+        #expect(job?.status == .queued, "\(String(describing: job))")
+        #expect(job?.lastReason?.contains("cannot be opened") == true, "\(String(describing: job))")
+        #expect(job?.attempts == 0, "waiting costs no attempt")
+        #expect(try herald.application.store.brokenCredentials().isEmpty)
+    }
+
     @Test func aTokenNotForTheTopicFailsWithoutPruning() throws {
         // What every token answers when the credential's topic is mistyped: a configuration mistake, which must
         // not cost the business its iPhones.
