@@ -152,13 +152,7 @@ public final class APNsProvider: PushProvider {
             logger.error(
                 "cannot load the APNs credential",
                 ["business.id": String(push.businessID), "error": "\(unavailable.underlying)"])
-            switch unavailable.underlying {
-            case is StoreError, is HTTPClientError:
-                return completion(.retryable(reason: "cannot load the APNs credential", retryAfter: nil))
-            default:
-                // It won't open with this process's sealing key: wait for the operator, don't burn attempts.
-                return completion(.notConfigured(reason: "the APNs credential cannot be opened (sealing key changed?)"))
-            }
+            return completion(.unavailable("APNs credential", because: unavailable.underlying))
         } catch {
             return completion(.credentialRejected(reason: "cannot sign a provider token with the .p8 key"))
         }

@@ -1,3 +1,4 @@
+import HeraldHTTP
 import HeraldModel
 import HeraldStore
 
@@ -64,6 +65,17 @@ public enum PushResult: Sendable, Equatable {
     case notConfigured(reason: String)
     /// Never worth retrying (payload too large, other 4xx).
     case failed(reason: String)
+
+    /// What a provider answers when loading `what` (a business's credential) or making its client failed: not the
+    /// provider's refusal, so not the credential's fault. The store's or the HTTP client's trouble passes (a
+    /// retry); a credential that will not open with this process's sealing key waits for the operator rather
+    /// than burn its pushes' attempts.
+    public static func unavailable(_ what: String, because error: any Error) -> PushResult {
+        switch error {
+        case is StoreError, is HTTPClientError: .retryable(reason: "cannot load the \(what)", retryAfter: nil)
+        default: .notConfigured(reason: "the \(what) cannot be opened (sealing key changed?)")
+        }
+    }
 
     /// This result, a refusal saying it was of the credential of `version`.
     public func sent(with version: Timestamp) -> PushResult {

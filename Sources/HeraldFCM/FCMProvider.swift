@@ -157,20 +157,10 @@ public final class FCMProvider: PushProvider {
                 }
                 loaded = credential
             } catch {
-                // The store or the sealing key failed us, not Google: not the credential's fault.
+                // Not Google's refusal (see PushResult.unavailable).
                 logger.error(
                     "cannot load the FCM service account", ["business.id": String(businessID), "error": "\(error)"])
-                guard error is StoreError else {
-                    // It won't open with this process's sealing key: wait for the operator, don't burn attempts.
-                    return body(
-                        .failure(
-                            .init(
-                                .notConfigured(
-                                    reason: "the FCM service account cannot be opened (sealing key changed?)"))
-                        ))
-                }
-                return body(
-                    .failure(.init(.retryable(reason: "cannot load the FCM service account", retryAfter: nil))))
+                return body(.failure(.init(.unavailable("FCM service account", because: error))))
             }
         }
         let next = entries.withLock { entries -> Next in
