@@ -208,8 +208,7 @@ public final class DeliveryEngine: @unchecked Sendable {
             return ready
         }
         if !pending {
-            let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-            _ = signal.wait(until: Date(timeIntervalSinceNow: seconds))
+            _ = signal.wait(until: Date(timeIntervalSinceNow: timeout / .seconds(1)))
             state.withLock { $0.woken = false }
         }
         signal.unlock()
@@ -348,10 +347,7 @@ public final class DeliveryEngine: @unchecked Sendable {
         let (shouldSignal, window) = state.withLock { state -> (Bool, Int) in
             state.completions.append(completion)
             state.inFlight -= 1
-            if let roundTrip {
-                let seconds = Double(roundTrip.components.seconds) + Double(roundTrip.components.attoseconds) / 1e18
-                state.window.record(seconds: seconds, inFlight: outstanding)
-            }
+            if let roundTrip { state.window.record(seconds: roundTrip / .seconds(1), inFlight: outstanding) }
             return (state.completions.count == 1 || state.stopping, state.window.limit)
         }
         inFlightGauge.add(-1)

@@ -31,7 +31,6 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public static func notFound(_ message: String = "not found") -> HTTPError {
         HTTPError(.notFound, field: "base", message)
     }
-    /// 401 with a message under `base`.
     /// 422 with a message on `field`.
     public static func invalid(_ field: String, _ message: String) -> HTTPError {
         HTTPError(.unprocessableEntity, field: field, message)

@@ -220,19 +220,10 @@ public final class HTTPServer: @unchecked Sendable {
             var headerBytes = 0
             let headerCount = Int(
                 MHD_get_connection_values(connection, .HEADER_KIND, HTTPServer.headerSizer, &headerBytes))
-            if headerBytes > configuration.maxHeaderBytes {
+            if let tooLarge = headersTooLarge(bytes: headerBytes, count: headerCount) {
                 return refuse(
-                    HTTPError(
-                        .requestHeaderFieldsTooLarge, field: "base",
-                        "header fields of \(headerBytes) bytes; at most \(configuration.maxHeaderBytes)"
-                    ).response, connection, method: method, state: state)
-            }
-            if headerCount > configuration.maxHeaderCount {
-                return refuse(
-                    HTTPError(
-                        .requestHeaderFieldsTooLarge, field: "base",
-                        "too many header fields: \(headerCount), at most \(configuration.maxHeaderCount)"
-                    ).response, connection, method: method, state: state)
+                    HTTPError(.requestHeaderFieldsTooLarge, field: "base", tooLarge).response, connection,
+                    method: method, state: state)
             }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                 let declared = Int(String(cString: length)), declared > 0
@@ -293,6 +284,17 @@ public final class HTTPServer: @unchecked Sendable {
             response = ErrorMiddleware.response(for: error, to: request, logger: logger)
         }
         return queue(response, on: connection, requestID: requestID)
+    }
+
+    /// What is wrong with a request head of `bytes` in `count` fields, if anything (a 431).
+    private func headersTooLarge(bytes: Int, count: Int) -> String? {
+        if bytes > configuration.maxHeaderBytes {
+            return "header fields of \(bytes) bytes; at most \(configuration.maxHeaderBytes)"
+        }
+        if count > configuration.maxHeaderCount {
+            return "too many header fields: \(count), at most \(configuration.maxHeaderCount)"
+        }
+        return nil
     }
 
     /// Sends `response` to a request refused before routing, and tells the responder (its metrics and access log).

@@ -50,9 +50,8 @@ public struct ObservabilityMiddleware: HTTPMiddleware {
             "request.id": request.id, "http.method": request.method.rawValue, "http.path": request.path,
             "http.route": route, "http.status": String(response.status.code), "remote": request.remoteAddress ?? "",
         ]
-        if let (seconds, attoseconds) = elapsed?.components {
-            let millis = Double(seconds) * 1000 + Double(attoseconds) / 1e15
-            fields["duration_ms"] = String(Double(Int(millis * 1000)) / 1000)
+        if let elapsed {
+            fields["duration_ms"] = String(Double(Int(elapsed / .microseconds(1))) / 1000)
         }
         logger.info("request", fields)
     }

@@ -206,8 +206,6 @@ extension MobileLoyaltyController {
     }
 }
 
-/// Membership levels by points balance, for Transaction Details.
-
 /// Where a user's survey is answered.
 enum SurveyLinks {
     /// The business's external survey page (a TypeForm URL) with the user survey id, or nil for a survey the

@@ -26,7 +26,9 @@ enum PushSizeRule {
                 ("t", .string(String(repeating: "T", count: 100))),
             ]),
             pushStyle: template.event == .giftCard ? .background : .alert)
-        try check(draft, field: "body", filled: "with its placeholders at their longest (100 characters each) ")
+        try check(
+            draft, field: "body",
+            filled: "with its placeholders at their longest (names of 100 characters, numbers of 20 digits) ")
     }
 
     /// Throws 422 on `field` when `draft`'s APNs payload, with the largest badge and ids, exceeds 4096 bytes.

@@ -60,9 +60,8 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
                 sql += "NULL"
                 return
             }
-            var placeholders = 1
+            var placeholders = values.count > 1024 ? values.count : 1
             while placeholders < values.count { placeholders *= 2 }
-            if values.count > 1024 { placeholders = values.count }
             for index in 0..<placeholders {
                 sql += index == 0 ? "?" : ", ?"
                 bindings.append((index < values.count ? values[index] : last).sqlValue)
