@@ -47,6 +47,23 @@ struct LoyaltyPushTests {
         return try herald.pos(business, "POST", "/api/pos/checkins", json: .object(body + extra))
     }
 
+    /// `PUT …/settings` of the business with `json`.
+    private func putSettings(_ json: String) throws -> TestHTTPClient.Response {
+        try herald.admin("PUT", "/api/admin/businesses/\(business.id)/settings", json: json)
+    }
+
+    /// Creates an offer of the business from `json`; its id.
+    private func createOffer(_ json: String) throws -> Int64 {
+        let created = try herald.admin("POST", "/api/admin/businesses/\(business.id)/offers", json: json)
+        #expect(created.status == 201, "\(created)")
+        return try #require(value(created, "id"))
+    }
+
+    /// The entries of the point conversions a check-in answer names.
+    private func conversions(_ response: TestHTTPClient.Response) throws -> [Int64] {
+        try #require((response.json as? [String: Any])?["conversion_notification_ids"] as? [Int]).map(Int64.init)
+    }
+
     private func value(_ response: TestHTTPClient.Response, _ key: String) -> Int64? {
         ((response.json as? [String: Any])?[key] as? Int).map(Int64.init)
     }
@@ -198,7 +215,7 @@ struct LoyaltyPushTests {
 
     @Test func theMembershipLevelsAreTheBusinesssAndTransactionDetailsSaysWhenOneWasReached() throws {
         let levels = #"{"membership_levels":[{"name":"Bun","from_points":0},{"name":"Patty","from_points":10}]}"#
-        let settings = try herald.admin("PUT", "/api/admin/businesses/\(business.id)/settings", json: levels)
+        let settings = try putSettings(levels)
         #expect(settings.status == 200, "\(settings)")
         #expect(settings.text.contains(#""name":"Patty""#))
         _ = try checkin(ann, points: 12, transactionID: "TX-LEVEL")
@@ -213,20 +230,19 @@ struct LoyaltyPushTests {
             #"{"membership_levels":[{"name":"A","from_points":0},{"name":"B","from_points":0}]}"#,
             #"{"membership_levels":[{"name":"","from_points":0}]}"#, #"{"membership_levels":"Gold"}"#,
         ] {
-            let refused = try herald.admin("PUT", "/api/admin/businesses/\(business.id)/settings", json: bad)
+            let refused = try putSettings(bad)
             #expect(refused.status == 422 && refused.text.contains("membership_levels"), "\(bad): \(refused)")
         }
     }
 
     @Test func pointsPastTheThresholdBecomeBankedCurrencyOnAndroid() throws {
-        let settings = try herald.admin(
-            "PUT", "/api/admin/businesses/\(business.id)/settings",
-            json: #"{"conversion_threshold":20,"conversion_kind":"currency","conversion_currency_amount":5}"#)
+        let settings = try putSettings(
+            #"{"conversion_threshold":20,"conversion_kind":"currency","conversion_currency_amount":5}"#)
         #expect(settings.status == 200, "\(settings)")
         let response = try checkin(bob, points: 45)
-        let conversions = try #require((response.json as? [String: Any])?["conversion_notification_ids"] as? [Int])
-        #expect(conversions.count == 2, "45 points cross the threshold of 20 twice")
-        let message = try fcmMessage(Int64(conversions[0]))
+        let converted = try conversions(response)
+        #expect(converted.count == 2, "45 points cross the threshold of 20 twice")
+        let message = try fcmMessage(converted[0])
         #expect(message["notification"]?["title"] == "Reward unlocked")
         #expect(message["notification"]?["body"] == "You've converted 20 points into 5 of banked rewards!")
         #expect(message["data"]?["u"]?.stringValue == String(bob.userID!))
@@ -234,18 +250,14 @@ struct LoyaltyPushTests {
     }
 
     @Test func pointsPastTheThresholdBecomeAReward() throws {
-        let offer = try herald.admin(
-            "POST", "/api/admin/businesses/\(business.id)/offers",
-            json: #"{"name":"Free Fries","description":"Any size","discount":3,"valid_days":30}"#)
-        let offerID = try #require(value(offer, "id"))
-        let settings = try herald.admin(
-            "PUT", "/api/admin/businesses/\(business.id)/settings",
-            json: #"{"conversion_threshold":20,"conversion_kind":"reward","conversion_offer_id":\#(offerID)}"#)
+        let offerID = try createOffer(#"{"name":"Free Fries","description":"Any size","discount":3,"valid_days":30}"#)
+        let settings = try putSettings(
+            #"{"conversion_threshold":20,"conversion_kind":"reward","conversion_offer_id":\#(offerID)}"#)
         #expect(settings.status == 200, "\(settings)")
         let response = try checkin(ann, points: 25)
-        let conversions = try #require((response.json as? [String: Any])?["conversion_notification_ids"] as? [Int])
-        #expect(conversions.count == 1)
-        let push = try apnsRequest(Int64(conversions[0]))
+        let converted = try conversions(response)
+        #expect(converted.count == 1)
+        let push = try apnsRequest(converted[0])
         #expect(push["payload"]?["aps"]?["alert"]?["body"] == "You've converted 20 points into Free Fries!")
         #expect(push["payload"]?["r"] != nil)
         #expect(value(response, "total_points") == 5)
@@ -255,12 +267,8 @@ struct LoyaltyPushTests {
 
     @Test func aWelcomeOfferSetJustNowIsGrantedAtTheNextSignUp() throws {
         // Ann and Bob signed up already: this node has the business in its recent reads.
-        let offer = try herald.admin(
-            "POST", "/api/admin/businesses/\(business.id)/offers",
-            json: #"{"name":"Welcome Shake","description":"On us","discount":4,"valid_days":30}"#)
-        let offerID = try #require(value(offer, "id"))
-        let settings = try herald.admin(
-            "PUT", "/api/admin/businesses/\(business.id)/settings", json: #"{"welcome_offer_id":\#(offerID)}"#)
+        let offerID = try createOffer(#"{"name":"Welcome Shake","description":"On us","discount":4,"valid_days":30}"#)
+        let settings = try putSettings(#"{"welcome_offer_id":\#(offerID)}"#)
         #expect(settings.status == 200, "\(settings)")
         // Carol's phone is an Android: the welcome offer reaches it as FCM data, with the reward's `r`.
         let carol = try herald.signUpSettled(
@@ -280,13 +288,9 @@ struct LoyaltyPushTests {
     // MARK: - Offers and redemptions
 
     @Test func anOfferIsGrantedReadRedeemedAndHonouredOnce() throws {
-        let created = try herald.admin(
-            "POST", "/api/admin/businesses/\(business.id)/offers",
-            json:
-                #"{"name":"Free Fries","description":"Any size, any day","image_url":"https://cdn.example.com/fries.png","discount":3,"valid_days":30,"media":{"url":"https://cdn.example.com/fries.png","type":"png"}}"#
+        let offerID = try createOffer(
+            #"{"name":"Free Fries","description":"Any size, any day","image_url":"https://cdn.example.com/fries.png","discount":3,"valid_days":30,"media":{"url":"https://cdn.example.com/fries.png","type":"png"}}"#
         )
-        #expect(created.status == 201, "\(created)")
-        let offerID = try #require(value(created, "id"))
         let granted = try herald.admin(
             "POST", "/api/admin/businesses/\(business.id)/offers/\(offerID)/grant",
             json: #"{"user_ids":[\#(ann.userID!),\#(bob.userID!)]}"#)
@@ -366,12 +370,8 @@ struct LoyaltyPushTests {
     }
 
     @Test func anOfferAboutToExpireIsRemindedOnce() throws {
-        _ = try herald.admin(
-            "PUT", "/api/admin/businesses/\(business.id)/settings", json: #"{"offer_reminder_lead_hours":1}"#)
-        let created = try herald.admin(
-            "POST", "/api/admin/businesses/\(business.id)/offers",
-            json: #"{"name":"Last Call Shake","discount":2,"valid_days":0.01}"#)
-        let offerID = try #require(value(created, "id"))
+        _ = try putSettings(#"{"offer_reminder_lead_hours":1}"#)
+        let offerID = try createOffer(#"{"name":"Last Call Shake","discount":2,"valid_days":0.01}"#)
         _ = try herald.admin(
             "POST", "/api/admin/businesses/\(business.id)/offers/\(offerID)/grant",
             json: #"{"user_ids":[\#(ann.userID!)]}"#)

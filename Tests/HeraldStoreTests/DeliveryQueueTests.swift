@@ -121,52 +121,36 @@ struct DeliveryQueueTests {
         let fixture = try Fixture(backend)
         let store = fixture.store
         let device = try fixture.register(fixture.user, key: "ios", token: "dead", at: at(10))
-        _ = try store.createNotifications([fixture.draft(fixture.user)], at: at(11))
-        let job = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(11))[0]
+        /// A push to the user sent at `time`, answered a second later: `reason`, Apple's verdict at `since`.
+        @discardableResult
+        func pruned(at time: Int64, _ reason: String, since: Int64?) throws -> ClaimedDelivery {
+            _ = try store.createNotifications([fixture.draft(fixture.user)], at: at(time))
+            let job = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(time))[0]
+            try store.completeDeliveries(
+                [
+                    DeliveryCompletion(
+                        id: job.id, leaseOwner: "w", outcome: .pruned(reason: reason, unregisteredAt: since.map(at)),
+                        deviceID: device.id, token: "dead")
+                ], at: at(time + 1))
+            return job
+        }
+
         // Apple says the token died at t=5, before it was registered at t=10: the token stays.
-        try store.completeDeliveries(
-            [
-                DeliveryCompletion(
-                    id: job.id, leaseOwner: "w", outcome: .pruned(reason: "410 Unregistered", unregisteredAt: at(5)),
-                    deviceID: device.id, token: "dead")
-            ], at: at(12))
+        let job = try pruned(at: 11, "410 Unregistered", since: 5)
         #expect(try store.device(id: device.id)?.token == "dead")
         #expect(try store.deliveries(notificationID: job.notification.id)[0].status == .pruned)
 
         // The app registers the very same token again at t=20, after Apple's next verdict (t=18): it stays.
         try fixture.register(fixture.user, key: "ios", token: "dead", at: at(20))
-        _ = try store.createNotifications([fixture.draft(fixture.user)], at: at(21))
-        let renewed = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(21))[0]
-        try store.completeDeliveries(
-            [
-                DeliveryCompletion(
-                    id: renewed.id, leaseOwner: "w",
-                    outcome: .pruned(reason: "410 Unregistered", unregisteredAt: at(18)), deviceID: device.id,
-                    token: "dead")
-            ], at: at(22))
+        try pruned(at: 21, "410 Unregistered", since: 18)
         #expect(try store.device(id: device.id)?.token == "dead", "registered again after Apple's timestamp")
 
-        _ = try store.createNotifications([fixture.draft(fixture.user)], at: at(23))
-        let second = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(23))[0]
-        try store.completeDeliveries(
-            [
-                DeliveryCompletion(
-                    id: second.id, leaseOwner: "w",
-                    outcome: .pruned(reason: "410 Unregistered", unregisteredAt: at(22)), deviceID: device.id,
-                    token: "dead")
-            ], at: at(24))
+        try pruned(at: 23, "410 Unregistered", since: 22)
         #expect(try store.device(id: device.id)?.token == nil)
 
         // A token pruned after a new one was set is not the device's token any more: the new one stays.
         try fixture.register(fixture.user, key: "ios", token: "fresh", at: at(25))
-        _ = try store.createNotifications([fixture.draft(fixture.user)], at: at(26))
-        let third = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(26))[0]
-        try store.completeDeliveries(
-            [
-                DeliveryCompletion(
-                    id: third.id, leaseOwner: "w", outcome: .pruned(reason: "400 BadDeviceToken", unregisteredAt: nil),
-                    deviceID: device.id, token: "dead")
-            ], at: at(27))
+        try pruned(at: 26, "400 BadDeviceToken", since: nil)
         #expect(try store.device(id: device.id)?.token == "fresh")
     }
 

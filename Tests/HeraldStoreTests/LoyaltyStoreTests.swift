@@ -99,12 +99,10 @@ struct LoyaltyStoreTests {
         // The same transaction id for another user is no retry: a conflict, not Ann's check-in.
         var bobs = new
         bobs.userID = try fixture.addUser("bob@example.com").id
-        do {
-            _ = try store.recordCheckin(bobs, drafter: drafter, at: at(11))
-            Issue.record("another user's transaction id was taken as a retry")
-        } catch let error as StoreError {
-            #expect(error.code == .conflict && error.field == "transaction_id")
+        let taken = #expect(throws: StoreError.self, "another user's transaction id was taken as a retry") {
+            try store.recordCheckin(bobs, drafter: drafter, at: at(11))
         }
+        #expect(taken?.code == .conflict && taken?.field == "transaction_id")
 
         var unnamed = new
         unnamed.transactionID = nil
@@ -265,14 +263,12 @@ struct LoyaltyStoreTests {
         #expect(!retried.created && honored.created)
         #expect(retried.redemption.id == honored.redemption.id)
         #expect(retried.notification?.id == honored.notification?.id)
-        do {
-            _ = try store.honorRedemptionCode(
+        let twice = #expect(throws: StoreError.self, "a code was honoured twice") {
+            try store.honorRedemptionCode(
                 businessID: fixture.business.id, code: "ABCD2345", locationID: place.id, transactionID: nil,
                 drafter: drafter, at: at(5))
-            Issue.record("a code was honoured twice")
-        } catch let error as StoreError {
-            #expect(error.code == .conflict)
         }
+        #expect(twice?.code == .conflict)
         #expect(throws: StoreError.self) {
             _ = try store.honorRedemptionCode(
                 businessID: fixture.business.id, code: "NOPE", locationID: place.id, transactionID: nil,
@@ -293,14 +289,12 @@ struct LoyaltyStoreTests {
             businessID: fixture.business.id, offerID: lunch.id, userIDs: [fixture.user.id], source: "campaign_offer",
             event: .campaignOffer, drafter: drafter, at: at(0))[0].reward
         _ = try store.issueRedemptionCode(userID: fixture.user.id, rewardID: reward.id, code: "LUNCH123", at: at(10))
-        do {
-            _ = try store.honorRedemptionCode(
+        let late = #expect(throws: StoreError.self, "a code was honoured after its offer's window closed") {
+            try store.honorRedemptionCode(
                 businessID: fixture.business.id, code: "LUNCH123", locationID: place.id, transactionID: nil,
                 drafter: drafter, at: at(60))
-            Issue.record("a code was honoured after its offer's window closed")
-        } catch let error as StoreError {
-            #expect(error.code == .conflict && error.field == "redemption_code")
         }
+        #expect(late?.code == .conflict && late?.field == "redemption_code")
         #expect(try store.reward(userID: fixture.user.id, id: reward.id)?.reward.redeemedAt == nil, "not spent")
     }
 
