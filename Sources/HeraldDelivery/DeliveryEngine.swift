@@ -35,6 +35,10 @@ public final class DeliveryEngine: @unchecked Sendable {
         public var idlePoll: Duration = .milliseconds(500)
         /// How long after its creation Apple and Google may still deliver a push to an offline device.
         public var expiration: Duration = .seconds(86_400)
+        /// Answers are written together, at the latest this long after the first of them arrived…
+        public var recordDelay: Duration = .milliseconds(2)
+        /// …or as soon as this many are waiting. An answer not yet written when the process dies is sent again.
+        public var recordBatch: Int = 32
 
         /// A configuration for `owner`.
         public init(owner: String) { self.owner = owner }
@@ -44,9 +48,18 @@ public final class DeliveryEngine: @unchecked Sendable {
         var running = false
         var stopping = false
         var woken = false
+        /// The dispatcher sleeps and nothing has signalled it yet.
+        var asleep = false
         var inFlight = 0
         var window: ConcurrencyLimit
         var completions: [DeliveryCompletion] = []
+        /// When the first of `completions` arrived.
+        var firstCompletion: ContinuousClock.Instant?
+
+        mutating func add(_ completion: DeliveryCompletion) {
+            completions.append(completion)
+            if firstCompletion == nil { firstCompletion = .now }
+        }
         var broken: [String: String] = [:]  // "business/platform" → reason
     }
 
@@ -170,7 +183,7 @@ public final class DeliveryEngine: @unchecked Sendable {
         while true {
             let (stopping, inFlight, limit) = state.withLock { ($0.stopping, $0.inFlight, $0.window.limit) }
             if stopping {
-                flush()
+                flush(force: true)
                 if inFlight == 0 { break }
                 waitForSignal(.milliseconds(20))
                 continue
@@ -184,7 +197,7 @@ public final class DeliveryEngine: @unchecked Sendable {
                 }
             }
             refill()
-            flush()
+            flush(force: false)
             // Keep several windows claimed ahead: claims are then few and large, and what waits here was never
             // sent, so a crash costs it nothing. Not more, so that it is sent long before its lease runs out.
             let ahead = min(configuration.claimBatch, max(8 * limit, 64))
@@ -202,14 +215,20 @@ public final class DeliveryEngine: @unchecked Sendable {
 
     private func waitForSignal(_ timeout: Duration) {
         signal.lock()
-        let pending = state.withLock { state -> Bool in
-            let ready = state.woken || !state.completions.isEmpty
+        let now = ContinuousClock.now
+        let (ready, recordIn) = state.withLock { state -> (Bool, Duration?) in
+            let recordIn = state.firstCompletion.map { $0 + configuration.recordDelay - now }
+            let ready = state.woken || (recordIn.map { $0 <= .zero } ?? false)
             state.woken = false
-            return ready
+            state.asleep = !ready
+            return (ready, recordIn)
         }
-        if !pending {
-            _ = signal.wait(until: Date(timeIntervalSinceNow: timeout / .seconds(1)))
-            state.withLock { $0.woken = false }
+        if !ready {
+            _ = signal.wait(until: Date(timeIntervalSinceNow: min(timeout, recordIn ?? timeout) / .seconds(1)))
+            state.withLock {
+                $0.woken = false
+                $0.asleep = false
+            }
         }
         signal.unlock()
     }
@@ -235,7 +254,7 @@ public final class DeliveryEngine: @unchecked Sendable {
         func finish(_ outcome: DeliveryCompletion.Outcome, _ label: String) {
             count(job.platform, label)
             state.withLock {
-                $0.completions.append(
+                $0.add(
                     DeliveryCompletion(
                         id: job.id, leaseOwner: configuration.owner, outcome: outcome, deviceID: job.deviceID,
                         token: job.token))
@@ -345,10 +364,17 @@ public final class DeliveryEngine: @unchecked Sendable {
         // Record outcomes as soon as they arrive (what is accumulated meanwhile goes in the same transaction):
         // an answer Apple gave that isn't written yet is sent again after a crash.
         let (shouldSignal, window) = state.withLock { state -> (Bool, Int) in
-            state.completions.append(completion)
+            state.add(completion)
             state.inFlight -= 1
             if let roundTrip { state.window.record(seconds: roundTrip / .seconds(1), inFlight: outstanding) }
-            return (state.completions.count == 1 || state.stopping, state.window.limit)
+            // Wake the dispatcher to refill the window an eighth at a time, to start the clock of a first answer,
+            // and to write a full batch.
+            let count = state.completions.count
+            let limit = state.window.limit
+            let refill = state.asleep && limit - state.inFlight >= max(1, limit / 8)
+            let wake = refill || count == 1 || count == configuration.recordBatch || state.stopping
+            if wake { state.asleep = false }
+            return (wake, limit)
         }
         inFlightGauge.add(-1)
         windowGauge.set(Double(window))
@@ -396,9 +422,18 @@ public final class DeliveryEngine: @unchecked Sendable {
         return true
     }
 
-    private func flush() {
+    /// Writes the answers waiting, when `force`d or when they have waited `recordDelay` or filled `recordBatch`.
+    private func flush(force: Bool = true) {
+        let now = ContinuousClock.now
         let batch = state.withLock { state -> [DeliveryCompletion] in
-            defer { state.completions.removeAll(keepingCapacity: true) }
+            guard let first = state.firstCompletion,
+                force || state.completions.count >= configuration.recordBatch
+                    || now - first >= configuration.recordDelay
+            else { return [] }
+            defer {
+                state.completions.removeAll(keepingCapacity: true)
+                state.firstCompletion = nil
+            }
             return state.completions
         }
         guard !batch.isEmpty else { return }
@@ -409,7 +444,10 @@ public final class DeliveryEngine: @unchecked Sendable {
             logger.error(
                 "cannot record delivery outcomes; will retry",
                 ["delivery.count": String(batch.count), "error": "\(error)"])
-            state.withLock { $0.completions.insert(contentsOf: batch, at: 0) }
+            state.withLock { state in
+                state.completions.insert(contentsOf: batch, at: 0)
+                state.firstCompletion = state.firstCompletion ?? now
+            }
             Thread.sleep(forTimeInterval: 0.05)
         }
     }

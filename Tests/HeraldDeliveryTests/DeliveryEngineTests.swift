@@ -81,6 +81,36 @@ struct DeliveryEngineTests {
         #expect(replaced.outcomes() == [.delivered: 1])
         #expect(try replaced.deliveries().first?.attempts == 2)
     }
+
+    @Test("answers are written in batches, or once the first has waited the record delay, and all of them at shutdown")
+    func answersAreRecordedInBatches() throws {
+        // A delay no test waits for: while the engine runs, only a full batch of 5 is written. The provider holds
+        // its answers until the test releases them.
+        let held = HeldAnswers()
+        let batched = try EngineHarness(jobs: 7, recording: (.seconds(3600), 5)) { _, completion in
+            held.add(completion)
+        }
+        try batched.engine.start()
+        held.waitFor(7)
+        held.release(4)
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(batched.outcomes() == [.sending: 7], "four answers wait for a fifth")
+        held.release(1)
+        try batched.wait { $0.filter { $0.status == .delivered }.count == 5 }
+        held.release(2)
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(batched.outcomes() == [.delivered: 5, .sending: 2], "two answers wait for the next batch")
+        batched.engine.shutdown(gracePeriod: .seconds(1))
+        #expect(batched.outcomes() == [.delivered: 7], "shutdown writes what waits")
+
+        // A batch never filled: the delay writes it.
+        let delayed = try EngineHarness(jobs: 12, recording: (.milliseconds(20), 1000)) { _, completion in
+            DispatchQueue.global().async { completion(.delivered(messageID: nil)) }
+        }
+        try delayed.engine.start()
+        defer { delayed.engine.shutdown(gracePeriod: .seconds(1)) }
+        try delayed.wait { $0.allSatisfy { $0.status == .delivered } }
+    }
 }
 
 /// A memory store with `jobs` news entries, one per iPhone user, and an engine whose APNs provider is `answer`.
@@ -95,6 +125,7 @@ private final class EngineHarness: Sendable {
 
     init(
         jobs: Int, concurrency: Int = 64, lease: Duration = .seconds(60),
+        recording: (delay: Duration, batch: Int) = (.milliseconds(2), 32),
         answer: @escaping @Sendable (OutgoingPush, @escaping @Sendable (PushResult) -> Void) -> Void
     ) throws {
         let now = WallClock.system.now()
@@ -125,6 +156,7 @@ private final class EngineHarness: Sendable {
         configuration.minimumConcurrency = min(16, concurrency)
         configuration.lease = lease
         configuration.idlePoll = .milliseconds(20)
+        (configuration.recordDelay, configuration.recordBatch) = recording
         let sent = sent
         engine = DeliveryEngine(
             store: store,
@@ -144,6 +176,11 @@ private final class EngineHarness: Sendable {
     ) throws {
         try engine.start()
         defer { engine.shutdown(gracePeriod: .seconds(1)) }
+        try wait(until: settled)
+    }
+
+    /// Waits (at most 10 s) until `settled` says so of the deliveries.
+    func wait(until settled: ([Delivery]) -> Bool) throws {
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             if settled(try deliveries()) { return }
@@ -189,6 +226,30 @@ private final class Late<Value: AnyObject & Sendable>: Sendable {
     var value: Value? {
         get { stored.withLock { $0 } }
         set { stored.withLock { $0 = newValue } }
+    }
+}
+
+/// A provider's answers, kept until the test gives them.
+private final class HeldAnswers: Sendable {
+    private let answers = Mutex<[@Sendable (PushResult) -> Void]>([])
+
+    func add(_ completion: @escaping @Sendable (PushResult) -> Void) { answers.withLock { $0.append(completion) } }
+
+    /// Waits (at most 10 s) until `count` pushes were handed over.
+    func waitFor(_ count: Int) {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while answers.withLock({ $0.count }) < count && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
+    /// Answers the first `count` pushes held, delivered, from another thread.
+    func release(_ count: Int) {
+        let released = answers.withLock { answers in
+            defer { answers.removeFirst(count) }
+            return Array(answers.prefix(count))
+        }
+        for answer in released { DispatchQueue.global().async { answer(.delivered(messageID: nil)) } }
     }
 }
 
