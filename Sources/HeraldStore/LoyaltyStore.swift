@@ -73,6 +73,8 @@ public protocol LoyaltyStore: Sendable {
     ) throws -> (giftCard: GiftCard, notification: InboxEntry?)
     /// The gift card `uuid` of `businessID`.
     func giftCard(businessID: Int64, uuid: String) throws -> GiftCard?
+    /// The gift card of `businessID` whose store id is `id` (the push's `gc`).
+    func giftCard(businessID: Int64, id: Int64) throws -> GiftCard?
 
     // MARK: Surveys
 

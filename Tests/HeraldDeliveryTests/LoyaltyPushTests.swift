@@ -412,6 +412,12 @@ struct LoyaltyPushTests {
         #expect(balance.status == 200)
         #expect(try JSON.parse(balance.body)["balance"] == 25.5)
         #expect(try bob.call("GET", "/api2/mobile/gift_cards/GC-3122/balance?client=\(business.client)").status == 404)
+        // The push's `gc` names the card too: what an app that only has the payload calls with.
+        let gc = try #require(request["payload"]?["gc"]?.int64Value)
+        let byID = try ann.call("GET", "/api2/mobile/gift_cards/\(gc)/balance?client=\(business.client)")
+        #expect(byID.status == 200, "\(byID)")
+        #expect(try JSON.parse(byID.body)["uuid"] == "GC-3122")
+        #expect(try bob.call("GET", "/api2/mobile/gift_cards/\(gc)/balance?client=\(business.client)").status == 404)
 
         let android = try herald.pos(
             business, "POST", "/api/webhooks/gift_cards",
@@ -442,11 +448,34 @@ struct LoyaltyPushTests {
         let created = try herald.admin("POST", "/api/admin/businesses/\(business.id)/surveys", json: definition)
         #expect(created.status == 201, "\(created)")
         let surveyID = try #require(value(created, "id"))
-        // The default template names the location: without one every phone would read "…visit at ."
-        let unplaced = try herald.admin(
-            "POST", "/api/admin/businesses/\(business.id)/surveys/\(surveyID)/send",
-            json: #"{"user_ids":[\#(ann.userID!)]}"#)
-        #expect(unplaced.status == 422 && unplaced.text.contains("location_id"), "\(unplaced)")
+        // Without a location_id each user is asked about their latest visit: none yet, so the business itself…
+        func send(_ json: String) throws -> (push: JSON, userSurveyIDs: [Int]) {
+            let sent = try herald.admin(
+                "POST", "/api/admin/businesses/\(business.id)/surveys/\(surveyID)/send", json: json)
+            #expect(sent.status == 202, "\(sent)")
+            let notificationIDs = try #require((sent.json as? [String: Any])?["notification_ids"] as? [Int])
+            return (
+                try apnsRequest(Int64(notificationIDs[0])),
+                try #require((sent.json as? [String: Any])?["user_survey_ids"] as? [Int])
+            )
+        }
+        let unvisited = try send(#"{"user_ids":[\#(ann.userID!)]}"#)
+        #expect(
+            unvisited.push["payload"]?["aps"]?["alert"]?["body"]
+                == "Please share your experience from your last visit at Burger Co.")
+        #expect(unvisited.push["payload"]?["p"] == 0)
+        #expect(unvisited.push["payload"]?["f"] == 0)
+        // …then, after a check-in, that visit: its location, its points (`p`) and whether it was the first (`f`).
+        #expect(try checkin(ann, points: 7).status == 201)
+        let visited = try send(#"{"user_ids":[\#(ann.userID!)]}"#)
+        #expect(
+            visited.push["payload"]?["aps"]?["alert"]?["body"]
+                == "Please share your experience from your last visit at Brooklyn Location.")
+        #expect(visited.push["payload"]?["p"] == 7)
+        #expect(visited.push["payload"]?["f"] == 1)
+        let visit = try ann.call(
+            "GET", "/api2/mobile/survey_details?client=\(business.client)&user_survey_id=\(visited.userSurveyIDs[0])")
+        #expect(try JSON.parse(visit.body)["location_id"]?.int64Value == location, "\(visit)")
         let sent = try herald.admin(
             "POST", "/api/admin/businesses/\(business.id)/surveys/\(surveyID)/send",
             json: #"{"user_ids":[\#(ann.userID!),\#(bob.userID!)],"location_id":\#(location)}"#)

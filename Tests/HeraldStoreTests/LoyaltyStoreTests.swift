@@ -35,10 +35,12 @@ struct RecordingDrafter: NotificationDrafter {
             )
         case .giftCard(let card):
             (name, extras, style, visible) = ("gift_card", LoyaltyPayload.giftCard(id: card.id), .background, false)
-        case .survey(let userSurvey, _, _):
+        case .survey(let userSurvey, _, _, let visit):
             (name, extras, style, visible) = (
                 "survey",
-                LoyaltyPayload.survey(firstCheckin: false, points: 0, userID: user.id, userSurveyID: userSurvey.id),
+                LoyaltyPayload.survey(
+                    firstCheckin: visit?.isFirst ?? false, points: visit?.points ?? 0, userID: user.id,
+                    userSurveyID: userSurvey.id),
                 .alert, true
             )
         }
@@ -374,6 +376,8 @@ struct LoyaltyStoreTests {
             at: at(3))
         #expect(updated.giftCard.id == card.giftCard.id)
         #expect(try store.giftCard(businessID: fixture.business.id, uuid: "card-1")?.balance == 12.5)
+        #expect(try store.giftCard(businessID: fixture.business.id, id: card.giftCard.id)?.uuid == "card-1")
+        #expect(try store.giftCard(businessID: fixture.business.id + 1, id: card.giftCard.id) == nil)
         let bob = try fixture.addUser("bob@example.com")
         #expect(throws: StoreError.self) {
             _ = try store.updateGiftCard(

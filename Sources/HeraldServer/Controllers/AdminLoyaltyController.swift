@@ -170,11 +170,8 @@ struct AdminLoyaltyController: Sendable {
             }
             locationID = id
         }
+        // Without a location_id, each user is asked about their latest visit (see `LoyaltyEvent.survey`).
         let drafter = try notifications.drafter(for: business)
-        if locationID == nil, let template = drafter.templates[.survey], template.enabled, template.uses("location") {
-            // Otherwise every phone would read "…from your last visit at ."
-            throw HTTPError.invalid("location_id", "is required: the survey template names {{location}}")
-        }
         let sent = try store.sendSurvey(
             businessID: business.id, surveyID: surveyID, userIDs: userIDs, locationID: locationID, drafter: drafter,
             at: clock.now())

@@ -137,10 +137,16 @@ struct MobileLoyaltyController: Sendable {
         }
     }
 
-    /// Gift Card Balance: what the silent `gc` push asks the app to refresh.
+    /// Gift Card Balance: what the silent `gc` push asks the app to refresh. The card is named by the processor's
+    /// uuid or by the push's `gc` (Herald's id for it), so an app can call it with either.
     @Sendable func giftCardBalance(_ request: HTTPRequest) throws -> HTTPResponse {
         let (_, business, user) = try signedIn(request)
-        guard let uuid = request.parameter("uuid"), let card = try store.giftCard(businessID: business.id, uuid: uuid),
+        let reference = request.parameter("uuid") ?? ""
+        let named =
+            try store.giftCard(businessID: business.id, uuid: reference).flatMap { $0.userID == user.id ? $0 : nil }
+        guard
+            let card = try named
+                ?? PathID.parse(reference).flatMap({ try store.giftCard(businessID: business.id, id: $0) }),
             card.userID == user.id
         else { throw HTTPError.notFound("gift card not found") }
         return .json(
@@ -167,7 +173,7 @@ extension MobileLoyaltyController {
         return .json(
             .object([
                 ("id", .int(userSurvey.id)), ("survey_id", .int(survey.id)),
-                ("survey_url", JSON(SurveyLinks.url(survey, userSurvey))),
+                ("survey_url", JSON(SurveyLinks.url(survey, userSurvey))), ("location_id", JSON(userSurvey.locationID)),
                 ("title", .string(survey.title)), ("questions", survey.definition["questions"] ?? .array([])),
                 ("submitted_at", JSON(userSurvey.submittedAt?.iso8601)),
             ]))

@@ -55,12 +55,14 @@ struct TemplateDrafter: NotificationDrafter {
                 style: .background, visible: false,
                 // Only the newest balance matters: one held for an offline phone replaces the one before.
                 collapseID: "gc-\(card.id)")
-        case .survey(let userSurvey, let survey, let location):
+        case .survey(let userSurvey, let survey, let location, let visit):
+            // A user who never checked in is asked about the business itself: "…your last visit at Burger Co."
             return make(
                 .survey, user: user, kind: .campaign,
-                values: ["survey": survey.title, "location": location?.name ?? ""],
+                values: ["survey": survey.title, "location": location?.name ?? business.name],
                 extras: LoyaltyPayload.survey(
-                    firstCheckin: false, points: 0, userID: user.id, userSurveyID: userSurvey.id))
+                    firstCheckin: visit?.isFirst ?? false, points: visit?.points ?? 0, userID: user.id,
+                    userSurveyID: userSurvey.id))
         }
     }
 

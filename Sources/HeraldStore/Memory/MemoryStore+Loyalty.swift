@@ -395,6 +395,10 @@ extension MemoryStore {
         state.withLock { state in state.giftCards.values.first { $0.businessID == businessID && $0.uuid == uuid } }
     }
 
+    public func giftCard(businessID: Int64, id: Int64) throws -> GiftCard? {
+        state.withLock { state in state.giftCards[id].flatMap { $0.businessID == businessID ? $0 : nil } }
+    }
+
     // MARK: - Surveys
 
     public func createSurvey(businessID: Int64, title: String, definition: JSON, url: String?, at now: Timestamp) throws
@@ -422,20 +426,22 @@ extension MemoryStore {
             guard let survey = state.surveys[surveyID], survey.businessID == businessID else {
                 throw StoreError.notFound("survey")
             }
-            let location = try locationID.map { try requireLocation(state, businessID: businessID, $0) }
+            let named = try locationID.map { try requireLocation(state, businessID: businessID, $0) }
             var sent: [(userSurvey: UserSurvey, notification: InboxEntry?)] = []
             for userID in userIDs {
                 guard let user = state.users[userID], user.businessID == businessID else { continue }
+                let visit = state.checkins.values.filter {
+                    $0.userID == userID && $0.status == .approved && (named == nil || $0.locationID == named?.id)
+                }.max { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+                let location =
+                    try named ?? visit.map { try requireLocation(state, businessID: businessID, $0.locationID) }
                 let userSurvey = UserSurvey(
                     id: state.makeID(), businessID: businessID, surveyID: surveyID, userID: userID,
                     locationID: location?.id,
                     createdAt: now)
                 state.userSurveys[userSurvey.id] = userSurvey
-                sent.append(
-                    (
-                        userSurvey,
-                        notify(drafter.draft(.survey(userSurvey, survey, location), for: user), &state, at: now)
-                    ))
+                let event = LoyaltyEvent.survey(userSurvey, survey, location, visit: visit)
+                sent.append((userSurvey, notify(drafter.draft(event, for: user), &state, at: now)))
             }
             return sent
         }

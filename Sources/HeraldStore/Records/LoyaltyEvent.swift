@@ -16,8 +16,9 @@ public enum LoyaltyEvent: Sendable {
     case redemption(Redemption, Offer?, Location?)
     /// A gift card's new balance.
     case giftCard(GiftCard)
-    /// A survey sent.
-    case survey(UserSurvey, Survey, Location?)
+    /// A survey sent, about `visit` (the user's latest approved check-in, at the survey's location when it
+    /// names one) and `location` (the one named, else the visit's).
+    case survey(UserSurvey, Survey, Location?, visit: Checkin?)
 }
 
 /// Turns a loyalty event into an inbox entry through the business's templates; nil when the business

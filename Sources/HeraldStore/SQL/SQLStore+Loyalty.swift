@@ -614,6 +614,15 @@ extension SQLStore {
         }
     }
 
+    public func giftCard(businessID: Int64, id: Int64) throws -> GiftCard? {
+        try database.read { db in
+            try db.row(
+                "SELECT \(raw: Self.giftCardColumns) FROM gift_cards WHERE business_id = \(businessID) AND id = \(id)"
+            )
+            .map(Self.giftCard)
+        }
+    }
+
     // MARK: - Surveys
 
     public func createSurvey(businessID: Int64, title: String, definition: JSON, url: String?, at now: Timestamp) throws
@@ -650,21 +659,26 @@ extension SQLStore {
                     "SELECT \(raw: Self.surveyColumns) FROM surveys WHERE id = \(surveyID) AND business_id = \(businessID)"
                 ).map({ Self.survey($0) })
             else { throw StoreError.notFound("survey") }
-            let location = try locationID.map { try requireLocation(db, businessID: businessID, $0) }
+            let named = try locationID.map { try requireLocation(db, businessID: businessID, $0) }
             var sent: [(userSurvey: UserSurvey, notification: InboxEntry?)] = []
             for userID in userIDs {
                 guard let user = try findUser(db, businessID: businessID, userID) else { continue }
+                let visitAt: SQLQuery = named.map { place -> SQLQuery in "AND location_id = \(place.id)" } ?? ""
+                let visit = try db.row(
+                    """
+                    SELECT \(raw: Self.checkinColumns) FROM checkins WHERE user_id = \(userID) AND status = 'approved' \(visitAt)
+                    ORDER BY created_at DESC, id DESC LIMIT 1
+                    """
+                ).map(Self.checkin)
+                let location = try named ?? visit.map { try requireLocation(db, businessID: businessID, $0.locationID) }
                 let userSurvey = Self.userSurvey(
                     try db.row(
                         """
                         INSERT INTO user_surveys (business_id, survey_id, user_id, location_id, created_at)
                         VALUES (\(businessID), \(surveyID), \(userID), \(location?.id), \(now)) RETURNING \(raw: Self.userSurveyColumns)
                         """)!)
-                sent.append(
-                    (
-                        userSurvey,
-                        try notify(drafter.draft(.survey(userSurvey, survey, location), for: user), db, at: now)
-                    ))
+                let event = LoyaltyEvent.survey(userSurvey, survey, location, visit: visit)
+                sent.append((userSurvey, try notify(drafter.draft(event, for: user), db, at: now)))
             }
             return sent
         }
