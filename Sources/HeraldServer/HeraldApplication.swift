@@ -8,6 +8,7 @@ import HeraldModel
 import HeraldObservability
 import HeraldSQLite
 import HeraldStore
+import Synchronization
 
 /// The whole platform in one process: HTTP API, delivery workers, scheduler. `herald serve` runs one;
 /// tests run one in-process on port 0.
@@ -32,6 +33,8 @@ public final class HeraldApplication: @unchecked Sendable {
     private let logger: Logger
     private let clock: WallClock
     private let server: HTTPServer
+    /// The port the server listens on, once it does (the configured one until then).
+    private let boundPort: BoundPort
     private let sealer: SecretSealer
     /// The delivery workers (nil when delivery is off).
     public let delivery: DeliveryEngine?
@@ -93,8 +96,11 @@ public final class HeraldApplication: @unchecked Sendable {
         let mobileAuth = MobileAuthenticator(store: store, sealer: sealer, clock: clock)
         var router = Router()
         SystemController(metrics: metrics).register(in: &router)
+        let boundPort = BoundPort(configuration.port)
+        self.boundPort = boundPort
         let media = try MediaController(
-            configuration: configuration, directory: directory, store: store, adminToken: adminToken)
+            configuration: configuration, directory: directory, store: store, adminToken: adminToken,
+            boundPort: { boundPort.port.load(ordering: .relaxed) })
         let admin = AdminController(
             store: store, auth: AdminAuthenticator(token: adminToken), sealer: sealer, notifications: notifications,
             clock: clock, hostedMedia: media.hosted,
@@ -151,6 +157,7 @@ public final class HeraldApplication: @unchecked Sendable {
         try delivery?.start()
         scheduler.start()
         try server.start()
+        boundPort.port.store(server.port, ordering: .relaxed)
     }
 
     /// Stops accepting requests, finishes in-flight work and hands unfinished claims back.
@@ -160,4 +167,10 @@ public final class HeraldApplication: @unchecked Sendable {
         delivery?.shutdown(gracePeriod: .seconds(10))
         for provider in providers { provider.shutdown() }
     }
+}
+
+/// The port the server listens on: the configured one until it starts (`--port 0` picks one then).
+private final class BoundPort: Sendable {
+    let port: Atomic<Int>
+    init(_ port: Int) { self.port = Atomic(port) }
 }

@@ -187,8 +187,13 @@ struct LoyaltyPushTests {
         #expect(
             try apnsRequest(value(voided, "notification_id")!)["payload"]?["aps"]?["alert"]?["title"]
                 == "Check-in voided")
-        // Voiding twice is refused.
-        #expect(try herald.pos(business, "POST", "/api/pos/checkins/\(id)/void", json: [:]).status == 422)
+        // The POS voids again (its answer lost): the same answer, no second notification.
+        let again = try herald.pos(business, "POST", "/api/pos/checkins/\(id)/void", json: [:])
+        #expect(again.status == 200 && value(again, "notification_id") == value(voided, "notification_id"), "\(again)")
+        #expect(value(again, "total_points") == 3)
+        // A voided check-in can't go through any more.
+        let revived = try herald.pos(business, "POST", "/api/pos/checkins/\(id)/retry", json: ["outcome": "success"])
+        #expect(revived.status == 422, "\(revived)")
     }
 
     @Test func everyCheckinEventReachesAnAndroidPhoneWithTheSameKeysAsStrings() throws {
@@ -367,6 +372,13 @@ struct LoyaltyPushTests {
             $0.event == "redemption"
         }
         #expect(rdEntries.count == 1)
+        // The ticket is Bob's: Ann can't redeem on it.
+        let foreign = try herald.pos(
+            business, "POST", "/api/pos/redemptions",
+            json: [
+                "user_id": .int(ann.userID!), "location_id": .int(location), "discount": 2.5, "transaction_id": "TX-D",
+            ])
+        #expect(foreign.status == 422 && foreign.text.contains("another user's transaction"), "\(foreign)")
     }
 
     @Test func anOfferAboutToExpireIsRemindedOnce() throws {

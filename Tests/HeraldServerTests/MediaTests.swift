@@ -199,6 +199,19 @@ struct MediaTests {
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o644)
     }
 
+    @Test("without a public URL, links name the port the server listens on (--port 0 picks one) and download")
+    func linksNameTheBoundPort() throws {
+        let herald = try LiveHerald { $0.delivery.enabled = false }
+        let business = try herald.createBusiness()
+        let response = try herald.client().request(
+            "POST", "/api/admin/businesses/\(business.id)/media?type=png",
+            headers: [("Authorization", "Bearer " + herald.adminToken)], body: MediaSamples.png)
+        let url = try #require((response.json as? [String: Any])?["url"] as? String, "\(response)")
+        let base = "http://127.0.0.1:\(herald.port)"
+        #expect(herald.port != 0 && url.hasPrefix(base + "/media/"), "\(url)")
+        #expect(try herald.client().request("GET", String(url.dropFirst(base.count))).body == MediaSamples.png)
+    }
+
     @Test func theURLIsUsableAsANotificationsMedia() throws {
         let fixture = try Fixture()
         let answer = try fixture.uploaded(MediaSamples.jpeg(), type: "jpg")

@@ -151,11 +151,17 @@ struct LoyaltyStoreTests {
         #expect(approved.checkin.isFirst)
         #expect(approved.notification?.event == "checkin_retry_success")
         #expect(try points() == 30)
-        #expect(throws: StoreError.self) {
-            _ = try store.changeCheckin(
-                businessID: fixture.business.id, id: pending.checkin.id, from: [.pending], to: .approved,
-                event: .checkinRetrySuccess,
-                drafter: drafter, at: at(3))
+        // Asked again (the POS lost the answer): the same change, not a second one.
+        let repeated = try store.changeCheckin(
+            businessID: fixture.business.id, id: pending.checkin.id, from: [.pending], to: .approved,
+            event: .checkinRetrySuccess,
+            drafter: drafter, at: at(3))
+        #expect(!repeated.created && repeated.notification?.id == approved.notification?.id)
+        #expect(try points() == 30)
+        #expect(throws: StoreError(.conflict, field: "status", "the check-in is approved")) {
+            try store.changeCheckin(
+                businessID: fixture.business.id, id: pending.checkin.id, from: [.pending], to: .failed,
+                event: .checkinRetryFail, drafter: drafter, at: at(3))
         }
         _ = try store.changeCheckin(
             businessID: fixture.business.id, id: pending.checkin.id, from: [.approved], to: .void, event: .checkinVoid,
@@ -332,7 +338,7 @@ struct LoyaltyStoreTests {
         let store = fixture.store
         let place = try location(fixture)
         // A POS transaction: a retry of a discount is one redemption and one notification; another discount on the
-        // same ticket, or the same one for another user, is a redemption of its own.
+        // same ticket is a redemption of its own; the ticket is one guest's, so another user can't use its id.
         func redeem(_ discount: Double, for user: User) throws -> RedemptionResult {
             try store.createRedemption(
                 businessID: fixture.business.id, userID: user.id, locationID: place.id, discount: discount,
@@ -343,12 +349,23 @@ struct LoyaltyStoreTests {
         #expect(first.created && !retry.created)
         #expect(retry.redemption.id == first.redemption.id && retry.notification?.id == first.notification?.id)
         let other = try redeem(1, for: fixture.user)
-        let bobs = try redeem(4, for: try fixture.addUser("carol@example.com"))
-        #expect(other.created && bobs.created)
+        #expect(other.created)
+        let carol = try fixture.addUser("carol@example.com")
+        #expect(throws: StoreError(.conflict, field: "transaction_id", "is another user's transaction")) {
+            try redeem(4, for: carol)
+        }
         #expect(
             try store.redemptions(businessID: fixture.business.id, transactionID: "POS-77").map(\.id) == [
-                first.redemption.id, other.redemption.id, bobs.redemption.id,
+                first.redemption.id, other.redemption.id,
             ])
+        // Nor check in with it.
+        #expect(throws: StoreError(.conflict, field: "transaction_id", "is another user's transaction")) {
+            try store.recordCheckin(
+                NewCheckin(
+                    businessID: fixture.business.id, userID: carol.id, locationID: place.id, points: 5, source: "pos",
+                    transactionID: "POS-77"),
+                drafter: drafter, at: at(2))
+        }
     }
 
     @Test(arguments: StoreBackend.allCases)

@@ -113,7 +113,7 @@ struct AdminLoyaltyController: Sendable {
         }
         let userIDs = try AdminRules.users(body, store: store, businessID: business.id).map(\.id)
         guard offer.isAvailable(at: clock.now()) else {
-            throw HTTPError.invalid("offer_id", "the offer is not available now")
+            throw HTTPError.invalid("offer_id", "the offer is not available now (outside its window or expired)")
         }
         let granted = try store.grantOffer(
             businessID: business.id, offerID: offer.id, userIDs: userIDs, source: "campaign_offer",

@@ -6,12 +6,12 @@ import HeraldModel
 /// sender's to keep working.)
 struct HostedMedia: Sendable {
     let library: MediaLibrary
-    /// The scheme, host and port devices reach Herald at, without a trailing slash.
-    let baseURL: String
+    /// The scheme, host and port devices reach Herald at, without a trailing slash (known once it listens).
+    let baseURL: @Sendable () -> String
 
     /// Adds to `errors` what is wrong with `media` if it names a file hosted here.
     func check(_ media: MediaAttachment, field: String, _ errors: inout FieldErrors) {
-        let prefix = baseURL + "/media/"
+        let prefix = baseURL() + "/media/"
         guard media.url.hasPrefix(prefix) else { return }
         // The name, without the query or fragment a link may carry (the download route ignores them too).
         let name = media.url.dropFirst(prefix.count).prefix { $0 != "?" && $0 != "#" }

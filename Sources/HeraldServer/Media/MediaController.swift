@@ -21,7 +21,7 @@ struct MediaController: Sendable {
     let publicBaseURL: @Sendable () -> String
 
     /// What notifications may link to among these files.
-    var hosted: HostedMedia { HostedMedia(library: library, baseURL: publicBaseURL()) }
+    var hosted: HostedMedia { HostedMedia(library: library, baseURL: publicBaseURL) }
 
     /// What `Cache-Control` says of every stored file: its URL names its content, so it never changes.
     static let cacheControl = "public, max-age=31536000, immutable"

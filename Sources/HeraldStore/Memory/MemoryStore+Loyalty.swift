@@ -133,7 +133,7 @@ extension MemoryStore {
                     $0.businessID == businessID && $0.redemptionCode == code
                 })
             else { throw StoreError.notFound("redemption code") }
-            if let repeated = repeatedRedemption(
+            if let repeated = try repeatedRedemption(
                 state, businessID: businessID, transactionID: transactionID, userID: reward.userID,
                 rewardID: reward.id, discount: 0)
             {
@@ -165,7 +165,7 @@ extension MemoryStore {
         try state.withLock { state in
             let user = try requireUser(state, businessID: businessID, userID)
             let location = try requireLocation(state, businessID: businessID, locationID)
-            if let repeated = repeatedRedemption(
+            if let repeated = try repeatedRedemption(
                 state, businessID: businessID, transactionID: transactionID, userID: user.id, rewardID: nil,
                 discount: discount)
             {
@@ -185,7 +185,10 @@ extension MemoryStore {
     /// The redemption a POS repeats, with its entry, if it is one.
     private func repeatedRedemption(
         _ state: State, businessID: Int64, transactionID: String?, userID: Int64, rewardID: Int64?, discount: Double
-    ) -> RedemptionResult? {
+    ) throws -> RedemptionResult? {
+        guard let transactionID else { return nil }
+        try Redemption.checkTransaction(
+            usedBy: transactionOwners(state, businessID: businessID, transactionID: transactionID), userID: userID)
         guard
             let existing = state.redemptions.values.first(where: {
                 $0.businessID == businessID
@@ -196,6 +199,13 @@ extension MemoryStore {
         return RedemptionResult(
             redemption: existing, notification: existing.notificationID.flatMap { state.notifications[$0] },
             created: false)
+    }
+
+    /// The users whose check-ins and redemptions carry `transactionID`.
+    private func transactionOwners(_ state: State, businessID: Int64, transactionID: String) -> [Int64] {
+        state.checkins.values.filter { $0.businessID == businessID && $0.transactionID == transactionID }.map(\.userID)
+            + state.redemptions.values.filter { $0.businessID == businessID && $0.transactionID == transactionID }
+            .map(\.userID)
     }
 
     public func redemptions(businessID: Int64, transactionID: String) throws -> [Redemption] {
@@ -244,6 +254,11 @@ extension MemoryStore {
                 return CheckinResult(
                     checkin: existing, notification: existing.notificationID.flatMap { state.notifications[$0] },
                     conversions: [], created: false)
+            }
+            if let transactionID = new.transactionID {
+                try Redemption.checkTransaction(
+                    usedBy: transactionOwners(state, businessID: new.businessID, transactionID: transactionID),
+                    userID: user.id)
             }
             let transactionID =
                 new.transactionID
@@ -328,6 +343,12 @@ extension MemoryStore {
         try state.withLock { state in
             guard var checkin = state.checkins[id], checkin.businessID == businessID else {
                 throw StoreError.notFound("check-in")
+            }
+            if checkin.status == to {
+                // The POS repeating a change whose answer it lost: one change, one notification.
+                return CheckinResult(
+                    checkin: checkin, notification: checkin.notificationID.flatMap { state.notifications[$0] },
+                    conversions: [], created: false)
             }
             guard from.contains(checkin.status) else {
                 throw StoreError(.conflict, field: "status", "the check-in is \(checkin.status)")

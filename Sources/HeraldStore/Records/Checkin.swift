@@ -269,6 +269,15 @@ extension Checkin {
 }
 
 extension Redemption {
+    /// A POS transaction is one guest's ticket: a transaction id that `owners` (the users of the check-ins and
+    /// redemptions already recorded with it) shows to be another user's is a conflict, never a second guest's
+    /// redemption or check-in.
+    static func checkTransaction(usedBy owners: [Int64], userID: Int64) throws {
+        guard owners.allSatisfy({ $0 == userID }) else {
+            throw StoreError(.conflict, field: "transaction_id", "is another user's transaction")
+        }
+    }
+
     /// Whether this recorded redemption is the one a POS asks for again when it repeats `transactionID` for the
     /// same user and reward (or, without a reward, the same discount): a retried request is one redemption and
     /// one notification. Several different redemptions may share a transaction (a ticket with two offers).

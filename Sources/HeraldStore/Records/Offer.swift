@@ -58,9 +58,11 @@ public struct Offer: Sendable, Equatable {
         }
     }
 
-    /// True when it may be granted or redeemed at `now`.
+    /// True when it may be granted or redeemed at `now`: within its window and not expired (a grant would be
+    /// dead on arrival, announced in the inbox and never listed).
     public func isAvailable(at now: Timestamp) -> Bool {
         (availableFrom.map { $0 <= now } ?? true) && (availableUntil.map { now < $0 } ?? true)
+            && (expiresAt.map { now < $0 } ?? true)
     }
 }
 

@@ -339,6 +339,8 @@ extension SQLStore {
         discount: Double
     ) throws -> RedemptionResult? {
         guard let transactionID else { return nil }
+        try Redemption.checkTransaction(
+            usedBy: transactionOwners(db, businessID: businessID, transactionID: transactionID), userID: userID)
         guard
             let existing = try db.rows(
                 """
@@ -355,6 +357,18 @@ extension SQLStore {
             }
         }
         return RedemptionResult(redemption: existing, notification: entry, created: false)
+    }
+
+    /// The users whose check-ins and redemptions carry `transactionID`.
+    private func transactionOwners(_ db: any SQLConnection, businessID: Int64, transactionID: String) throws
+        -> [Int64]
+    {
+        try db.rows(
+            """
+            SELECT user_id FROM checkins WHERE business_id = \(businessID) AND transaction_id = \(transactionID)
+            UNION SELECT user_id FROM redemptions WHERE business_id = \(businessID) AND transaction_id = \(transactionID)
+            """
+        ).map { $0.int(0) }
     }
 
     public func redemptions(businessID: Int64, transactionID: String) throws -> [Redemption] {
@@ -420,6 +434,11 @@ extension SQLStore {
                     }
                 }
                 return CheckinResult(checkin: existing, notification: entry, conversions: [], created: false)
+            }
+            if let transactionID = new.transactionID {
+                try Redemption.checkTransaction(
+                    usedBy: transactionOwners(db, businessID: new.businessID, transactionID: transactionID),
+                    userID: user.id)
             }
             let transactionID =
                 try new.transactionID
@@ -526,6 +545,15 @@ extension SQLStore {
                     "SELECT \(raw: Self.checkinColumns) FROM checkins WHERE id = \(id) AND business_id = \(businessID)"
                 ).map(Self.checkin)
             else { throw StoreError.notFound("check-in") }
+            if checkin.status == to {
+                // The POS repeating a change whose answer it lost: one change, one notification.
+                let entry = try checkin.notificationID.flatMap { id in
+                    try db.row("SELECT \(raw: Self.notificationColumns) FROM notifications WHERE id = \(id)").map {
+                        Self.notification($0)
+                    }
+                }
+                return CheckinResult(checkin: checkin, notification: entry, conversions: [], created: false)
+            }
             guard from.contains(checkin.status) else {
                 throw StoreError(.conflict, field: "status", "the check-in is \(checkin.status)")
             }
