@@ -492,6 +492,13 @@ struct AdminAPITests {
         let half = String(repeating: "\"", count: 300)
         let fits = JSON.object([("title", .string(half)), ("body", .string("{{first_name}} " + half))]).encodedString
         #expect(try fixture.herald.admin("PUT", path(fixture, "/templates/checkin"), json: fits).status == 200)
+        // A location's name may be 200 characters: five of them can't fit, three can (beside that title).
+        for (count, status) in [(5, 422), (3, 200)] {
+            let names = JSON.object([("body", .string(String(repeating: "{{location}} ", count: count)))])
+            let response = try fixture.herald.admin(
+                "PUT", path(fixture, "/templates/checkin"), json: names.encodedString)
+            #expect(response.status == status, "\(count) locations: \(response)")
+        }
     }
 
     @Test func aPlaceholderOfAnotherEventIs422() throws {

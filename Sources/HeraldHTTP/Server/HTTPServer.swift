@@ -217,13 +217,21 @@ public final class HTTPServer: @unchecked Sendable {
                     HTTPError(.badRequest, field: "base", "an HTTP/1.1 request needs a Host header").response,
                     connection, method: method, state: state)
             }
-            var headerBytes = 0
-            let headerCount = Int(
-                MHD_get_connection_values(connection, .HEADER_KIND, HTTPServer.headerSizer, &headerBytes))
-            if let tooLarge = headersTooLarge(bytes: headerBytes, count: headerCount) {
+            var head = RequestHead()
+            let headerCount = withUnsafeMutablePointer(to: &head) { pointer in
+                Int(MHD_get_connection_values(connection, .HEADER_KIND, HTTPServer.headerSizer, pointer))
+            }
+            if let tooLarge = headersTooLarge(bytes: head.bytes, count: headerCount) {
                 return refuse(
                     HTTPError(.requestHeaderFieldsTooLarge, field: "base", tooLarge).response, connection,
                     method: method, state: state)
+            }
+            if let framing = head.framingError {
+                // Where the body ends is in doubt: a proxy in front may read it otherwise (request smuggling).
+                // Answered before the body is read, so libmicrohttpd closes the connection after it.
+                var response = framing.response
+                response.headers.append((name: "connection", value: "close"))
+                return refuse(response, connection, method: method, state: state)
             }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                 let declared = Int(String(cString: length)), declared > 0
@@ -335,11 +343,50 @@ public final class HTTPServer: @unchecked Sendable {
         var fields: [(name: String, value: String)] = []
     }
 
-    /// Adds each header field's length (name, value, `: ` and CRLF) to the `Int` at `context`.
+    /// What the header fields say of the request head as a whole: its size and how its body is framed.
+    private struct RequestHead {
+        /// The fields' length (name, value, `: ` and CRLF each).
+        var bytes = 0
+        /// Every `Content-Length` value, comma-separated lists split.
+        var contentLengths: Set<String> = []
+        /// The `Transfer-Encoding` values, lowercased.
+        var transferCodings: [String] = []
+
+        /// Why the body's end is ambiguous or unreadable (RFC 9112 §6.1, §6.3), if it is.
+        var framingError: HTTPError? {
+            if contentLengths.count > 1 {
+                return HTTPError(.badRequest, field: "base", "conflicting Content-Length header fields")
+            }
+            guard !transferCodings.isEmpty else { return nil }
+            if !contentLengths.isEmpty {
+                return HTTPError(.badRequest, field: "base", "both Content-Length and Transfer-Encoding")
+            }
+            if transferCodings != ["chunked"] {
+                return HTTPError(
+                    .notImplemented, field: "base",
+                    "transfer coding \(transferCodings.joined(separator: ", ")) is not supported; send chunked or a Content-Length"
+                )
+            }
+            return nil
+        }
+    }
+
+    /// Adds each header field to the `RequestHead` at `context`.
     private static let headerSizer: MHD_KeyValueIterator = { context, _, key, value in
-        guard let context else { return .YES }
-        context.assumingMemoryBound(to: Int.self).pointee +=
-            (key.map { strlen($0) } ?? 0) + (value.map { strlen($0) } ?? 0) + 4
+        guard let context, let key else { return .YES }
+        let head = context.assumingMemoryBound(to: RequestHead.self)
+        head.pointee.bytes += strlen(key) + (value.map { strlen($0) } ?? 0) + 4
+        if strcasecmp(key, "Content-Length") == 0 {
+            let text = value.map { String(cString: $0) } ?? ""
+            for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+                head.pointee.contentLengths.insert(item.trimmingCharacters(in: .whitespaces))
+            }
+        } else if strcasecmp(key, "Transfer-Encoding") == 0 {
+            let text = value.map { String(cString: $0) } ?? ""
+            head.pointee.transferCodings += text.split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            }
+        }
         return .YES
     }
 

@@ -26,6 +26,7 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
     public static let tooManyRequests = HTTPStatus(429)
     public static let requestHeaderFieldsTooLarge = HTTPStatus(431)
     public static let internalServerError = HTTPStatus(500)
+    public static let notImplemented = HTTPStatus(501)
     public static let serviceUnavailable = HTTPStatus(503)
 
     public var description: String { String(code) }

@@ -294,13 +294,20 @@ struct AdminController: Sendable {
         let event = try event(request)
         let body = try object(request)
         let (current, _) = try notifications.template(businessID: business.id, event: event)!
-        let template = try template(from: body["template"] ?? .object([]), over: current)
+        var errors = FieldErrors()
+        for field in ["template", "values"] where body[field].map({ !$0.isNull && $0.objectValue == nil }) ?? false {
+            errors.add(field, "must be an object")
+        }
         var values = Self.sampleValues(business: business)
         for pair in body["values"]?.objectValue ?? [] {
             if let text = pair.value.stringValue ?? pair.value.int64Value.map({ String($0) }) {
                 values[pair.key] = text
+            } else {
+                errors.add("values." + pair.key, "must be a string or a whole number")
             }
         }
+        try errors.check()
+        let template = try template(from: body["template"] ?? .object([]), over: current)
         let rendered = template.render(values)
         return .json(
             .object([

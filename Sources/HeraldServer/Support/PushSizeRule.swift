@@ -5,16 +5,26 @@ import HeraldStore
 /// Refuses, when it is asked for, a notification whose push Apple would refuse: better a 422 now than a
 /// delivery failed with "payload too large" later.
 enum PushSizeRule {
+    /// The most characters the APIs accept for the names placeholders stand for (business, location and offer
+    /// names, survey titles); other text placeholders (a person's name, a transaction id) hold at most 100.
+    static let longestNames: [String: Int] = [
+        "business": 200, "location": 200, "offer": 200, "reward": 200, "survey": SurveyDefinition.maximumTitleLength,
+    ]
+
     /// Throws 422 on `body` when `template` could make a push Apple refuses: filled with every placeholder at its
-    /// longest (a name of 100 four-byte characters; a number of 20 digits) and event keys of the largest size (a
-    /// 100-character transaction id, the largest ids), its APNs payload must fit in 4096 bytes.
+    /// longest (names of four-byte characters as long as `longestNames` allows; numbers of 20 digits) and event
+    /// keys of the largest size (a 100-character transaction id, the largest ids), its APNs payload must fit in
+    /// 4096 bytes.
     static func check(_ template: NotificationTemplate) throws {
-        let longestName = String(repeating: "\u{1F354}", count: 100)
         let longestNumber = String(repeating: "9", count: 20)
         let numbers: Set = ["points", "total_points", "discount", "balance", "amount", "expiry"]
         let values = Dictionary(
             uniqueKeysWithValues: NotificationTemplate.placeholders(for: template.event).map {
-                ($0, numbers.contains($0) ? longestNumber : longestName)
+                (
+                    $0,
+                    numbers.contains($0)
+                        ? longestNumber : String(repeating: "\u{1F354}", count: longestNames[$0] ?? 100)
+                )
             })
         let rendered = template.render(values)
         let largestID = JSON.int(Int64.max)
@@ -28,7 +38,7 @@ enum PushSizeRule {
             pushStyle: template.event == .giftCard ? .background : .alert)
         try check(
             draft, field: "body",
-            filled: "with its placeholders at their longest (names of 100 characters, numbers of 20 digits) ")
+            filled: "with its placeholders at their longest (names of up to 200 characters, numbers of 20 digits) ")
     }
 
     /// Throws 422 on `field` when `draft`'s APNs payload, with the largest badge and ids, exceeds 4096 bytes.
