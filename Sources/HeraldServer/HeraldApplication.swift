@@ -112,7 +112,11 @@ public final class HeraldApplication: @unchecked Sendable {
             in: &router)
         POSController(store: store, auth: POSAuthenticator(store: store), notifications: notifications, clock: clock)
             .register(in: &router)
-        MobileLoyaltyController(store: store, auth: mobileAuth, clock: clock).register(in: &router)
+        let surveyLinks = SurveyLinks(baseURL: media.publicBaseURL)
+        MobileLoyaltyController(store: store, auth: mobileAuth, clock: clock, surveyLinks: surveyLinks).register(
+            in: &router)
+        SurveyPageController(store: store, sealer: sealer, submission: SurveySubmission(store: store, clock: clock))
+            .register(in: &router)
         let passwords = PasswordHasher(parameters: .init(n: configuration.passwordCost, r: 8, p: 1))
         MobileController(
             store: store, auth: mobileAuth, notifications: notifications, passwords: passwords, clock: clock,

@@ -88,8 +88,15 @@ public protocol LoyaltyStore: Sendable {
         businessID: Int64, surveyID: Int64, userIDs: [Int64], locationID: Int64?, drafter: any NotificationDrafter,
         at now: Timestamp
     ) throws -> [(userSurvey: UserSurvey, notification: InboxEntry?)]
-    /// A user's survey `id` with its survey (nil for someone else's).
-    func userSurvey(userID: Int64, id: Int64) throws -> (userSurvey: UserSurvey, survey: Survey)?
+    /// The user survey `id` with its survey.
+    func userSurvey(id: Int64) throws -> (userSurvey: UserSurvey, survey: Survey)?
     /// Stores a user's answers, once; a conflict on `user_survey_id` when already submitted.
     func submitSurvey(userID: Int64, id: Int64, answers: JSON, at now: Timestamp) throws -> UserSurvey
+}
+
+extension LoyaltyStore {
+    /// A user's survey `id` with its survey (nil for someone else's).
+    public func userSurvey(userID: Int64, id: Int64) throws -> (userSurvey: UserSurvey, survey: Survey)? {
+        try userSurvey(id: id).flatMap { $0.userSurvey.userID == userID ? $0 : nil }
+    }
 }

@@ -509,7 +509,8 @@ struct LoyaltyPushTests {
         #expect(details.status == 200, "\(details)")
         let survey = try JSON.parse(details.body)
         #expect(survey["id"]?.int64Value == s)
-        #expect(survey["survey_url"] == .null)
+        let url = try #require(survey["survey_url"]?.stringValue)
+        #expect(url.hasPrefix("http://127.0.0.1:\(herald.port)/surveys/\(s)?t="), "Herald's own page, for a web view")
         #expect(survey["questions"]?.arrayValue?.count == 7)
         #expect(
             try bob.call("GET", "/api2/mobile/survey_details?client=\(business.client)&user_survey_id=\(s)").status
@@ -546,6 +547,67 @@ struct LoyaltyPushTests {
             "POST", "/api2/mobile/surveys/\(s)/answers",
             json: [("answers", ["q_choice": "app", "q_rating": 4, "q_bool": false])])
         #expect(again.status == 422)
+    }
+
+    @Test("a hosted survey's survey_url is a form a web view shows, checked by the same validator")
+    func aSurveyPageIsAnsweredInAWebView() throws {
+        let created = try herald.admin(
+            "POST", "/api/admin/businesses/\(business.id)/surveys",
+            json: #"""
+                {"title":"Your <visit>","questions":[
+                  {"id":"how","text":"How did you order? <b>","type":"single_choice","required":true,"choices":[{"id":"app","text":"App"},{"id":"counter","text":"Counter"}]},
+                  {"id":"what","text":"What did you eat?","type":"multiple_choice","choices":[{"id":"burger","text":"Burger"},{"id":"fries","text":"Fries"}]},
+                  {"id":"stars","text":"Rate us","type":"rating","required":true},
+                  {"id":"back","text":"Will you come back?","type":"boolean"},
+                  {"id":"note","text":"Anything else?","type":"open_ended"}]}
+                """#)
+        let sent = try herald.admin(
+            "POST", "/api/admin/businesses/\(business.id)/surveys/\(try #require(value(created, "id")))/send",
+            json: #"{"user_ids":[\#(bob.userID!)]}"#)
+        let id = try #require((sent.json as? [String: Any])?["user_survey_ids"] as? [Int]).first!
+        let details = try bob.call("GET", "/api2/mobile/survey_details?client=\(business.client)&user_survey_id=\(id)")
+        let url = try #require(try JSON.parse(details.body)["survey_url"]?.stringValue)
+        let target = String(url.dropFirst("http://127.0.0.1:\(herald.port)".count))
+        let browser: [(String, String)] = [("Accept", "text/html,application/xhtml+xml")]
+
+        let page = try herald.client().request("GET", target, headers: browser)
+        #expect(page.status == 200 && page.header("content-type") == "text/html; charset=utf-8", "\(page)")
+        #expect(page.text.contains("<form method=\"post\"") && page.text.contains("How did you order? &lt;b&gt;"))
+        #expect(page.text.contains("<title>Your &lt;visit&gt;</title>"), "names are escaped")
+        #expect(page.header("referrer-policy") == "no-referrer")
+        // Without the link's key, or with another survey's, there is nothing to see.
+        #expect(try herald.client().request("GET", "/surveys/\(id)", headers: browser).status == 404)
+        #expect(try herald.client().request("GET", "/surveys/\(id)?t=AAAAAAAAAAAAAAAAAAAAAA").status == 404)
+        #expect(
+            try herald.client().request("GET", target.replacingOccurrences(of: "/\(id)?", with: "/\(id + 1)?")).status
+                == 404)
+
+        func post(_ form: String, html: Bool = true) throws -> TestHTTPClient.Response {
+            try herald.client().request(
+                "POST", target,
+                headers: (html ? browser : []) + [("Content-Type", "application/x-www-form-urlencoded")],
+                body: Array(form.utf8))
+        }
+        // The validator's answers, per question, on the form again; the choices made are kept.
+        let wrong = try post("how=phone&what=fries&stars=9")
+        #expect(wrong.status == 422 && wrong.text.contains("class=\"problem\""), "\(wrong)")
+        #expect(wrong.text.contains("value=\"fries\" checked"))
+        // A caller that doesn't ask for HTML gets the API's JSON.
+        let json = try post("how=phone&stars=9", html: false)
+        #expect(json.status == 422 && (json.json as? [String: Any])?["errors"] != nil, "\(json)")
+        let right = try post("how=app&what=burger&what=fries&stars=5&back=true&note=Great+fries+%F0%9F%8D%9F")
+        #expect(right.status == 200 && right.text.contains("Thank you"), "\(right)")
+        let stored = try #require(try herald.application.store.userSurvey(id: Int64(id)))
+        #expect(
+            stored.userSurvey.answers == [
+                "how": "app", "what": ["burger", "fries"], "stars": 5, "back": true, "note": "Great fries 🍟",
+            ])
+        // Once: the page says so, and the app's API call is refused.
+        #expect(try post("how=counter&stars=1").status == 409)
+        #expect(try herald.client().request("GET", target, headers: browser).text.contains("Thank you"))
+        let late = try bob.call(
+            "POST", "/api2/mobile/surveys/\(id)/answers", json: [("answers", ["how": "app", "stars": 4])])
+        #expect(late.status == 422)
     }
 
     // MARK: - Bad input

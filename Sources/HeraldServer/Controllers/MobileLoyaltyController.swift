@@ -8,6 +8,7 @@ struct MobileLoyaltyController: Sendable {
     let store: any Store
     let auth: MobileAuthenticator
     let clock: WallClock
+    let surveyLinks: SurveyLinks
 
     func register(in router: inout Router) {
         router.get("/api2/mobile/offers", offers)
@@ -82,7 +83,8 @@ struct MobileLoyaltyController: Sendable {
 
     /// Transaction Details: the check-in a push's `t` names, as Punchh shows it, and the redemptions on it.
     @Sendable func transaction(_ request: HTTPRequest) throws -> HTTPResponse {
-        let (parameters, business, user) = try signedIn(request)
+        let call = try auth.signedIn(request)
+        let (parameters, business, user) = (call.parameters, call.client.business, call.user)
         guard let transactionID = parameters.string("transaction_id"), !transactionID.isEmpty else {
             throw HTTPError.invalid("transaction_id", "is required")
         }
@@ -92,7 +94,7 @@ struct MobileLoyaltyController: Sendable {
         let location = try store.location(businessID: business.id, id: checkin.locationID)
         let surveyURL = try checkin.userSurveyID.flatMap { id in try store.userSurvey(userID: user.id, id: id) }.map {
             pair in
-            SurveyLinks.url(pair.survey, pair.userSurvey)
+            surveyLinks.url(pair.survey, pair.userSurvey, secret: call.client.secret)
         }
         let redemptions = try store.redemptions(businessID: business.id, transactionID: transactionID).filter {
             $0.userID == user.id
@@ -166,14 +168,16 @@ extension MobileLoyaltyController {
         return found
     }
 
-    /// Fetch User Survey: the push's `s` → the survey's page (when external) and its questions.
+    /// Fetch User Survey: the push's `s` → the survey's page (`survey_url`, for a web view) and its questions
+    /// (for an app that draws the survey itself).
     @Sendable func surveyDetails(_ request: HTTPRequest) throws -> HTTPResponse {
-        let (parameters, _, user) = try signedIn(request)
-        let (userSurvey, survey) = try userSurvey(parameters.int64("user_survey_id"), user: user)
+        let call = try auth.signedIn(request)
+        let (userSurvey, survey) = try userSurvey(call.parameters.int64("user_survey_id"), user: call.user)
         return .json(
             .object([
                 ("id", .int(userSurvey.id)), ("survey_id", .int(survey.id)),
-                ("survey_url", JSON(SurveyLinks.url(survey, userSurvey))), ("location_id", JSON(userSurvey.locationID)),
+                ("survey_url", .string(surveyLinks.url(survey, userSurvey, secret: call.client.secret))),
+                ("location_id", JSON(userSurvey.locationID)),
                 ("title", .string(survey.title)), ("questions", survey.definition["questions"] ?? .array([])),
                 ("submitted_at", JSON(userSurvey.submittedAt?.iso8601)),
             ]))
@@ -184,40 +188,12 @@ extension MobileLoyaltyController {
     @Sendable func submitSurvey(_ request: HTTPRequest) throws -> HTTPResponse {
         let (parameters, _, user) = try signedIn(request)
         let (userSurvey, survey) = try userSurvey(request.parameter("user_survey_id").flatMap(PathID.parse), user: user)
-        guard userSurvey.submittedAt == nil else {
-            throw HTTPError.invalid("user_survey_id", "has already been answered")
-        }
-        let definition: SurveyDefinition
-        do {
-            definition = try SurveyDefinition(json: survey.definition)
-        } catch {
-            throw HTTPError(.serviceUnavailable, field: "base", "the survey's definition can't be read")
-        }
-        let validator = SurveyValidator(definition)
-        let answersJSON = parameters.body["answers"] ?? .null
-        let problems = validator.validate(json: answersJSON)
-        if !problems.isEmpty {
-            var errors = FieldErrors()
-            for problem in problems { errors.add(problem.field, problem.message) }
-            try errors.check()
-        }
-        let answers = try SurveyAnswers(json: answersJSON)
-        let stored = try store.submitSurvey(
-            userID: user.id, id: userSurvey.id, answers: validator.normalized(answers).json, at: clock.now())
+        let stored = try SurveySubmission(store: store, clock: clock).submit(
+            parameters.body["answers"] ?? .null, to: userSurvey, of: survey)
         return .json(
             .object([
                 ("id", .int(stored.id)), ("submitted_at", JSON(stored.submittedAt?.iso8601)),
                 ("answers", stored.answers ?? .null),
             ]))
-    }
-}
-
-/// Where a user's survey is answered.
-enum SurveyLinks {
-    /// The business's external survey page (a TypeForm URL) with the user survey id, or nil for a survey the
-    /// app shows itself from the questions of Fetch User Survey.
-    static func url(_ survey: Survey, _ userSurvey: UserSurvey) -> String? {
-        guard let url = survey.url else { return nil }
-        return url + (url.contains("?") ? "&" : "?") + "user_survey_id=\(userSurvey.id)"
     }
 }

@@ -468,9 +468,9 @@ extension MemoryStore {
         }
     }
 
-    public func userSurvey(userID: Int64, id: Int64) throws -> (userSurvey: UserSurvey, survey: Survey)? {
+    public func userSurvey(id: Int64) throws -> (userSurvey: UserSurvey, survey: Survey)? {
         state.withLock { state in
-            guard let userSurvey = state.userSurveys[id], userSurvey.userID == userID,
+            guard let userSurvey = state.userSurveys[id],
                 let survey = state.surveys[userSurvey.surveyID]
             else { return nil }
             return (userSurvey, survey)

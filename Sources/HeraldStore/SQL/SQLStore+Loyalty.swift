@@ -712,11 +712,11 @@ extension SQLStore {
         }
     }
 
-    public func userSurvey(userID: Int64, id: Int64) throws -> (userSurvey: UserSurvey, survey: Survey)? {
+    public func userSurvey(id: Int64) throws -> (userSurvey: UserSurvey, survey: Survey)? {
         try database.read { db in
             guard
                 let userSurvey = try db.row(
-                    "SELECT \(raw: Self.userSurveyColumns) FROM user_surveys WHERE id = \(id) AND user_id = \(userID)"
+                    "SELECT \(raw: Self.userSurveyColumns) FROM user_surveys WHERE id = \(id)"
                 ).map(Self.userSurvey),
                 let survey = try db.row(
                     "SELECT \(raw: Self.surveyColumns) FROM surveys WHERE id = \(userSurvey.surveyID)"

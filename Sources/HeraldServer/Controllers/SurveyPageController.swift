@@ -1,0 +1,182 @@
+import HeraldCrypto
+import HeraldHTTP
+import HeraldModel
+import HeraldStore
+
+/// The page a hosted survey's `survey_url` opens in the app's web view, as Punchh's TypeForm link is opened: the
+/// questions as a plain HTML form, and its answers checked by the same `SurveyValidator` as the app's API call
+/// (`SurveySubmission`) — wrong answers show the form again with what is wrong under each question.
+///
+/// The link carries `t`, a key derived from the business secret (`SurveyLinks.token`): only the app the survey was
+/// sent to was given it; without it, or for an unknown survey, the answer is the API's JSON 404. Answers that don't
+/// fit are the API's JSON 422 too, unless the caller asks for HTML (a browser's `Accept`).
+struct SurveyPageController: Sendable {
+    let store: any Store
+    let sealer: SecretSealer
+    let submission: SurveySubmission
+
+    func register(in router: inout Router) {
+        router.get("/surveys/{user_survey_id}", show)
+        router.post("/surveys/{user_survey_id}", answer)
+    }
+
+    @Sendable func show(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (userSurvey, survey) = try opened(request)
+        let definition = try SurveySubmission.definition(of: survey)
+        if userSurvey.submittedAt != nil { return page(definition.title, "<p>Thank you: your answers are in.</p>") }
+        return page(definition.title, form(definition, target: request.target, answers: [], problems: [:]))
+    }
+
+    @Sendable func answer(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (userSurvey, survey) = try opened(request)
+        let definition = try SurveySubmission.definition(of: survey)
+        let fields = QueryString.parse(String(decoding: request.body, as: UTF8.self))
+        do {
+            _ = try submission.submit(Self.answers(fields, to: definition), to: userSurvey, of: survey)
+        } catch let error as HTTPError where error.status == .unprocessableEntity && wantsHTML(request) {
+            let problems = Dictionary(
+                error.errors.map { ($0.field, $0.messages.joined(separator: "; ")) },
+                uniquingKeysWith: { $0 + "; " + $1 })
+            if problems["user_survey_id"] != nil {
+                return page(definition.title, "<p>These answers are in already: thank you.</p>", status: .conflict)
+            }
+            return page(
+                definition.title, form(definition, target: request.target, answers: fields, problems: problems),
+                status: .unprocessableEntity)
+        }
+        return page(definition.title, "<p>Thank you: your answers are in.</p>")
+    }
+
+    /// The user survey the request's path names, if its `t` is that survey's key; 404 otherwise (the same answer
+    /// for a wrong key and an unknown survey).
+    private func opened(_ request: HTTPRequest) throws -> (UserSurvey, Survey) {
+        guard let id = request.parameter("user_survey_id").flatMap(PathID.parse),
+            let (userSurvey, survey) = try store.userSurvey(id: id),
+            let business = try store.business(id: userSurvey.businessID),
+            let key = request.queryValue("t")
+        else { throw HTTPError.notFound("survey not found") }
+        let secret = try sealer.open(business.sealedSecret, purpose: "business-secret")
+        let expected = SurveyLinks.token(userSurveyID: id, secret: secret)
+        guard ConstantTime.equals(Array(key.utf8), Array(expected.utf8)) else {
+            throw HTTPError.notFound("survey not found")
+        }
+        return (userSurvey, survey)
+    }
+
+    /// The form's fields as the JSON answers the API takes: a choice id, a list of them, a number, a boolean or
+    /// text per question; empty fields are unanswered. What isn't what its type needs is passed on as text, for
+    /// the validator to say so.
+    static func answers(_ fields: [(name: String, value: String)], to definition: SurveyDefinition) -> JSON {
+        var answers: [(key: String, value: JSON)] = []
+        for question in definition.questions {
+            let values = fields.filter { $0.name == question.id && !$0.value.isEmpty }.map(\.value)
+            guard let first = values.first else { continue }
+            let answer: JSON
+            switch question.type {
+            case .multipleChoice: answer = .array(values.map { .string($0) })
+            case .rating, .slider, .number:
+                if let whole = Int64(first) {
+                    answer = .int(whole)
+                } else if let number = Double(first), number.isFinite {
+                    answer = .double(number)
+                } else {
+                    answer = .string(first)
+                }
+            case .boolean: answer = first == "true" ? .bool(true) : first == "false" ? .bool(false) : .string(first)
+            default: answer = .string(first)
+            }
+            answers.append((question.id, answer))
+        }
+        return .object(answers)
+    }
+
+    // MARK: - HTML
+
+    private func wantsHTML(_ request: HTTPRequest) -> Bool {
+        request.header("accept")?.contains("text/html") ?? false
+    }
+
+    private func page(_ title: String, _ content: String, status: HTTPStatus = .ok) -> HTTPResponse {
+        var response = HTTPResponse.text(
+            """
+            <!doctype html>
+            <html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(Self.escaped(title))</title>
+            <style>body{font-family:system-ui,sans-serif;margin:1em auto;max-width:36em;padding:0 1em}
+            fieldset{border:0;margin:0 0 1.2em;padding:0}legend{font-weight:600;margin-bottom:.4em}
+            label{display:block;margin:.2em 0}textarea,input[type=number],input[type=range]{width:100%}
+            .problem{color:#b00020}button{font-size:1.1em;padding:.5em 1.5em}</style></head>
+            <body><h1>\(Self.escaped(title))</h1>
+            \(content)
+            </body></html>
+            """, status: status, contentType: "text/html; charset=utf-8")
+        // The key is in the link: keep it out of other sites' Referer headers and out of caches.
+        response.headers += [("referrer-policy", "no-referrer"), ("cache-control", "no-store")]
+        return response
+    }
+
+    private func form(
+        _ definition: SurveyDefinition, target: String, answers: [(name: String, value: String)],
+        problems: [String: String]
+    ) -> String {
+        var html = "<form method=\"post\" action=\"\(Self.escaped(target))\">\n"
+        if let overall = problems["answers"] { html += "<p class=\"problem\">\(Self.escaped(overall))</p>\n" }
+        for question in definition.questions {
+            let given = answers.filter { $0.name == question.id }.map(\.value)
+            let name = Self.escaped(question.id)
+            html += "<fieldset><legend>\(Self.escaped(question.text))\(question.required ? " *" : "")</legend>\n"
+            func option(_ type: String, _ value: String, _ label: String) {
+                let checked = given.contains(value) ? " checked" : ""
+                html +=
+                    "<label><input type=\"\(type)\" name=\"\(name)\" value=\"\(Self.escaped(value))\"\(checked)> "
+                    + "\(Self.escaped(label))</label>\n"
+            }
+            switch question.type {
+            case .singleChoice: for choice in question.choices { option("radio", choice.id, choice.text) }
+            case .multipleChoice: for choice in question.choices { option("checkbox", choice.id, choice.text) }
+            case .boolean:
+                option("radio", "true", "Yes")
+                option("radio", "false", "No")
+            case .rating:
+                let scale = question.scale ?? 1...5
+                for value in scale { option("radio", String(value), String(value)) }
+            case .slider:
+                let scale = question.scale ?? 0...10
+                let value = given.first ?? String((scale.lowerBound + scale.upperBound) / 2)
+                html +=
+                    "<input type=\"range\" name=\"\(name)\" min=\"\(scale.lowerBound)\" max=\"\(scale.upperBound)\" "
+                    + "step=\"1\" value=\"\(Self.escaped(value))\">\n"
+            case .number:
+                html +=
+                    "<input type=\"number\" name=\"\(name)\" step=\"\(question.allowsDecimals ? "any" : "1")\""
+                    + (question.minimum.map { " min=\"\($0)\"" } ?? "")
+                    + (question.maximum.map { " max=\"\($0)\"" } ?? "")
+                    + " value=\"\(Self.escaped(given.first ?? ""))\">\n"
+            default:
+                html +=
+                    "<textarea name=\"\(name)\" rows=\"4\" maxlength=\"\(question.maxLength)\">"
+                    + "\(Self.escaped(given.first ?? ""))</textarea>\n"
+            }
+            if let problem = problems[question.id] { html += "<p class=\"problem\">\(Self.escaped(problem))</p>\n" }
+            html += "</fieldset>\n"
+        }
+        return html + "<button type=\"submit\">Send</button>\n</form>"
+    }
+
+    /// `text` safe inside HTML text and quoted attribute values.
+    static func escaped(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return escaped
+    }
+}
