@@ -293,6 +293,19 @@ struct LoyaltyPushTests {
     // MARK: - Offers and redemptions
 
     @Test func anOfferIsGrantedReadRedeemedAndHonouredOnce() throws {
+        // A picture the offer-details screen can't load is refused when the offer is made.
+        for image in ["http://", "http://a b", "cdn.example.com/fries.png"] {
+            let refused = try herald.admin(
+                "POST", "/api/admin/businesses/\(business.id)/offers",
+                json: JSON.object([("name", "Fries"), ("image_url", .string(image))]).encodedString)
+            #expect(refused.status == 422 && refused.text.contains("image_url"), "\(image): \(refused)")
+        }
+        // Nor can an expired one be granted: the grant would be announced and never listed.
+        let expired = try createOffer(#"{"name":"Gone","expires_at":"2020-01-01T00:00:00Z"}"#)
+        let late = try herald.admin(
+            "POST", "/api/admin/businesses/\(business.id)/offers/\(expired)/grant",
+            json: #"{"user_ids":[\#(ann.userID!)]}"#)
+        #expect(late.status == 422, "\(late)")
         let offerID = try createOffer(
             #"{"name":"Free Fries","description":"Any size, any day","image_url":"https://cdn.example.com/fries.png","discount":3,"valid_days":30,"media":{"url":"https://cdn.example.com/fries.png","type":"png"}}"#
         )

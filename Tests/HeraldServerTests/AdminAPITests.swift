@@ -741,6 +741,8 @@ struct AdminAPITests {
         ),
         ("media", .object([("type", .string("jpg"))]), "media.url"),
         ("media", .string("https://cdn.example.com/a.jpg"), "media"),
+        ("media", .object([("url", .string("https://")), ("type", .string("jpg"))]), "media.url"),
+        ("media", .object([("url", .string("https:/cdn.example.com/a.jpg")), ("type", .string("jpg"))]), "media.url"),
     ]
 
     @Test(arguments: badMedia)

@@ -56,9 +56,7 @@ struct AdminLoyaltyController: Sendable {
         var imageURL: String?
         if let value = body["image_url"], !value.isNull {
             imageURL = value.stringValue
-            if imageURL == nil || !(imageURL!.hasPrefix("https://") || imageURL!.hasPrefix("http://"))
-                || imageURL!.count > 2000
-            {
+            if !(imageURL.map(MediaRules.isWebURL) ?? false) {
                 errors.add("image_url", "must be an http or https URL")
             }
         }
@@ -142,9 +140,7 @@ struct AdminLoyaltyController: Sendable {
         }
         var url: String?
         if let value = body["url"], !value.isNull {
-            guard let text = value.stringValue, text.hasPrefix("https://") || text.hasPrefix("http://"),
-                text.count <= 2000
-            else {
+            guard let text = value.stringValue, MediaRules.isWebURL(text) else {
                 throw HTTPError.invalid("url", "must be an http or https URL (an external survey page), or left out")
             }
             url = text

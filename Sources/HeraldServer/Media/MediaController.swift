@@ -59,7 +59,7 @@ struct MediaController: Sendable {
     // MARK: - Upload
 
     @Sendable func upload(_ request: HTTPRequest) throws -> HTTPResponse {
-        guard let id = request.parameter("id").flatMap({ Int64($0) }), try store.business(id: id) != nil else {
+        guard let id = request.parameter("id").flatMap(PathID.parse), try store.business(id: id) != nil else {
             throw HTTPError.notFound("business not found")
         }
         let type = try uploadType(request)

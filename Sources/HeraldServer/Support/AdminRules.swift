@@ -1,3 +1,4 @@
+import Foundation
 import HeraldHTTP
 import HeraldStore
 import HeraldModel
@@ -93,16 +94,23 @@ enum MediaRules {
         limits.first { $0.types.contains(type.lowercased()) }?.maxBytes
     }
 
+    /// Whether `text` is an absolute http(s) URL with a host, without spaces, of at most 2000 characters: what a
+    /// phone can download an image or attachment from.
+    static func isWebURL(_ text: String) -> Bool {
+        guard text.count <= 2000, !text.contains(where: { $0.isWhitespace || $0.isNewline }),
+            let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            scheme == "https" || scheme == "http", let host = components.host, !host.isEmpty
+        else { return false }
+        return true
+    }
+
     /// A `{url, type}` object checked: an http(s) URL and a type iOS can attach.
     static func attachment(_ value: JSON, field: String, _ errors: inout FieldErrors) -> MediaAttachment? {
         guard case .object = value else {
             errors.add(field, "must be an object with url and type")
             return nil
         }
-        guard let url = value["url"]?.stringValue, url.hasPrefix("https://") || url.hasPrefix("http://"),
-            url.count <= 2000,
-            !url.contains(where: { $0.isWhitespace })
-        else {
+        guard let url = value["url"]?.stringValue, isWebURL(url) else {
             errors.add(field + ".url", "must be an http or https URL")
             return nil
         }
