@@ -105,6 +105,8 @@ struct PayloadGoldenTests {
             try JSON.parse(strings["ab"] ?? "") == ["att": ["url": "https://cdn.example.com/a.png", "type": "png"]])
         #expect(message["android"]?["priority"] == "high")
         #expect(data.allSatisfy { !FCMPayload.isReserved($0.key) })
+        #expect(["from", "message_type", "google", "googleplay", "gcm_x", "gcm.n"].allSatisfy(FCMPayload.isReserved))
+        #expect(!FCMPayload.isReserved("gc") && !FCMPayload.isReserved("go"), "the seed's own keys are not")
         let decoded = FCMPayload.decode(data: strings, title: "Points Earned", body: "12 points")
         #expect(decoded.notificationID == 96_763_507)
         #expect(decoded.extra("t") == "POS_6118542_1487057215")

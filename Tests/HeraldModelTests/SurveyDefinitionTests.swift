@@ -73,6 +73,17 @@ import Testing
         #expect(SurveyQuestion.defaultScale(for: .number) == nil)
     }
 
+    @Test("whole-number ids are read as their digits, and answers are keyed by them")
+    func numericIDsAreText() throws {
+        let survey = try SurveyDefinition(
+            json: JSON.parse(
+                #"{"title":"T","questions":[{"id":1,"text":"Which?","type":"single_choice","choices":[{"id":10,"text":"A"},{"id":"b","text":"B"}]}]}"#
+            ))
+        #expect(survey.questions.map(\.id) == ["1"])
+        #expect(survey.questions[0].choices.map(\.id) == ["10", "b"])
+        #expect(SurveyValidator(survey).validate(json: ["1": "10"]).isEmpty)
+    }
+
     @Test func jsonRoundTrips() throws {
         let survey = try SurveyDefinition(json: JSON.parse(Self.fullSurvey))
         let again = try SurveyDefinition(json: survey.json)
@@ -186,7 +197,8 @@ import Testing
             expected: ["questions[0]: must be an object"]),
         BadCase(name: "no id", json: one(("id", nil)), expected: ["questions[0].id: can't be blank"]),
         BadCase(name: "empty id", json: one(("id", "")), expected: ["questions[0].id: can't be blank"]),
-        BadCase(name: "numeric id", json: one(("id", 7)), expected: ["questions[0].id: must be a string"]),
+        BadCase(name: "negative numeric id", json: one(("id", -7)), expected: ["questions[0].id: must be a string"]),
+        BadCase(name: "fractional id", json: one(("id", 7.5)), expected: ["questions[0].id: must be a string"]),
         BadCase(
             name: "id with a space", json: one(("id", "q 1")),
             expected: ["questions[0].id: must be 1 to 64 characters from A-Z, a-z, 0-9, _ and -"]),

@@ -1,9 +1,10 @@
 /// The FCM HTTP v1 message of a push: the same keys as the APNs payload, as strings in `data`
 /// (FCM allows only string values), with `notification` {title, body, image} for the alert.
 public enum FCMPayload {
-    /// Keys FCM refuses in `data`.
+    /// Keys FCM refuses in `data`: `from`, `message_type`, any word starting with `google` or `gcm` (FCM's
+    /// reference), and `notification`.
     public static func isReserved(_ key: String) -> Bool {
-        ["from", "notification", "message_type"].contains(key) || key.hasPrefix("google.") || key.hasPrefix("gcm.")
+        ["from", "notification", "message_type"].contains(key) || key.hasPrefix("google") || key.hasPrefix("gcm")
     }
 
     /// The `message` object for `token`. Background pushes carry only `data` and normal priority.

@@ -118,13 +118,16 @@ extension SurveyQuestion {
         return value
     }
 
-    /// A short identifier, or nil after adding why not.
+    /// A short identifier, or nil after adding why not. A whole number is read as its digits (`1` → `"1"`): answers
+    /// are then keyed by that text.
     static func parseIdentifier(_ value: JSON?, at field: String, into problems: inout SurveyProblemList) -> String? {
         switch present(value) {
         case nil:
             problems.add(field, "can't be blank")
         case .string(let id) where SurveyText.isIdentifier(id):
             return id
+        case .int(let number) where number >= 0 && SurveyText.isIdentifier(String(number)):
+            return String(number)
         case .string(let id) where SurveyText.trimmed(id).isEmpty:
             problems.add(field, "can't be blank")
         case .string:
