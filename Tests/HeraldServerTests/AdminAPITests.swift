@@ -573,15 +573,16 @@ struct AdminAPITests {
         #expect(try bob.entries().count == 1)
     }
 
-    @Test func aDisabledNewsTemplateSendsNoNews() throws {
+    @Test("news asked for while its template is disabled is a 422 saying so, not a silent nothing")
+    func aDisabledNewsTemplateSendsNoNews() throws {
         let fixture = try ServerFixture()
         let ann = try fixture.signedUp("ann@example.com", token: randomAPNsToken())
         #expect(
             try fixture.herald.admin("PUT", path(fixture, "/templates/news"), json: #"{"enabled":false}"#).status == 200
         )
         let response = try fixture.postNews([("user_ids", [.int(ann.userID!)]), ("title", "Hi"), ("body", "There")])
-        #expect(response.status == 202, "\(response)")
-        #expect(response.value?["notification_ids"] == [])
+        expectError(response, 422, ["base"])
+        #expect(response.errorFields?["base"]?.first?.contains("disabled") == true, "\(response)")
         #expect(try ann.entries().count == 1)  // only the welcome
     }
 

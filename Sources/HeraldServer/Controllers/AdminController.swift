@@ -383,6 +383,11 @@ struct AdminController: Sendable {
         if let subtitle { values["subtitle"] = subtitle }
         // One template for every recipient, read once; no draft is written unless every push fits.
         let template = try notifications.template(businessID: business.id, event: .news)?.template
+        if template?.enabled == false {
+            // Asked for explicitly, so not silently nothing (as a disabled automatic event is).
+            throw HTTPError.invalid(
+                "base", "the news template is disabled: enable it (PUT …/templates/news) to send news")
+        }
         let drafts = try users.compactMap { user -> NotificationDraft? in
             let event = EventNotification(
                 business: business, user: user, event: .news, kind: .news, values: values, extras: ["u": .int(user.id)],
