@@ -191,6 +191,11 @@ struct LoyaltyPushTests {
         let again = try herald.pos(business, "POST", "/api/pos/checkins/\(id)/void", json: [:])
         #expect(again.status == 200 && value(again, "notification_id") == value(voided, "notification_id"), "\(again)")
         #expect(value(again, "total_points") == 3)
+        // A check-in approved when it was made was never pending: "retrying" it is refused, not a repeat.
+        let direct = try checkin(ann, points: 2, transactionID: "TX-DIRECT")
+        let notRetried = try herald.pos(
+            business, "POST", "/api/pos/checkins/\(value(direct, "checkin_id")!)/retry", json: ["outcome": "success"])
+        #expect(notRetried.status == 422, "\(notRetried)")
         // A voided check-in can't go through any more.
         let revived = try herald.pos(business, "POST", "/api/pos/checkins/\(id)/retry", json: ["outcome": "success"])
         #expect(revived.status == 422, "\(revived)")
@@ -572,6 +577,8 @@ struct LoyaltyPushTests {
                   {"id":"what","text":"What did you eat?","type":"multiple_choice","choices":[{"id":"burger","text":"Burger"},{"id":"fries","text":"Fries"}]},
                   {"id":"stars","text":"Rate us","type":"rating","required":true},
                   {"id":"back","text":"Will you come back?","type":"boolean"},
+                  {"id":"user_survey_id","text":"How many?","type":"number","min":-1.5,"max":100},
+                  {"id":"answers","text":"Recommend?","type":"slider"},
                   {"id":"note","text":"Anything else?","type":"open_ended"}]}
                 """#)
         let sent = try herald.admin(
@@ -588,6 +595,10 @@ struct LoyaltyPushTests {
         #expect(page.text.contains("<form method=\"post\"") && page.text.contains("How did you order? &lt;b&gt;"))
         #expect(page.text.contains("<title>Your &lt;visit&gt;</title>"), "names are escaped")
         #expect(page.header("referrer-policy") == "no-referrer")
+        // Numbers take any value the validator may (a step of 1 from -1.5 would allow no whole number); an
+        // optional slider is a group of steps that can be left alone.
+        #expect(page.text.contains(#"name="user_survey_id" step="any" min="-1.5" max="100.0""#), "\(page.text)")
+        #expect(page.text.contains(#"type="radio" name="answers" value="10""#) && !page.text.contains(#"type="range""#))
         // Without the link's key, or with another survey's, there is nothing to see.
         #expect(try herald.client().request("GET", "/surveys/\(id)", headers: browser).status == 404)
         #expect(try herald.client().request("GET", "/surveys/\(id)?t=AAAAAAAAAAAAAAAAAAAAAA").status == 404)
@@ -601,19 +612,24 @@ struct LoyaltyPushTests {
                 headers: (html ? browser : []) + [("Content-Type", "application/x-www-form-urlencoded")],
                 body: Array(form.utf8))
         }
-        // The validator's answers, per question, on the form again; the choices made are kept.
-        let wrong = try post("how=phone&what=fries&stars=9")
+        // The validator's answers, per question, on the form again; the choices made are kept. (Questions named
+        // like the API's own fields are questions like any other.)
+        let wrong = try post("how=phone&what=fries&stars=9&user_survey_id=0x10&answers=11")
         #expect(wrong.status == 422 && wrong.text.contains("class=\"problem\""), "\(wrong)")
         #expect(wrong.text.contains("value=\"fries\" checked"))
+        #expect(
+            wrong.text.components(separatedBy: "class=\"problem\"").count == 5, "one per wrong answer: \(wrong.text)")
         // A caller that doesn't ask for HTML gets the API's JSON.
         let json = try post("how=phone&stars=9", html: false)
         #expect(json.status == 422 && (json.json as? [String: Any])?["errors"] != nil, "\(json)")
-        let right = try post("how=app&what=burger&what=fries&stars=5&back=true&note=Great+fries+%F0%9F%8D%9F")
+        let right = try post(
+            "how=app&what=burger&what=fries&stars=5&back=true&user_survey_id=2.5&note=Great+fries+%F0%9F%8D%9F")
         #expect(right.status == 200 && right.text.contains("Thank you"), "\(right)")
         let stored = try #require(try herald.application.store.userSurvey(id: Int64(id)))
         #expect(
             stored.userSurvey.answers == [
-                "how": "app", "what": ["burger", "fries"], "stars": 5, "back": true, "note": "Great fries 🍟",
+                "how": "app", "what": ["burger", "fries"], "stars": 5, "back": true, "user_survey_id": 2.5,
+                "note": "Great fries 🍟",
             ])
         // Once: the page says so, and the app's API call is refused.
         #expect(try post("how=counter&stars=1").status == 409)

@@ -316,8 +316,12 @@ struct HTTPServerTests {
         for (head, status) in [
             // (A list in one field, `Content-Length: 0, 37`, libmicrohttpd refuses itself, in HTML.)
             ("Content-Length: 0\r\nContent-Length: 37", 400),
-            ("Content-Length: 5\r\nTransfer-Encoding: chunked", 400), ("Transfer-Encoding: gzip", 501),
-            ("Transfer-Encoding: gzip, chunked", 501),
+            ("Content-Length: 5\r\nTransfer-Encoding: chunked", 400), ("Content-Length: 5\r\nTransfer-Encoding: ", 400),
+            ("Transfer-Encoding: gzip", 501), ("Transfer-Encoding: gzip, chunked", 501),
+            // What libmicrohttpd would not read as chunked, and would read until the connection closes.
+            ("Transfer-Encoding: ", 400), ("Transfer-Encoding: chunked, chunked", 400),
+            ("Transfer-Encoding: , chunked", 400),
+            ("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked", 400),
         ] {
             let client = server.client()
             try client.send(

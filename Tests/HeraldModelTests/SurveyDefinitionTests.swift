@@ -82,6 +82,16 @@ import Testing
         #expect(survey.questions.map(\.id) == ["1"])
         #expect(survey.questions[0].choices.map(\.id) == ["10", "b"])
         #expect(SurveyValidator(survey).validate(json: ["1": "10"]).isEmpty)
+        // 7 and "7" are one id: the second is a duplicate, as two "7"s are.
+        for second in [JSON.int(7), .string("7")] {
+            let json: JSON = [
+                "title": "T",
+                "questions": [
+                    ["id": 7, "text": "A?", "type": "boolean"], ["id": second, "text": "B?", "type": "boolean"],
+                ],
+            ]
+            #expect(Self.problems(json) == ["questions[1].id: duplicates questions[0].id"])
+        }
     }
 
     @Test func jsonRoundTrips() throws {

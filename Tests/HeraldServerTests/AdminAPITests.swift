@@ -370,6 +370,8 @@ struct AdminAPITests {
 
     static let badServiceAccountFields: [(String, JSON)] = [
         ("client_email", .string("not-an-email")), ("token_uri", .string("ftp://oauth2.googleapis.com/token")),
+        ("token_uri", .string("http://oauth2.googleapis.com/token")), ("token_uri", .string("https:///token")),
+        ("token_uri", .string("https://a b c")), ("token_uri", .string("https://@:/")),
         ("type", .string("authorized_user")), ("private_key", .string("garbage")), ("project_id", .int(42)),
         ("project_id", .string("burger co/../app")), ("project_id", .string("Burger-Co")), ("project_id", "b-c"),
     ]
@@ -744,6 +746,9 @@ struct AdminAPITests {
         ("media", .string("https://cdn.example.com/a.jpg"), "media"),
         ("media", .object([("url", .string("https://")), ("type", .string("jpg"))]), "media.url"),
         ("media", .object([("url", .string("https:/cdn.example.com/a.jpg")), ("type", .string("jpg"))]), "media.url"),
+        ("media", .object([("url", .string("http://%20/a.jpg")), ("type", .string("jpg"))]), "media.url"),
+        ("media", .object([("url", .string("http://x:99999/a.jpg")), ("type", .string("jpg"))]), "media.url"),
+        ("media", .object([("url", .string("http://x/a\u{1}.jpg")), ("type", .string("jpg"))]), "media.url"),
     ]
 
     @Test(arguments: badMedia)

@@ -349,25 +349,30 @@ public final class HTTPServer: @unchecked Sendable {
         var bytes = 0
         /// Every `Content-Length` value, comma-separated lists split.
         var contentLengths: Set<String> = []
-        /// The `Transfer-Encoding` values, lowercased.
-        var transferCodings: [String] = []
+        /// The `Transfer-Encoding` fields' values, as received.
+        var transferEncodings: [String] = []
 
-        /// Why the body's end is ambiguous or unreadable (RFC 9112 §6.1, §6.3), if it is.
+        /// Why the body's end is ambiguous or unreadable (RFC 9112 §6.1, §6.3), if it is. libmicrohttpd reads a
+        /// chunked body only when the one field says exactly `chunked` (in any case), and otherwise reads until
+        /// the connection closes: anything else is refused here.
         var framingError: HTTPError? {
             if contentLengths.count > 1 {
                 return HTTPError(.badRequest, field: "base", "conflicting Content-Length header fields")
             }
-            guard !transferCodings.isEmpty else { return nil }
+            guard !transferEncodings.isEmpty else { return nil }
             if !contentLengths.isEmpty {
                 return HTTPError(.badRequest, field: "base", "both Content-Length and Transfer-Encoding")
             }
-            if transferCodings != ["chunked"] {
-                return HTTPError(
-                    .notImplemented, field: "base",
-                    "transfer coding \(transferCodings.joined(separator: ", ")) is not supported; send chunked or a Content-Length"
-                )
+            if transferEncodings.count == 1, transferEncodings[0].lowercased() == "chunked" { return nil }
+            let codings = transferEncodings.flatMap { $0.split(separator: ",") }.map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            }.filter { !$0.isEmpty }
+            if codings.allSatisfy({ $0 == "chunked" }) {
+                return HTTPError(.badRequest, field: "base", "Transfer-Encoding must be exactly chunked")
             }
-            return nil
+            return HTTPError(
+                .notImplemented, field: "base",
+                "transfer coding \(codings.joined(separator: ", ")) is not supported; send chunked or a Content-Length")
         }
     }
 
@@ -382,10 +387,7 @@ public final class HTTPServer: @unchecked Sendable {
                 head.pointee.contentLengths.insert(item.trimmingCharacters(in: .whitespaces))
             }
         } else if strcasecmp(key, "Transfer-Encoding") == 0 {
-            let text = value.map { String(cString: $0) } ?? ""
-            head.pointee.transferCodings += text.split(separator: ",").map {
-                $0.trimmingCharacters(in: .whitespaces).lowercased()
-            }
+            head.pointee.transferEncodings.append(value.map { String(cString: $0) } ?? "")
         }
         return .YES
     }

@@ -26,7 +26,7 @@ extension SurveyDefinition {
             var firstIndex: [String: Int] = [:]
             for (index, item) in items.enumerated() {
                 let path = "questions[\(index)]"
-                if let id = item["id"]?.stringValue, SurveyText.isIdentifier(id) {
+                if let id = SurveyQuestion.identifier(item["id"]) {
                     if let first = firstIndex[id] {
                         problems.add("\(path).id", "duplicates questions[\(first)].id")
                     } else {

@@ -118,16 +118,22 @@ extension SurveyQuestion {
         return value
     }
 
-    /// A short identifier, or nil after adding why not. A whole number is read as its digits (`1` → `"1"`): answers
-    /// are then keyed by that text.
+    /// `value` as an identifier's text, if it is one: a short string, or a whole number read as its digits
+    /// (`1` → `"1"`), the text answers are then keyed by.
+    static func identifier(_ value: JSON?) -> String? {
+        switch value {
+        case .string(let id) where SurveyText.isIdentifier(id): return id
+        case .int(let number) where number >= 0: return String(number)
+        default: return nil
+        }
+    }
+
+    /// A short identifier (see `identifier(_:)`), or nil after adding why not.
     static func parseIdentifier(_ value: JSON?, at field: String, into problems: inout SurveyProblemList) -> String? {
+        if let id = identifier(value) { return id }
         switch present(value) {
         case nil:
             problems.add(field, "can't be blank")
-        case .string(let id) where SurveyText.isIdentifier(id):
-            return id
-        case .int(let number) where number >= 0 && SurveyText.isIdentifier(String(number)):
-            return String(number)
         case .string(let id) where SurveyText.trimmed(id).isEmpty:
             problems.add(field, "can't be blank")
         case .string:

@@ -173,7 +173,7 @@ struct AdminController: Sendable {
         if let email, !email.contains("@") { errors.add("service_account.client_email", "is invalid") }
         let tokenURI = AdminRules.requiredString(parsed, "token_uri", max: 2000, &errors, prefix: "service_account.")
         // The signed assertion it receives is worth an access token: never sent in the clear.
-        if let tokenURI, !tokenURI.hasPrefix("https://") || tokenURI.count < 9 {
+        if let tokenURI, !MediaRules.isWebURL(tokenURI, secure: true) {
             errors.add("service_account.token_uri", "must be an https URL")
         }
         if let key = AdminRules.requiredString(parsed, "private_key", max: 20_000, &errors, prefix: "service_account.")

@@ -56,7 +56,7 @@ struct AdminLoyaltyController: Sendable {
         var imageURL: String?
         if let value = body["image_url"], !value.isNull {
             imageURL = value.stringValue
-            if !(imageURL.map(MediaRules.isWebURL) ?? false) {
+            if !(imageURL.map { MediaRules.isWebURL($0) } ?? false) {
                 errors.add("image_url", "must be an http or https URL")
             }
         }

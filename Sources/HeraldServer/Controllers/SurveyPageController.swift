@@ -24,27 +24,35 @@ struct SurveyPageController: Sendable {
         let (userSurvey, survey) = try opened(request)
         let definition = try SurveySubmission.definition(of: survey)
         if userSurvey.submittedAt != nil { return page(definition.title, "<p>Thank you: your answers are in.</p>") }
-        return page(definition.title, form(definition, target: request.target, answers: [], problems: [:]))
+        return page(definition.title, form(definition, target: request.target, answers: [], problems: []))
     }
 
     @Sendable func answer(_ request: HTTPRequest) throws -> HTTPResponse {
         let (userSurvey, survey) = try opened(request)
         let definition = try SurveySubmission.definition(of: survey)
         let fields = QueryString.parse(String(decoding: request.body, as: UTF8.self))
-        do {
-            _ = try submission.submit(Self.answers(fields, to: definition), to: userSurvey, of: survey)
-        } catch let error as HTTPError where error.status == .unprocessableEntity && wantsHTML(request) {
-            let problems = Dictionary(
-                error.errors.map { ($0.field, $0.messages.joined(separator: "; ")) },
-                uniquingKeysWith: { $0 + "; " + $1 })
-            if problems["user_survey_id"] != nil {
-                return page(definition.title, "<p>These answers are in already: thank you.</p>", status: .conflict)
-            }
+        let answers = Self.answers(fields, to: definition)
+        let thanks = page(definition.title, "<p>Thank you: your answers are in.</p>")
+        // A browser is answered with pages; anything else with the API's JSON, from the same submission.
+        guard wantsHTML(request) else {
+            _ = try submission.submit(answers, to: userSurvey, of: survey)
+            return thanks
+        }
+        let answeredAlready = page(
+            definition.title, "<p>These answers are in already: thank you.</p>", status: .conflict)
+        guard userSurvey.submittedAt == nil else { return answeredAlready }
+        let problems = SurveyValidator(definition).validate(json: answers)
+        guard problems.isEmpty else {
             return page(
                 definition.title, form(definition, target: request.target, answers: fields, problems: problems),
                 status: .unprocessableEntity)
         }
-        return page(definition.title, "<p>Thank you: your answers are in.</p>")
+        do {
+            _ = try submission.submit(answers, to: userSurvey, of: survey)
+        } catch let error as StoreError where error.code == .conflict {
+            return answeredAlready  // answered meanwhile, by a second tap or the app
+        }
+        return thanks
     }
 
     /// The user survey the request's path names, if its `t` is that survey's key; 404 otherwise (the same answer
@@ -75,10 +83,9 @@ struct SurveyPageController: Sendable {
             switch question.type {
             case .multipleChoice: answer = .array(values.map { .string($0) })
             case .rating, .slider, .number:
-                if let whole = Int64(first) {
-                    answer = .int(whole)
-                } else if let number = Double(first), number.isFinite {
-                    answer = .double(number)
+                // As JSON writes numbers (no hexadecimal, no "inf"); anything else as text, for the validator.
+                if let number = try? JSON.parse(first), number.int64Value != nil || number.doubleValue != nil {
+                    answer = number
                 } else {
                     answer = .string(first)
                 }
@@ -104,7 +111,7 @@ struct SurveyPageController: Sendable {
             <title>\(Self.escaped(title))</title>
             <style>body{font-family:system-ui,sans-serif;margin:1em auto;max-width:36em;padding:0 1em}
             fieldset{border:0;margin:0 0 1.2em;padding:0}legend{font-weight:600;margin-bottom:.4em}
-            label{display:block;margin:.2em 0}textarea,input[type=number],input[type=range]{width:100%}
+            label{display:block;margin:.2em 0}textarea,input[type=number]{width:100%}
             .problem{color:#b00020}button{font-size:1.1em;padding:.5em 1.5em}</style></head>
             <body><h1>\(Self.escaped(title))</h1>
             \(content)
@@ -117,10 +124,12 @@ struct SurveyPageController: Sendable {
 
     private func form(
         _ definition: SurveyDefinition, target: String, answers: [(name: String, value: String)],
-        problems: [String: String]
+        problems: [SurveyAnswerProblem]
     ) -> String {
         var html = "<form method=\"post\" action=\"\(Self.escaped(target))\">\n"
-        if let overall = problems["answers"] { html += "<p class=\"problem\">\(Self.escaped(overall))</p>\n" }
+        for problem in problems where problem.questionID == nil {
+            html += "<p class=\"problem\">\(Self.escaped(problem.message))</p>\n"
+        }
         for question in definition.questions {
             let given = answers.filter { $0.name == question.id }.map(\.value)
             let name = Self.escaped(question.id)
@@ -137,27 +146,27 @@ struct SurveyPageController: Sendable {
             case .boolean:
                 option("radio", "true", "Yes")
                 option("radio", "false", "No")
-            case .rating:
-                let scale = question.scale ?? 1...5
+            case .rating,
+                .slider where !question.allowsDecimals:
+                // One choice per step: a group an optional question can also be left without.
+                let scale = question.scale ?? SurveyQuestion.defaultScale(for: question.type) ?? 1...5
                 for value in scale { option("radio", String(value), String(value)) }
-            case .slider:
-                let scale = question.scale ?? 0...10
-                let value = given.first ?? String((scale.lowerBound + scale.upperBound) / 2)
+            case .slider, .number:
+                // Any number the browser takes: the validator judges it, as it judges the app's.
+                let minimum = question.minimum ?? question.scale.map { Double($0.lowerBound) }
+                let maximum = question.maximum ?? question.scale.map { Double($0.upperBound) }
                 html +=
-                    "<input type=\"range\" name=\"\(name)\" min=\"\(scale.lowerBound)\" max=\"\(scale.upperBound)\" "
-                    + "step=\"1\" value=\"\(Self.escaped(value))\">\n"
-            case .number:
-                html +=
-                    "<input type=\"number\" name=\"\(name)\" step=\"\(question.allowsDecimals ? "any" : "1")\""
-                    + (question.minimum.map { " min=\"\($0)\"" } ?? "")
-                    + (question.maximum.map { " max=\"\($0)\"" } ?? "")
+                    "<input type=\"number\" name=\"\(name)\" step=\"any\""
+                    + (minimum.map { " min=\"\($0)\"" } ?? "") + (maximum.map { " max=\"\($0)\"" } ?? "")
                     + " value=\"\(Self.escaped(given.first ?? ""))\">\n"
             default:
                 html +=
                     "<textarea name=\"\(name)\" rows=\"4\" maxlength=\"\(question.maxLength)\">"
                     + "\(Self.escaped(given.first ?? ""))</textarea>\n"
             }
-            if let problem = problems[question.id] { html += "<p class=\"problem\">\(Self.escaped(problem))</p>\n" }
+            for problem in problems where problem.questionID == question.id {
+                html += "<p class=\"problem\">\(Self.escaped(problem.message))</p>\n"
+            }
             html += "</fieldset>\n"
         }
         return html + "<button type=\"submit\">Send</button>\n</form>"

@@ -94,14 +94,19 @@ enum MediaRules {
         limits.first { $0.types.contains(type.lowercased()) }?.maxBytes
     }
 
-    /// Whether `text` is an absolute http(s) URL with a host, without spaces, of at most 2000 characters: what a
-    /// phone can download an image or attachment from.
-    static func isWebURL(_ text: String) -> Bool {
-        guard text.count <= 2000, !text.contains(where: { $0.isWhitespace || $0.isNewline }),
+    /// Whether `text` is an absolute http(s) URL (only https when `secure`) with a host of letters, digits, dots,
+    /// hyphens (or an IPv6 literal) and a valid port, without spaces or control characters, of at most 2000
+    /// characters: what a phone can download an image or attachment from.
+    static func isWebURL(_ text: String, secure: Bool = false) -> Bool {
+        guard text.count <= 2000, !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }),
             let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-            scheme == "https" || scheme == "http", let host = components.host, !host.isEmpty
+            scheme == "https" || (scheme == "http" && !secure), let host = components.percentEncodedHost,
+            !host.isEmpty, components.port.map({ (1...65535).contains($0) }) ?? true
         else { return false }
-        return true
+        let isName = host.unicodeScalars.allSatisfy {
+            CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "." || $0 == "-"
+        }
+        return isName || (host.hasPrefix("[") && host.hasSuffix("]"))
     }
 
     /// A `{url, type}` object checked: an http(s) URL and a type iOS can attach.

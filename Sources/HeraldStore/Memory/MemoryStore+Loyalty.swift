@@ -344,11 +344,11 @@ extension MemoryStore {
             guard var checkin = state.checkins[id], checkin.businessID == businessID else {
                 throw StoreError.notFound("check-in")
             }
-            if checkin.status == to {
-                // The POS repeating a change whose answer it lost: one change, one notification.
-                return CheckinResult(
-                    checkin: checkin, notification: checkin.notificationID.flatMap { state.notifications[$0] },
-                    conversions: [], created: false)
+            // The POS repeating a change whose answer it lost (see SQLStore.changeCheckin).
+            if checkin.status == to, let entry = checkin.notificationID.flatMap({ state.notifications[$0] }),
+                entry.event == event.rawValue
+            {
+                return CheckinResult(checkin: checkin, notification: entry, conversions: [], created: false)
             }
             guard from.contains(checkin.status) else {
                 throw StoreError(.conflict, field: "status", "the check-in is \(checkin.status)")

@@ -545,13 +545,16 @@ extension SQLStore {
                     "SELECT \(raw: Self.checkinColumns) FROM checkins WHERE id = \(id) AND business_id = \(businessID)"
                 ).map(Self.checkin)
             else { throw StoreError.notFound("check-in") }
-            if checkin.status == to {
-                // The POS repeating a change whose answer it lost: one change, one notification.
-                let entry = try checkin.notificationID.flatMap { id in
+            // The POS repeating a change whose answer it lost: one change, one notification. (Its last notification
+            // tells this change from another that left the same status: a check-in approved when it was made was
+            // never retried.)
+            if checkin.status == to,
+                let entry = try checkin.notificationID.flatMap({ id in
                     try db.row("SELECT \(raw: Self.notificationColumns) FROM notifications WHERE id = \(id)").map {
                         Self.notification($0)
                     }
-                }
+                }), entry.event == event.rawValue
+            {
                 return CheckinResult(checkin: checkin, notification: entry, conversions: [], created: false)
             }
             guard from.contains(checkin.status) else {
