@@ -60,6 +60,13 @@ public final class DeliveryEngine: @unchecked Sendable {
             completions.append(completion)
             if firstCompletion == nil { firstCompletion = .now }
         }
+
+        /// How long until the answers waiting are to be written (zero or less: now): `delay` after the first of
+        /// them, or at once when `batch` are waiting. Nil when none is.
+        func recordIn(delay: Duration, batch: Int, now: ContinuousClock.Instant) -> Duration? {
+            guard let first = firstCompletion else { return nil }
+            return completions.count >= batch ? .zero : first + delay - now
+        }
         var broken: [String: String] = [:]  // "business/platform" → reason
     }
 
@@ -217,7 +224,8 @@ public final class DeliveryEngine: @unchecked Sendable {
         signal.lock()
         let now = ContinuousClock.now
         let (ready, recordIn) = state.withLock { state -> (Bool, Duration?) in
-            let recordIn = state.firstCompletion.map { $0 + configuration.recordDelay - now }
+            let recordIn = state.recordIn(
+                delay: configuration.recordDelay, batch: configuration.recordBatch, now: now)
             let ready = state.woken || (recordIn.map { $0 <= .zero } ?? false)
             state.woken = false
             state.asleep = !ready
@@ -361,8 +369,8 @@ public final class DeliveryEngine: @unchecked Sendable {
         }
         let completion = DeliveryCompletion(
             id: job.id, leaseOwner: configuration.owner, outcome: outcome, deviceID: job.deviceID, token: job.token)
-        // Record outcomes as soon as they arrive (what is accumulated meanwhile goes in the same transaction):
-        // an answer Apple gave that isn't written yet is sent again after a crash.
+        // Outcomes are written together, soon after the first arrives (`recordDelay`, `recordBatch`): an answer
+        // Apple gave that isn't written yet is sent again after a crash.
         let (shouldSignal, window) = state.withLock { state -> (Bool, Int) in
             state.add(completion)
             state.inFlight -= 1
@@ -426,9 +434,10 @@ public final class DeliveryEngine: @unchecked Sendable {
     private func flush(force: Bool = true) {
         let now = ContinuousClock.now
         let batch = state.withLock { state -> [DeliveryCompletion] in
-            guard let first = state.firstCompletion,
-                force || state.completions.count >= configuration.recordBatch
-                    || now - first >= configuration.recordDelay
+            guard
+                let recordIn = state.recordIn(
+                    delay: configuration.recordDelay, batch: configuration.recordBatch, now: now),
+                force || recordIn <= .zero
             else { return [] }
             defer {
                 state.completions.removeAll(keepingCapacity: true)
