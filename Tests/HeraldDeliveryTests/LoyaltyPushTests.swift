@@ -489,20 +489,18 @@ struct LoyaltyPushTests {
                 try #require((sent.json as? [String: Any])?["user_survey_ids"] as? [Int])
             )
         }
-        let unvisited = try send(#"{"user_ids":[\#(ann.userID!)]}"#)
-        #expect(
-            unvisited.push["payload"]?["aps"]?["alert"]?["body"]
-                == "Please share your experience from your last visit at Burger Co.")
-        #expect(unvisited.push["payload"]?["p"] == 0)
-        #expect(unvisited.push["payload"]?["f"] == 0)
+        func expectAbout(_ push: JSON, _ place: String, points: Int, first: Int) {
+            let payload = push["payload"]
+            #expect(
+                payload?["aps"]?["alert"]?["body"]
+                    == .string("Please share your experience from your last visit at \(place)."))
+            #expect(payload?["p"] == .int(Int64(points)) && payload?["f"] == .int(Int64(first)), "\(push)")
+        }
+        expectAbout(try send(#"{"user_ids":[\#(ann.userID!)]}"#).push, "Burger Co", points: 0, first: 0)
         // …then, after a check-in, that visit: its location, its points (`p`) and whether it was the first (`f`).
         #expect(try checkin(ann, points: 7).status == 201)
         let visited = try send(#"{"user_ids":[\#(ann.userID!)]}"#)
-        #expect(
-            visited.push["payload"]?["aps"]?["alert"]?["body"]
-                == "Please share your experience from your last visit at Brooklyn Location.")
-        #expect(visited.push["payload"]?["p"] == 7)
-        #expect(visited.push["payload"]?["f"] == 1)
+        expectAbout(visited.push, "Brooklyn Location", points: 7, first: 1)
         let visit = try ann.call(
             "GET", "/api2/mobile/survey_details?client=\(business.client)&user_survey_id=\(visited.userSurveyIDs[0])")
         #expect(try JSON.parse(visit.body)["location_id"]?.int64Value == location, "\(visit)")

@@ -219,7 +219,7 @@ public final class HTTPServer: @unchecked Sendable {
             }
             var head = RequestHead()
             let headerCount = withUnsafeMutablePointer(to: &head) { pointer in
-                Int(MHD_get_connection_values(connection, .HEADER_KIND, HTTPServer.headerSizer, pointer))
+                Int(MHD_get_connection_values(connection, .HEADER_KIND, HTTPServer.headReader, pointer))
             }
             if let tooLarge = headersTooLarge(bytes: head.bytes, count: headerCount) {
                 return refuse(
@@ -377,7 +377,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Adds each header field to the `RequestHead` at `context`.
-    private static let headerSizer: MHD_KeyValueIterator = { context, _, key, value in
+    private static let headReader: MHD_KeyValueIterator = { context, _, key, value in
         guard let context, let key else { return .YES }
         let head = context.assumingMemoryBound(to: RequestHead.self)
         head.pointee.bytes += strlen(key) + (value.map { strlen($0) } ?? 0) + 4

@@ -144,12 +144,10 @@ struct MobileLoyaltyController: Sendable {
     @Sendable func giftCardBalance(_ request: HTTPRequest) throws -> HTTPResponse {
         let (_, business, user) = try signedIn(request)
         let reference = request.parameter("uuid") ?? ""
-        let named =
-            try store.giftCard(businessID: business.id, uuid: reference).flatMap { $0.userID == user.id ? $0 : nil }
+        func own(_ card: GiftCard?) -> GiftCard? { card?.userID == user.id ? card : nil }
         guard
-            let card = try named
-                ?? PathID.parse(reference).flatMap({ try store.giftCard(businessID: business.id, id: $0) }),
-            card.userID == user.id
+            let card = try own(store.giftCard(businessID: business.id, uuid: reference))
+                ?? own(PathID.parse(reference).flatMap { try store.giftCard(businessID: business.id, id: $0) })
         else { throw HTTPError.notFound("gift card not found") }
         return .json(
             .object([

@@ -20,10 +20,13 @@ struct SurveyPageController: Sendable {
         router.post("/surveys/{user_survey_id}", answer)
     }
 
+    /// What the page says once the answers are in.
+    static let thanks = "<p>Thank you: your answers are in.</p>"
+
     @Sendable func show(_ request: HTTPRequest) throws -> HTTPResponse {
         let (userSurvey, survey) = try opened(request)
         let definition = try SurveySubmission.definition(of: survey)
-        if userSurvey.submittedAt != nil { return page(definition.title, "<p>Thank you: your answers are in.</p>") }
+        if userSurvey.submittedAt != nil { return page(definition.title, Self.thanks) }
         return page(definition.title, form(definition, target: request.target, answers: [], problems: []))
     }
 
@@ -32,27 +35,21 @@ struct SurveyPageController: Sendable {
         let definition = try SurveySubmission.definition(of: survey)
         let fields = QueryString.parse(String(decoding: request.body, as: UTF8.self))
         let answers = Self.answers(fields, to: definition)
-        let thanks = page(definition.title, "<p>Thank you: your answers are in.</p>")
         // A browser is answered with pages; anything else with the API's JSON, from the same submission.
         guard wantsHTML(request) else {
             _ = try submission.submit(answers, to: userSurvey, of: survey)
-            return thanks
+            return page(definition.title, Self.thanks)
         }
-        let answeredAlready = page(
-            definition.title, "<p>These answers are in already: thank you.</p>", status: .conflict)
-        guard userSurvey.submittedAt == nil else { return answeredAlready }
-        let problems = SurveyValidator(definition).validate(json: answers)
-        guard problems.isEmpty else {
+        do {
+            _ = try submission.store(answers, to: userSurvey, of: survey)
+        } catch SurveySubmission.Refusal.answeredAlready {
+            return page(definition.title, "<p>These answers are in already: thank you.</p>", status: .conflict)
+        } catch SurveySubmission.Refusal.invalid(let problems) {
             return page(
                 definition.title, form(definition, target: request.target, answers: fields, problems: problems),
                 status: .unprocessableEntity)
         }
-        do {
-            _ = try submission.submit(answers, to: userSurvey, of: survey)
-        } catch let error as StoreError where error.code == .conflict {
-            return answeredAlready  // answered meanwhile, by a second tap or the app
-        }
-        return thanks
+        return page(definition.title, Self.thanks)
     }
 
     /// The user survey the request's path names, if its `t` is that survey's key; 404 otherwise (the same answer

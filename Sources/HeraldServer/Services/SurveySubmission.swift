@@ -9,6 +9,24 @@ struct SurveySubmission: Sendable {
     let store: any Store
     let clock: WallClock
 
+    /// Why answers were not stored.
+    enum Refusal: Error {
+        /// The survey was answered before (or meanwhile, by a second tap or the other channel).
+        case answeredAlready
+        /// What the validator found wrong, per question.
+        case invalid([SurveyAnswerProblem])
+
+        /// The API's answer: 422 `{"errors":{"<question id>":["…"]}}`, or on `user_survey_id` when answered.
+        var error: HTTPError {
+            var errors = FieldErrors()
+            switch self {
+            case .answeredAlready: errors.add("user_survey_id", "has already been answered")
+            case .invalid(let problems): for problem in problems { errors.add(problem.field, problem.message) }
+            }
+            return HTTPError(.unprocessableEntity, errors: errors.errors)
+        }
+    }
+
     /// The definition `survey` was created with (checked then, so failing to read it is the server's trouble).
     static func definition(of survey: Survey) throws -> SurveyDefinition {
         do {
@@ -18,21 +36,27 @@ struct SurveySubmission: Sendable {
         }
     }
 
-    /// Stores `answers` (a JSON object keyed by question id); 422 `{"errors":{"<question id>":["…"]}}` when they
-    /// don't fit, or when the survey has been answered already.
-    func submit(_ answers: JSON, to userSurvey: UserSurvey, of survey: Survey) throws -> UserSurvey {
-        guard userSurvey.submittedAt == nil else {
-            throw HTTPError.invalid("user_survey_id", "has already been answered")
-        }
+    /// Stores `answers` (a JSON object keyed by question id), or throws the `Refusal` saying why not.
+    func store(_ answers: JSON, to userSurvey: UserSurvey, of survey: Survey) throws -> UserSurvey {
+        guard userSurvey.submittedAt == nil else { throw Refusal.answeredAlready }
         let validator = SurveyValidator(try Self.definition(of: survey))
         let problems = validator.validate(json: answers)
-        if !problems.isEmpty {
-            var errors = FieldErrors()
-            for problem in problems { errors.add(problem.field, problem.message) }
-            try errors.check()
+        guard problems.isEmpty else { throw Refusal.invalid(problems) }
+        do {
+            return try store.submitSurvey(
+                userID: userSurvey.userID, id: userSurvey.id,
+                answers: validator.normalized(try SurveyAnswers(json: answers)).json, at: clock.now())
+        } catch let error as StoreError where error.code == .conflict {
+            throw Refusal.answeredAlready
         }
-        let parsed = try SurveyAnswers(json: answers)
-        return try store.submitSurvey(
-            userID: userSurvey.userID, id: userSurvey.id, answers: validator.normalized(parsed).json, at: clock.now())
+    }
+
+    /// `store`, refusals answered as the API answers them (`Refusal.error`).
+    func submit(_ answers: JSON, to userSurvey: UserSurvey, of survey: Survey) throws -> UserSurvey {
+        do {
+            return try store(answers, to: userSurvey, of: survey)
+        } catch let refusal as Refusal {
+            throw refusal.error
+        }
     }
 }

@@ -96,7 +96,7 @@ enum MediaRules {
 
     /// Whether `text` is an absolute http(s) URL (only https when `secure`) with a host of letters, digits, dots,
     /// hyphens (or an IPv6 literal) and a valid port, without spaces or control characters, of at most 2000
-    /// characters: what a phone can download an image or attachment from.
+    /// characters: what a phone can download an image or attachment from, and a server can post to.
     static func isWebURL(_ text: String, secure: Bool = false) -> Bool {
         guard text.count <= 2000, !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }),
             let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),

@@ -351,12 +351,17 @@ extension SQLStore {
                 $0.isRepeated(transactionID: transactionID, userID: userID, rewardID: rewardID, discount: discount)
             })
         else { return nil }
-        let entry = try existing.notificationID.flatMap { id in
+        return RedemptionResult(
+            redemption: existing, notification: try inboxEntry(db, existing.notificationID), created: false)
+    }
+
+    /// The inbox entry `id` (a check-in's or redemption's), if any.
+    private func inboxEntry(_ db: any SQLConnection, _ id: Int64?) throws -> InboxEntry? {
+        try id.flatMap { id in
             try db.row("SELECT \(raw: Self.notificationColumns) FROM notifications WHERE id = \(id)").map {
                 Self.notification($0)
             }
         }
-        return RedemptionResult(redemption: existing, notification: entry, created: false)
     }
 
     /// The users whose check-ins and redemptions carry `transactionID`.
@@ -428,12 +433,9 @@ extension SQLStore {
                 ).map(Self.checkin)
             {
                 try existing.checkRepeated(by: user.id)
-                let entry = try existing.notificationID.flatMap { id in
-                    try db.row("SELECT \(raw: Self.notificationColumns) FROM notifications WHERE id = \(id)").map {
-                        Self.notification($0)
-                    }
-                }
-                return CheckinResult(checkin: existing, notification: entry, conversions: [], created: false)
+                return CheckinResult(
+                    checkin: existing, notification: try inboxEntry(db, existing.notificationID), conversions: [],
+                    created: false)
             }
             if let transactionID = new.transactionID {
                 try Redemption.checkTransaction(
@@ -548,12 +550,8 @@ extension SQLStore {
             // The POS repeating a change whose answer it lost: one change, one notification. (Its last notification
             // tells this change from another that left the same status: a check-in approved when it was made was
             // never retried.)
-            if checkin.status == to,
-                let entry = try checkin.notificationID.flatMap({ id in
-                    try db.row("SELECT \(raw: Self.notificationColumns) FROM notifications WHERE id = \(id)").map {
-                        Self.notification($0)
-                    }
-                }), entry.event == event.rawValue
+            if checkin.status == to, let entry = try inboxEntry(db, checkin.notificationID),
+                entry.event == event.rawValue
             {
                 return CheckinResult(checkin: checkin, notification: entry, conversions: [], created: false)
             }
