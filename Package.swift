@@ -23,24 +23,43 @@ let package = Package(
         .target(name: "HeraldModel"),
         // Logging and metrics, for every layer below the server.
         .target(name: "HeraldObservability"),
+        // Long-lived work as services under one supervisor.
+        .target(name: "HeraldLifecycle", dependencies: ["HeraldModel", "HeraldObservability"]),
         .target(name: "HeraldCrypto", dependencies: ["COpenSSL"]),
-        .target(name: "HeraldHTTP", dependencies: ["HeraldModel", "HeraldObservability", "CMicroHTTPD", "CCurl"]),
+        .target(
+            name: "HeraldHTTP",
+            dependencies: ["HeraldModel", "HeraldObservability", "HeraldLifecycle", "CMicroHTTPD", "CCurl"]),
         .target(name: "HeraldStore", dependencies: ["HeraldModel", "HeraldObservability"]),
         .target(name: "HeraldSQLite", dependencies: ["HeraldStore", "CSQLite"]),
-        .target(name: "HeraldDelivery", dependencies: ["HeraldModel", "HeraldStore", "HeraldHTTP"]),
+        // The rules: loyalty, inbox, accounts, the one drafting path; over the store's transactions.
+        .target(
+            name: "HeraldDomain",
+            dependencies: ["HeraldModel", "HeraldStore", "HeraldObservability", "HeraldLifecycle"]),
+        .target(name: "HeraldDelivery", dependencies: ["HeraldModel", "HeraldStore", "HeraldHTTP", "HeraldLifecycle"]),
         .target(name: "HeraldAPNs", dependencies: ["HeraldDelivery", "HeraldCrypto"]),
         .target(name: "HeraldFCM", dependencies: ["HeraldDelivery", "HeraldCrypto"]),
         .target(
             name: "HeraldServer",
             dependencies: [
-                "HeraldModel", "HeraldCrypto", "HeraldHTTP", "HeraldStore", "HeraldSQLite",
-                "HeraldDelivery", "HeraldAPNs", "HeraldFCM",
+                "HeraldModel", "HeraldCrypto", "HeraldHTTP", "HeraldStore", "HeraldDomain", "HeraldDelivery",
+                "HeraldLifecycle",
             ]
         ),
-        .executableTarget(name: "herald", dependencies: ["HeraldServer", "HeraldHTTP", "HeraldObservability"]),
+        // The composition root: the command line, the backends and providers chosen, services run under signals.
+        .target(
+            name: "HeraldRuntime",
+            dependencies: [
+                "HeraldServer", "HeraldSQLite", "HeraldAPNs", "HeraldFCM", "HeraldDelivery", "HeraldLifecycle",
+                "HeraldCrypto", "HeraldHTTP", "HeraldObservability",
+            ]
+        ),
+        .executableTarget(name: "herald", dependencies: ["HeraldRuntime"]),
         .target(
             name: "HeraldTesting",
-            dependencies: ["HeraldServer", "HeraldCrypto", "HeraldStore", "HeraldModel", "HeraldObservability"]),
+            dependencies: [
+                "HeraldRuntime", "HeraldServer", "HeraldDomain", "HeraldDelivery", "HeraldCrypto", "HeraldStore",
+                "HeraldSQLite", "HeraldModel", "HeraldObservability", "HeraldLifecycle",
+            ]),
 
         .testTarget(name: "HeraldModelTests", dependencies: ["HeraldModel", "HeraldTesting"]),
         .testTarget(name: "HeraldObservabilityTests", dependencies: ["HeraldObservability"]),
@@ -48,7 +67,14 @@ let package = Package(
         .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldTesting"]),
         .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldTesting"]),
         .testTarget(
-            name: "HeraldDeliveryTests", dependencies: ["HeraldDelivery", "HeraldAPNs", "HeraldFCM", "HeraldTesting"]),
+            name: "HeraldDomainTests",
+            dependencies: ["HeraldDomain", "HeraldStore", "HeraldTesting", "HeraldLifecycle"]),
+        .testTarget(name: "HeraldLifecycleTests", dependencies: ["HeraldLifecycle", "HeraldTesting"]),
+        .testTarget(
+            name: "HeraldDeliveryTests",
+            dependencies: [
+                "HeraldDelivery", "HeraldAPNs", "HeraldFCM", "HeraldDomain", "HeraldTesting", "HeraldLifecycle",
+            ]),
         .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldTesting"]),
     ]
 )

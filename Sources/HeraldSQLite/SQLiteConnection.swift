@@ -41,7 +41,11 @@ public final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // us
     private func error(_ status: Int32, _ context: String) -> StoreError {
         let message = String(cString: sqlite3_errmsg(handle))
         if status == herald_sqlite_constraint_unique || status == herald_sqlite_constraint_primarykey {
-            return StoreError(.conflict, "\(context): \(message)")
+            // "UNIQUE constraint failed: users.business_id, users.email": the columns, never the values.
+            let prefix = "constraint failed: "
+            let columns = message.range(of: prefix).map { message[$0.upperBound...] } ?? ""
+            return StoreError.uniqueViolation(
+                columns: columns.split(separator: ",").map { String($0.split(separator: ".").last ?? $0) })
         }
         return StoreError(.database, "\(context): \(message) (SQLite \(status))")
     }

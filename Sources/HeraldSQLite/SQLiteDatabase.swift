@@ -8,7 +8,7 @@ import Synchronization
 /// ```swift
 /// let database = try SQLiteDatabase(path: "herald-data/herald.db")
 /// try Migrator.migrate(database, Schema.migrations, at: now)
-/// let store = SQLStore(database: database)
+/// let store = Store(database: database)
 /// ```
 public final class SQLiteDatabase: SQLDatabase {
     public let dialect = SQLDialect.sqlite
@@ -16,7 +16,6 @@ public final class SQLiteDatabase: SQLDatabase {
     private let writer: Mutex<SQLiteConnection>
     private let readers = Mutex<[SQLiteConnection]>([])
     private let maxIdleReaders: Int
-    private let commits = Atomic<UInt64>(0)
 
     /// Opens the database at `path`, keeping up to `maxIdleReaders` reader connections.
     public init(path: String, maxIdleReaders: Int = 16) throws {
@@ -35,8 +34,6 @@ public final class SQLiteDatabase: SQLDatabase {
         return try body(connection)
     }
 
-    public var committedWriteCount: UInt64 { commits.load(ordering: .acquiring) }
-
     @discardableResult
     public func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         // Prepared once and kept, like every statement: `sqlite3_exec` would parse them on every transaction.
@@ -45,7 +42,6 @@ public final class SQLiteDatabase: SQLDatabase {
             do {
                 let result = try body(connection)
                 try connection.execute("COMMIT")
-                commits.add(1, ordering: .releasing)
                 return result
             } catch {
                 _ = try? connection.execute("ROLLBACK")

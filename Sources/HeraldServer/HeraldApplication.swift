@@ -1,25 +1,26 @@
 import Foundation
-import HeraldAPNs
+import Synchronization
 import HeraldCrypto
 import HeraldDelivery
-import HeraldFCM
+import HeraldDomain
 import HeraldHTTP
+import HeraldLifecycle
 import HeraldModel
 import HeraldObservability
-import HeraldSQLite
 import HeraldStore
-import Synchronization
 
-/// The whole platform in one process: HTTP API, delivery workers, scheduler. `herald serve` runs one;
-/// tests run one in-process on port 0.
+/// The whole platform as a library: the API's routes over the domain services, the delivery engine and the
+/// reminder scheduler, ready to run as services. What it runs on — the store's database, the push providers —
+/// is chosen by its caller (`herald`'s composition root, or a test), not here.
 ///
 /// ```swift
-/// let app = try HeraldApplication(configuration: configuration, logger: logger)
-/// try app.start()
-/// // … until SIGTERM …
-/// app.shutdown()
+/// let app = try HeraldApplication(
+///     configuration: configuration, directory: directory, sealer: sealer, store: store, providers: providers,
+///     logger: logger)
+/// try app.server.start()   // binds the port
+/// try await ServiceGroup(app.services, logger: logger, signals: [SIGTERM, SIGINT]).run()
 /// ```
-public final class HeraldApplication: @unchecked Sendable {
+public final class HeraldApplication: Sendable {
     /// The configuration it runs with.
     public let configuration: HeraldConfiguration
     /// The admin API's token.
@@ -27,53 +28,32 @@ public final class HeraldApplication: @unchecked Sendable {
     /// True when the admin token was generated at this start (print it once).
     public let adminTokenGenerated: Bool
     /// The store everything is kept in.
-    public let store: any Store
+    public let store: Store
     /// Metrics shown at `/metrics`.
     public let metrics = MetricsRegistry()
-    private let logger: Logger
-    private let clock: WallClock
-    private let server: HTTPServer
-    /// The port the server listens on, once it does (the configured one until then).
-    private let boundPort: BoundPort
-    private let sealer: SecretSealer
+    /// The HTTP API.
+    public let server: HTTPServer
     /// The delivery workers (nil when delivery is off).
     public let delivery: DeliveryEngine?
-    private let providers: [any PushProvider]
-    private let scheduler: ReminderScheduler
+    /// Offer-expiry reminders.
+    public let scheduler: ReminderScheduler
     /// Every route served, as (method, pattern): the OpenAPI document is checked against it.
     public let routes: [(method: String, pattern: String)]
+    /// The port the server listens on, once it does (the configured one until then).
+    private let boundPort: BoundPort
 
-    /// Opens the data directory and database (applying migrations) and builds the API. Nothing listens yet.
-    public init(configuration: HeraldConfiguration, logger: Logger, clock: WallClock = .system) throws {
+    /// Builds the API over `store` (already migrated) and, unless delivery is off, the delivery engine over
+    /// `providers`. Nothing listens yet.
+    public init(
+        configuration: HeraldConfiguration, directory: DataDirectory, sealer: SecretSealer, store: Store,
+        providers: [any PushProvider], logger: Logger, clock: WallClock = .system
+    ) throws {
         self.configuration = configuration
-        self.logger = logger
-        self.clock = clock
-        let directory = try DataDirectory(path: configuration.dataDirectory)
-        sealer = try SecretSealer(key: try directory.secretKey(configured: configuration.secretKey))
+        self.store = store
         (adminToken, adminTokenGenerated) = try directory.adminToken(configured: configuration.adminToken)
-        store = try Self.openStore(configuration.databaseURL, clock: clock, logger: logger)
 
-        let deliveryLogger = logger.labeled("herald.delivery")
         if configuration.delivery.enabled {
             let options = configuration.delivery
-            var clientConfiguration = HTTP2Client.Configuration()
-            clientConfiguration.extraCAFile = configuration.caFile
-            clientConfiguration.maxConnectionsPerHost = options.connectionsPerHost
-            clientConfiguration.eventLoops = min(2, ProcessInfo.processInfo.activeProcessorCount)
-            let loader = CredentialLoader(store: store, sealer: sealer)
-            var apnsConfiguration = APNsProvider.Configuration(baseURLOverride: configuration.apnsURL)
-            apnsConfiguration.requestTimeout = options.requestTimeout
-            var fcmConfiguration = FCMProvider.Configuration(baseURLOverride: configuration.fcmURL)
-            fcmConfiguration.requestTimeout = options.requestTimeout
-            providers = [
-                APNsProvider(
-                    makeClient: { [clientConfiguration] in try HTTP2Client(configuration: clientConfiguration) },
-                    credential: loader.apns, clock: clock,
-                    configuration: apnsConfiguration, logger: deliveryLogger.labeled("herald.apns")),
-                FCMProvider(
-                    client: try HTTP2Client(configuration: clientConfiguration), credential: loader.fcm, clock: clock,
-                    configuration: fcmConfiguration, logger: deliveryLogger.labeled("herald.fcm")),
-            ]
             var engineConfiguration = DeliveryEngine.Configuration(owner: try directory.nodeID())
             engineConfiguration.concurrency = options.concurrency
             engineConfiguration.minimumConcurrency = options.minimumConcurrency
@@ -81,18 +61,20 @@ public final class HeraldApplication: @unchecked Sendable {
             engineConfiguration.retry = RetryPolicy(
                 maxAttempts: options.maxAttempts, base: options.retryBase, cap: options.retryCap)
             delivery = DeliveryEngine(
-                store: store, providers: providers, clock: clock, configuration: engineConfiguration,
-                logger: deliveryLogger,
-                metrics: metrics)
+                queue: store.deliveryQueue, providers: providers, clock: clock, configuration: engineConfiguration,
+                logger: logger.labeled("herald.delivery"), metrics: metrics)
         } else {
-            providers = []
             delivery = nil
         }
         let engine = delivery
-        let notifications = NotificationService(store: store, clock: clock, wake: { engine?.wake() })
+        let notifications = NotificationService()
+        let loyalty = LoyaltyService(store: store, notifications: notifications, clock: clock)
+        let accounts = AccountService(store: store, notifications: notifications, loyalty: loyalty, clock: clock)
+        let inbox = InboxService(store: store, clock: clock)
         scheduler = ReminderScheduler(
-            store: store, notifications: notifications, clock: clock, interval: configuration.schedulerInterval,
+            store: store, loyalty: loyalty, clock: clock, interval: configuration.schedulerInterval,
             logger: logger.labeled("herald.scheduler"))
+
         let mobileAuth = MobileAuthenticator(store: store, sealer: sealer, clock: clock)
         var router = Router()
         SystemController(metrics: metrics).register(in: &router)
@@ -108,18 +90,18 @@ public final class HeraldApplication: @unchecked Sendable {
                 engine?.credentialChanged(businessID: business, platform: platform)
             })
         admin.register(in: &router)
-        AdminLoyaltyController(store: store, admin: admin, notifications: notifications, clock: clock).register(
-            in: &router)
-        POSController(store: store, auth: POSAuthenticator(store: store), notifications: notifications, clock: clock)
-            .register(in: &router)
+        AdminLoyaltyController(store: store, admin: admin, loyalty: loyalty, clock: clock).register(in: &router)
+        POSController(store: store, auth: POSAuthenticator(store: store), loyalty: loyalty).register(in: &router)
         let surveyLinks = SurveyLinks(baseURL: media.publicBaseURL)
-        MobileLoyaltyController(store: store, auth: mobileAuth, clock: clock, surveyLinks: surveyLinks).register(
-            in: &router)
-        SurveyPageController(store: store, sealer: sealer, submission: SurveySubmission(store: store, clock: clock))
-            .register(in: &router)
+        let submission = SurveySubmission(loyalty: loyalty)
+        MobileLoyaltyController(
+            store: store, auth: mobileAuth, loyalty: loyalty, submission: submission, clock: clock,
+            surveyLinks: surveyLinks
+        ).register(in: &router)
+        SurveyPageController(store: store, sealer: sealer, submission: submission).register(in: &router)
         let passwords = PasswordHasher(parameters: .init(n: configuration.passwordCost, r: 8, p: 1))
         MobileController(
-            store: store, auth: mobileAuth, notifications: notifications, passwords: passwords, clock: clock,
+            store: store, auth: mobileAuth, accounts: accounts, inbox: inbox, passwords: passwords, clock: clock,
             tokenLifetime: configuration.accessTokenLifetime,
             dummyHash: try passwords.hash(Base64URL.encode(SecureRandom.bytes(count: 24)))
         ).register(in: &router)
@@ -138,38 +120,22 @@ public final class HeraldApplication: @unchecked Sendable {
         server = HTTPServer(configuration: serverConfiguration, responder: application, logger: httpLogger)
     }
 
-    /// Opens `url` (`sqlite:<path>`) and brings its schema up to date.
-    static func openStore(_ url: String, clock: WallClock, logger: Logger) throws -> any Store {
-        if url.hasPrefix("sqlite:") {
-            let path = String(url.dropFirst("sqlite:".count))
-            let database = try SQLiteDatabase(path: path)
-            let applied = try Migrator.migrate(database, Schema.migrations, at: clock.now().milliseconds)
-            if !applied.isEmpty {
-                logger.info("database migrated", ["db.versions": applied.map(String.init).joined(separator: ",")])
-            }
-            return SQLStore(database: database)
-        }
-        throw HeraldConfiguration.ConfigurationError(
-            description: "PostgreSQL is not built into this version yet; use sqlite:<path>")
-    }
-
-    /// The port the API listens on (after `start`).
-    public var port: Int { server.port }
-
-    /// Starts listening and working.
-    public func start() throws {
-        try delivery?.start()
-        scheduler.start()
+    /// Binds the API's port (a taken one fails here, before anything runs). `run` binds it if this was not called.
+    public func bind() throws {
         try server.start()
         boundPort.port.store(server.port, ordering: .relaxed)
     }
 
-    /// Stops accepting requests, finishes in-flight work and hands unfinished claims back.
-    public func shutdown() {
-        server.shutdown(gracePeriod: .seconds(10))
-        scheduler.stop()
-        delivery?.shutdown(gracePeriod: .seconds(10))
-        for provider in providers { provider.shutdown() }
+    /// The port the API listens on (after `bind`).
+    public var port: Int { server.port }
+
+    /// The services to run, in start order (stopped in reverse: the API first, the delivery engine last).
+    public var services: [(name: String, service: any Service)] {
+        var services: [(name: String, service: any Service)] = []
+        if let delivery { services.append(("delivery", delivery)) }
+        services.append(("scheduler", scheduler))
+        services.append(("http", server))
+        return services
     }
 }
 

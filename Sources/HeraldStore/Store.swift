@@ -1,159 +1,107 @@
 import HeraldModel
+import Synchronization
 
-/// Everything Herald keeps. Each backend (memory, SQLite, PostgreSQL) implements all of it and passes the
-/// same conformance suite (`StoreConformance` in HeraldTesting).
+/// Everything Herald keeps, in one SQL database (SQLite, or PostgreSQL shared by several nodes): data access
+/// only. The rules — what a check-in credits, who may move a device, which devices a notification goes to —
+/// are the domain's (`HeraldDomain`), which works in transactions of small row operations:
 ///
-/// Operations that must be atomic are single methods: the store, not its caller, owns transactions.
-/// Methods are synchronous and thread-safe; they are called from many request threads at once.
-public protocol Store: BusinessStore, UserStore, InboxStore, DeliveryQueue, LoyaltyStore {
-    /// A number that changes whenever this process commits a change to the store, or nil when the backend does
-    /// not count them. What was read while it had one value is still current while it keeps that value — as
-    /// far as this process's writes go; other processes' (other nodes') are not counted.
-    var localChangeCount: UInt64? { get }
-}
+/// ```swift
+/// let entry = try store.transaction { tx in
+///     guard let user = try tx.users.lock(businessID: business.id, id: userID) else { throw … }
+///     return try tx.inbox.insert(draft, at: now)
+/// }
+/// ```
+///
+/// Correctness under concurrency comes from the database: uniqueness by constraints (a violation is
+/// `StoreError.conflict` naming the field), state changes as guarded updates that report whether they applied.
+/// Transactions must not nest.
+public final class Store: Sendable {
+    /// The database underneath.
+    public let database: any SQLDatabase
+    /// The delivery queue over the same database: all the delivery engine sees.
+    public let deliveryQueue: SQLDeliveryQueue
+    private let makeUUID: @Sendable () -> String
+    private let changes: ChangeSignals
 
-extension Store {
-    public var localChangeCount: UInt64? { nil }
-}
-
-/// Businesses, their credentials, templates and locations.
-public protocol BusinessStore: Sendable {
-    /// Creates a business. `clientID` and `posKeyHash` are unique.
-    func createBusiness(name: String, clientID: String, sealedSecret: [UInt8], posKeyHash: String, at now: Timestamp)
-        throws -> Business
-    /// The business with `id`.
-    func business(id: Int64) throws -> Business?
-    /// The business whose app signs as `clientID`.
-    func business(clientID: String) throws -> Business?
-    /// The business whose POS key hashes to `posKeyHash`.
-    func business(posKeyHash: String) throws -> Business?
-    /// Every business, by id.
-    func businesses() throws -> [Business]
-    /// Replaces a business's settings.
-    func updateSettings(businessID: Int64, _ settings: BusinessSettings) throws
-
-    /// Sets (replaces) a business's credential for `credential.platform`; clears any broken mark.
-    func setCredential(_ credential: PushCredential) throws
-    /// The credential of `businessID` for `platform`.
-    func credential(businessID: Int64, platform: PushPlatform) throws -> PushCredential?
-    /// Marks a credential broken (reason set) or healthy (nil), unless it was replaced after `observedAt` (an
-    /// answer to a push sent with the key before); returns whether it marked it.
-    @discardableResult
-    func markCredential(businessID: Int64, platform: PushPlatform, brokenReason: String?, observedAt: Timestamp) throws
-        -> Bool
-    /// Every credential marked broken.
-    func brokenCredentials() throws -> [PushCredential]
-
-    /// Saves a template (replacing the business's earlier one for that event).
-    func saveTemplate(businessID: Int64, _ template: NotificationTemplate, at now: Timestamp) throws
-    /// The business's own template for `event`, if it saved one.
-    func template(businessID: Int64, event: EventName) throws -> NotificationTemplate?
-    /// Every template the business saved, in one read.
-    func templates(businessID: Int64) throws -> [NotificationTemplate]
-
-    /// Creates a location.
-    func createLocation(businessID: Int64, name: String, storeNumber: String?, at now: Timestamp) throws -> Location
-    /// The location `id` of `businessID` (nil for another business's location).
-    func location(businessID: Int64, id: Int64) throws -> Location?
-}
-
-/// Users, their devices and sessions.
-public protocol UserStore: Sendable {
-    /// Creates a user; a taken email (or phone) is `StoreError.conflict` with `field` set.
-    func createUser(_ user: NewUser, at now: Timestamp) throws -> User
-    /// The user `id` of `businessID` (nil for another business's user).
-    func user(businessID: Int64, id: Int64) throws -> User?
-    /// The user with `email` (lower-cased) in `businessID`.
-    func user(businessID: Int64, email: String) throws -> User?
-    /// The user with `phone` in `businessID`.
-    func user(businessID: Int64, phone: String) throws -> User?
-    /// Applies `changes`; a taken email is a conflict.
-    func updateUser(businessID: Int64, id: Int64, _ changes: UserChanges, at now: Timestamp) throws -> User
-
-    /// Records the device a user calls from and sets or clears its token, atomically:
-    /// the device moves to `userID` if someone else used it, and a token held by another device moves here.
-    func registerDevice(businessID: Int64, userID: Int64, _ registration: DeviceRegistration, at now: Timestamp) throws
-        -> Device
-    /// Clears a device's token (logout).
-    func clearToken(deviceID: Int64, at now: Timestamp) throws
-    /// The devices signed in as `userID`.
-    func devices(userID: Int64) throws -> [Device]
-    /// The device `id`.
-    func device(id: Int64) throws -> Device?
-
-    /// Stores a new session.
-    func createSession(
-        tokenHash: String, businessID: Int64, userID: Int64, deviceID: Int64?, expiresAt: Timestamp, at now: Timestamp
-    ) throws -> Session
-    /// The session whose token hashes to `tokenHash` (active or not).
-    func session(tokenHash: String) throws -> Session?
-    /// The session whose token hashes to `tokenHash` with its user, in one read (every signed-in call does this).
-    func sessionWithUser(tokenHash: String) throws -> (session: Session, user: User)?
-    /// Revokes a session.
-    func revokeSession(id: Int64, at now: Timestamp) throws
-}
-
-/// Inbox entries and what the app reports about them.
-public protocol InboxStore: Sendable {
-    /// Writes the entries and, in the same transaction, a delivery job for every device with a token of each
-    /// recipient (unless the draft's push style is `.none`). Returns the entries in draft order.
-    func createNotifications(_ drafts: [NotificationDraft], at now: Timestamp) throws -> [InboxEntry]
-    /// A user's visible entries, newest first, at most `limit`, skipping `offset`.
-    func notifications(userID: Int64, limit: Int, offset: Int) throws -> [InboxEntry]
-    /// A user's entry `id` (nil for another user's or a deleted one).
-    func notification(userID: Int64, id: Int64) throws -> InboxEntry?
-    /// The entry `id` of a business (nil for another business's).
-    func notification(businessID: Int64, id: Int64) throws -> InboxEntry?
-    /// Deletes a user's entry; false when it isn't theirs or is already gone.
-    func deleteNotification(userID: Int64, id: Int64, at now: Timestamp) throws -> Bool
-    /// Marks a user's entries read, in one transaction, and records `event` (`opened` when the app was opened
-    /// through the push) for each of them. Ids of other users' entries, deleted ones and repeats are ignored.
-    func markRead(userID: Int64, ids: [Int64], event: NotificationEventKind?, at now: Timestamp) throws -> ReadMarks
-    /// The user's unread visible entries: the badge.
-    func unreadCount(userID: Int64) throws -> Int
-    /// Records an app-reported event about a user's entry; false when the entry isn't theirs.
-    func recordEvent(userID: Int64, notificationID: Int64, kind: NotificationEventKind, at now: Timestamp) throws
-        -> Bool
-    /// How many events of `kind` an entry has.
-    func eventCount(notificationID: Int64, kind: NotificationEventKind) throws -> Int
-}
-
-extension InboxStore {
-    /// Marks a user's entries read, recording no event.
-    public func markRead(userID: Int64, ids: [Int64], at now: Timestamp) throws -> ReadMarks {
-        try markRead(userID: userID, ids: ids, event: nil, at: now)
+    /// A store over `database`, which must already be migrated (`Migrator.migrate(database, Schema.migrations, …)`).
+    /// `makeUUID` makes each delivery job's `apns-id`.
+    public init(database: any SQLDatabase, makeUUID: @escaping @Sendable () -> String = { UUIDString.random() }) {
+        let changes = ChangeSignals()
+        self.database = database
+        self.makeUUID = makeUUID
+        self.changes = changes
+        deliveryQueue = SQLDeliveryQueue(database: database, changes: changes)
     }
-}
 
-/// What marking entries read did.
-public struct ReadMarks: Sendable, Equatable {
-    /// The ids that are the user's visible entries, once each, in the order given: read before or now.
-    public var ids: [Int64]
-    /// How many of them were unread until now.
-    public var changed: Int
-
-    /// A result.
-    public init(ids: [Int64], changed: Int) {
-        self.ids = ids
-        self.changed = changed
+    /// Runs `body` with a connection that sees committed data. It must only read.
+    public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try database.read { connection in
+            try body(StoreTransaction(connection: connection, dialect: database.dialect, makeUUID: makeUUID))
+        }
     }
+
+    /// Runs `body` in one transaction: committed if it returns, rolled back if it throws. Delivery jobs it wrote
+    /// wake the delivery engine once it has committed.
+    @discardableResult
+    public func transaction<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        var enqueued = 0
+        let result = try database.write { connection in
+            let transaction = StoreTransaction(connection: connection, dialect: database.dialect, makeUUID: makeUUID)
+            let result = try body(transaction)
+            enqueued = transaction.deliveriesEnqueued
+            return result
+        }
+        changes.committed(deliveriesEnqueued: enqueued)
+        return result
+    }
+
+    /// A number that changes whenever a change to the store is committed by this process, or reported by
+    /// `noteChangeElsewhere()` (another node's, seen through the database's notifications). What was read while
+    /// it had one value is current as long as it keeps that value: what caches are validated by.
+    public var changeCount: UInt64 { changes.count }
+
+    /// Another process committed a change (or may have, after a lost notification): invalidates what was cached.
+    public func noteChangeElsewhere() { changes.bump() }
+
+    /// Calls `observer` (on the committing thread, quickly) after every commit here, the delivery queue's
+    /// included: what waits for the store to change (a test's condition, a live view) looks again then.
+    public func onCommit(_ observer: @escaping @Sendable () -> Void) { changes.onCommit(observer) }
 }
 
-/// The durable delivery queue: jobs are rows claimed under a lease.
-public protocol DeliveryQueue: Sendable {
-    /// Claims up to `limit` due jobs (queued and due, or whose lease ran out) for `owner` until `leaseUntil`.
-    func claimDeliveries(owner: String, limit: Int, leaseUntil: Timestamp, at now: Timestamp) throws
-        -> [ClaimedDelivery]
-    /// Records attempts' outcomes; reports from owners who lost their lease are ignored. Returns how many applied.
-    @discardableResult
-    func completeDeliveries(_ completions: [DeliveryCompletion], at now: Timestamp) throws -> Int
-    /// Hands `owner`'s leased jobs back to the queue, due now (graceful shutdown).
-    @discardableResult
-    func releaseDeliveries(owner: String, at now: Timestamp) throws -> Int
-    /// The jobs of one inbox entry.
-    func deliveries(notificationID: Int64) throws -> [Delivery]
-    /// Counts for `/metrics`.
-    func queueDepth(at now: Timestamp) throws -> QueueDepth
-    /// Moves every queued job of `businessID` on `platform` to be due at `at` (a fixed credential).
-    func rescheduleDeliveries(businessID: Int64, platform: PushPlatform, dueAt: Timestamp) throws
+/// What a store tells its readers about commits: a change counter for caches and a wake-up for the engine.
+///
+/// The delivery queue's own writes (claims, answers) do not count as changes: they touch nothing a cache holds
+/// (sessions, users, businesses, inbox pages), and a campaign's stream of answers would otherwise empty those
+/// caches continually.
+final class ChangeSignals: Sendable {
+    private let counter = Atomic<UInt64>(0)
+    private let jobListeners = Mutex<[@Sendable () -> Void]>([])
+    private let commitListeners = Mutex<[@Sendable () -> Void]>([])
+
+    var count: UInt64 { counter.load(ordering: .acquiring) }
+
+    func bump() { counter.add(1, ordering: .releasing) }
+
+    func committed(deliveriesEnqueued: Int) {
+        bump()
+        if deliveriesEnqueued > 0 { deliveriesAdded() }
+        queueWritten()
+    }
+
+    /// The delivery queue committed a write.
+    func queueWritten() {
+        for listener in commitListeners.withLock({ $0 }) { listener() }
+    }
+
+    func deliveriesAdded() {
+        for listener in jobListeners.withLock({ $0 }) { listener() }
+    }
+
+    func onDeliveriesAdded(_ listener: @escaping @Sendable () -> Void) {
+        jobListeners.withLock { $0.append(listener) }
+    }
+
+    func onCommit(_ listener: @escaping @Sendable () -> Void) {
+        commitListeners.withLock { $0.append(listener) }
+    }
 }

@@ -95,11 +95,8 @@ extension LiveHerald {
         of notificationID: Int64, timeout: Duration = .seconds(15),
         until done: ([Delivery]) -> Bool = { jobs in !jobs.isEmpty && jobs.allSatisfy { $0.status.isFinal } }
     ) throws -> [Delivery] {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let jobs = try application.store.deliveries(notificationID: notificationID)
-            if done(jobs) || ContinuousClock.now > deadline { return jobs }
-            Thread.sleep(forTimeInterval: 0.02)
+        try CommitWaiter(store).value(timeout: timeout, until: done) {
+            try $0.read { try $0.deliveries.all(notificationID: notificationID) }
         }
     }
 }
@@ -139,7 +136,7 @@ extension LiveHerald {
         guard response.status == 200, let userID = app.userID else {
             throw TestHTTPClient.Failure(description: "sign-up failed: \(response)")
         }
-        for entry in try application.store.notifications(userID: userID, limit: 10, offset: 0) {
+        for entry in try store.read({ try $0.inbox.page(userID: userID, limit: 10, offset: 0) }) {
             try waitForDeliveries(of: entry.id)
         }
         return app

@@ -1,9 +1,13 @@
 import Foundation
-import Synchronization
 import HeraldCrypto
+import HeraldDelivery
+import HeraldLifecycle
 import HeraldModel
 import HeraldObservability
+import HeraldRuntime
 import HeraldServer
+import HeraldStore
+import Synchronization
 
 /// A whole Herald running in this process on a free port, with its own data directory: what HTTP tests talk to.
 ///
@@ -13,7 +17,7 @@ import HeraldServer
 /// let app = herald.mobileClient(for: business)
 /// let session = try app.signUp(email: "ann@example.com")
 /// ```
-public final class LiveHerald: @unchecked Sendable {
+public final class LiveHerald: Sendable {
     /// The running application.
     public let application: HeraldApplication
     /// Its data directory (removed when this is released).
@@ -22,12 +26,18 @@ public final class LiveHerald: @unchecked Sendable {
     public var port: Int { application.port }
     /// The admin token.
     public var adminToken: String { application.adminToken }
+    /// Its store.
+    public var store: Store { application.store }
+    private let group: ServiceGroup
+    private let stopped: CommitWaiter.Flag
 
     /// Starts Herald; `configure` may change the test configuration (a cheap password hash, delivery off,
-    /// logs silenced) before it starts.
+    /// logs silenced) before it starts. `providers` replaces Apple's and Google's (with a `RecordingPushProvider`,
+    /// say); by default delivery goes where the configuration points (a stand-in).
     public init(
         logLevel: Logger.Level = .critical, clock: WallClock = .system,
-        configure: (inout HeraldConfiguration) -> Void = { _ in }
+        configure: (inout HeraldConfiguration) -> Void = { _ in },
+        providers: ((CredentialLoader) throws -> [any PushProvider])? = nil
     ) throws {
         directory = try TemporaryDirectory(prefix: "herald-live")
         var configuration = HeraldConfiguration()
@@ -38,12 +48,30 @@ public final class LiveHerald: @unchecked Sendable {
         configuration.logLevel = logLevel
         configuration.httpThreads = 4
         configure(&configuration)
-        application = try HeraldApplication(
-            configuration: configuration, logger: Logger(label: "herald", level: logLevel), clock: clock)
-        try application.start()
+        let logger = Logger(label: "herald", level: logLevel)
+        application = try Composition.application(configuration, logger: logger, clock: clock, providers: providers)
+        try application.bind()
+        let group = ServiceGroup(application.services, logger: logger)
+        let stopped = CommitWaiter.Flag()
+        self.group = group
+        self.stopped = stopped
+        // On a thread of its own, so that tests blocking the shared pool cannot keep it from starting or stopping.
+        let executor = ServiceExecutor(name: "herald-live")
+        Task(executorPreference: executor) {
+            try? await group.run()
+            stopped.set()
+            executor.shutdown()
+        }
     }
 
-    deinit { application.shutdown() }
+    deinit { stop() }
+
+    /// Stops Herald as SIGTERM does (the API, the scheduler, then the engine, each gracefully) and waits until it
+    /// has. Idempotent.
+    public func stop() {
+        group.stop()
+        stopped.wait()
+    }
 
     /// A new connection to the server.
     public func client() -> TestHTTPClient { TestHTTPClient(port: port) }

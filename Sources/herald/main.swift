@@ -1,3 +1,3 @@
-import HeraldServer
+import HeraldRuntime
 
-Command.main(arguments: Array(CommandLine.arguments.dropFirst()))
+await Command.main(arguments: Array(CommandLine.arguments.dropFirst()))

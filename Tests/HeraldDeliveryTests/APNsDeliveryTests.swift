@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCrypto
+import HeraldDomain
 import HeraldModel
 import HeraldServer
 import HeraldStore
@@ -90,10 +91,12 @@ struct APNsDeliveryTests {
         #expect(jobs.first?.status == .pruned)
         #expect(jobs.first?.attempts == 1)
         #expect(jobs.first?.lastReason?.contains("Unregistered") == true)
-        #expect(try herald.application.store.devices(userID: app.userID!).allSatisfy { $0.token == nil })
+        #expect(
+            try herald.application.store.read { try $0.devices.all(userID: app.userID!) }.allSatisfy { $0.token == nil }
+        )
         // Nothing more is sent to that device.
         let next = try #require(try herald.sendNews(business, to: [app.userID!]).first)
-        #expect(try herald.application.store.deliveries(notificationID: next).isEmpty)
+        #expect(try herald.application.store.read { try $0.deliveries.all(notificationID: next) }.isEmpty)
     }
 
     @Test func aTokenRegisteredAgainAfterApplesTimestampStays() throws {
@@ -106,7 +109,7 @@ struct APNsDeliveryTests {
         ])
         let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
         #expect(try herald.waitForDeliveries(of: id).first?.status == .pruned)
-        #expect(try herald.application.store.devices(userID: app.userID!).first?.token == token)
+        #expect(try herald.application.store.read { try $0.devices.all(userID: app.userID!) }.first?.token == token)
     }
 
     @Test func aKeyReplacedOnAnotherNodeIsTakenUpWhenAppleRefusesTheOldOne() throws {
@@ -129,43 +132,48 @@ struct APNsDeliveryTests {
         try standIn.registerAPNsKey(
             keyID: keys.keyID, teamID: keys.teamID, topic: keys.topic, key: P256PrivateKey.generate())
         var settings = try #require(
-            try herald.application.store.credential(businessID: business.id, platform: .apns)?.settings)
+            try herald.application.store.read { try $0.credentials.find(businessID: business.id, platform: .apns) }?
+                .settings)
         settings["key_id"] = "NEWKEY1234"
         Thread.sleep(forTimeInterval: 0.01)
-        try herald.application.store.setCredential(
-            PushCredential(
-                businessID: business.id, platform: .apns, settings: settings,
-                sealedKey: try SecretSealer(key: try #require(Hex.decode(secret))).seal(
-                    Array(newKey.pemRepresentation.utf8), purpose: "apns-key"),
-                updatedAt: WallClock.system.now()))
+        let replaced = PushCredential(
+            businessID: business.id, platform: .apns, settings: settings,
+            sealedKey: try SecretSealer(key: try #require(Hex.decode(secret))).seal(
+                Array(newKey.pemRepresentation.utf8), purpose: "apns-key"),
+            updatedAt: WallClock.system.now())
+        try herald.application.store.transaction { try $0.credentials.save(replaced) }
 
         let second = try #require(try herald.sendNews(business, to: [app.userID!]).first)
         let jobs = try herald.waitForDeliveries(of: second)
         #expect(jobs.first?.status == .delivered, "\(jobs)")
         #expect(jobs.first?.attempts == 2, "refused with the old key once, then sent with the new one")
-        #expect(try herald.application.store.brokenCredentials().isEmpty, "the new key is not the one Apple refused")
+        #expect(
+            try herald.application.store.deliveryQueue.brokenCredentials().isEmpty,
+            "the new key is not the one Apple refused")
     }
 
     @Test func aKeyThatWillNotOpenParksItsPushesWithoutBreakingTheCredential() throws {
         // The stored key was sealed with another HERALD_SECRET_KEY (an operator changed it): not Apple's refusal,
         // and nothing a retry mends. The push waits, its attempts kept, and the credential is not marked broken.
         let (app, _) = try signUp("ann@example.com")
-        var stored = try #require(try herald.application.store.credential(businessID: business.id, platform: .apns))
+        var stored = try #require(
+            try herald.application.store.read { try $0.credentials.find(businessID: business.id, platform: .apns) })
         stored.sealedKey = try SecretSealer(key: Array(repeating: 7, count: 32)).seal(
             Array(P256PrivateKey.generate().pemRepresentation.utf8), purpose: "apns-key")
-        try herald.application.store.setCredential(stored)
+        let sealedWithAnotherKey = stored
+        try herald.application.store.transaction { try $0.credentials.save(sealedWithAnotherKey) }
         herald.application.delivery?.credentialChanged(businessID: business.id, platform: .apns)
         let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
         let deadline = Date().addingTimeInterval(10)
-        var job = try herald.application.store.deliveries(notificationID: id).first
+        var job = try herald.application.store.read { try $0.deliveries.all(notificationID: id) }.first
         while job?.lastReason == nil && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
-            job = try herald.application.store.deliveries(notificationID: id).first
+            job = try herald.application.store.read { try $0.deliveries.all(notificationID: id) }.first
         }
         #expect(job?.status == .queued, "\(String(describing: job))")
         #expect(job?.lastReason?.contains("cannot be opened") == true, "\(String(describing: job))")
         #expect(job?.attempts == 0, "waiting costs no attempt")
-        #expect(try herald.application.store.brokenCredentials().isEmpty)
+        #expect(try herald.application.store.deliveryQueue.brokenCredentials().isEmpty)
     }
 
     @Test func aTokenNotForTheTopicFailsWithoutPruning() throws {
@@ -177,7 +185,7 @@ struct APNsDeliveryTests {
         let jobs = try herald.waitForDeliveries(of: id)
         #expect(jobs.first?.status == .failed)
         #expect(jobs.first?.lastReason?.contains("DeviceTokenNotForTopic") == true)
-        #expect(try herald.application.store.devices(userID: app.userID!).first?.token == token)
+        #expect(try herald.application.store.read { try $0.devices.all(userID: app.userID!) }.first?.token == token)
     }
 
     @Test func badDeviceTokenIsPruned() throws {
@@ -185,7 +193,7 @@ struct APNsDeliveryTests {
         try standIn.apnsRule(["token": .string(token), "status": 400, "reason": "BadDeviceToken"])
         let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
         #expect(try herald.waitForDeliveries(of: id).first?.status == .pruned)
-        #expect(try herald.application.store.devices(userID: app.userID!).first?.token == nil)
+        #expect(try herald.application.store.read { try $0.devices.all(userID: app.userID!) }.first?.token == nil)
     }
 
     @Test func serviceUnavailableIsRetriedUntilItSucceeds() throws {
@@ -229,12 +237,12 @@ struct APNsDeliveryTests {
         #expect(refused.text.contains("4096"))
         // …and whatever reaches the provider anyway (another event, a later template) is refused before sending.
         let before = try standIn.stats()["apns"]?["requests"]?.int64Value ?? 0
-        let entry = try herald.application.store.createNotifications(
-            [
-                NotificationDraft(
-                    businessID: business.id, userID: app.userID!, kind: .news, event: "news", title: "Big",
-                    body: String(repeating: "🍔", count: 1500))
-            ], at: Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)))[0]
+        let big = NotificationDraft(
+            businessID: business.id, userID: app.userID!, kind: .news, event: "news", title: "Big",
+            body: String(repeating: "🍔", count: 1500))
+        let entry = try herald.application.store.transaction {
+            try NotificationService().publish(big, in: $0, at: WallClock.system.now())
+        }
         let jobs = try herald.waitForDeliveries(of: entry.id)
         #expect(jobs.first?.status == .failed)
         #expect(jobs.first?.lastReason?.contains("4096") == true)
@@ -307,7 +315,7 @@ struct APNsDeliveryTests {
         let logout = try app.call("DELETE", "/api2/mobile/users/logout", json: [])
         #expect(logout.status == 200)
         let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
-        #expect(try herald.application.store.deliveries(notificationID: id).isEmpty)
+        #expect(try herald.application.store.read { try $0.deliveries.all(notificationID: id) }.isEmpty)
     }
 }
 

@@ -95,21 +95,22 @@ struct CrashRecoveryTests {
 
         // 10,000 users with an iPhone each, written straight into the database the server uses.
         let database = try SQLiteDatabase(path: data.file("herald.db"))
-        let store = SQLStore(database: database)
+        let store = Store(database: database)
         let now = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
-        var userIDs: [Int64] = []
-        for index in 0..<total {
-            let user = try store.createUser(
-                NewUser(
-                    businessID: Int64(businessID), email: "user\(index)@example.com", passwordHash: "x", firstName: "U",
-                    lastName: "\(index)"),
-                at: now)
-            _ = try store.registerDevice(
-                businessID: Int64(businessID), userID: user.id,
-                DeviceRegistration(
-                    deviceKey: "device-\(index)", platform: .apns, token: .some(randomAPNsToken()), userAgent: nil),
-                at: now)
-            userIDs.append(user.id)
+        let userIDs = try store.transaction { tx in
+            try (0..<total).map { index in
+                let user = try tx.users.insert(
+                    NewUser(
+                        businessID: Int64(businessID), email: "user\(index)@example.com", passwordHash: "x",
+                        firstName: "U", lastName: "\(index)"),
+                    at: now)
+                var (device, _) = try tx.devices.findOrInsert(
+                    businessID: Int64(businessID), key: "device-\(index)", userID: user.id, platform: .apns, at: now)
+                device.token = randomAPNsToken()
+                device.tokenUpdatedAt = now
+                try tx.devices.save(device)
+                return user.id
+            }
         }
 
         let news = try admin.request(

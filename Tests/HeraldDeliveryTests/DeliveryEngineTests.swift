@@ -1,222 +1,170 @@
+import Dispatch
 import Foundation
 import HeraldDelivery
+import HeraldDomain
+import HeraldLifecycle
 import HeraldModel
 import HeraldObservability
 import HeraldStore
+import HeraldTesting
 import Synchronization
 import Testing
 
-/// The engine on its own: a memory store and a provider whose answers the test scripts.
+/// The engine as a service over a real queue (SQLite) and a provider whose answers the test scripts. Its rules
+/// are in `DeliveryStateMachineTests`; these check that the runner performs them.
 @Suite("Delivery engine")
 struct DeliveryEngineTests {
-    @Test("answers given before send returns (refused payloads, missing credentials) do not teach the window")
-    func synchronousAnswersDoNotMoveTheWindow() throws {
-        // Answered at once on the caller's thread: no round trip was made, so the window must not learn from it.
-        let synchronous = try EngineHarness(jobs: 400) { _, completion in completion(.failed(reason: "too large")) }
-        try synchronous.run()
-        #expect(synchronous.outcomes() == [.failed: 400])
-        #expect(synchronous.latencies == 0)
-        #expect(synchronous.window == 32, "the initial window, twice the minimum of 16")
-
-        // The same answers a millisecond later from another thread, after `send` returned, are round trips and
-        // are measured.
-        let answered = try EngineHarness(jobs: 400) { _, completion in
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1)) {
-                completion(.failed(reason: "too large"))
-            }
-        }
-        try answered.run()
-        #expect(answered.outcomes() == [.failed: 400])
-        #expect(answered.latencies > 200)
+    @Test("it delivers every job, and waking it is enqueueing's job: nothing polls")
+    func enqueueingWakesTheEngine() async throws {
+        let harness = try EngineHarness(jobs: 0, idlePoll: .seconds(3600))
+        let running = harness.start()
+        let entries = try harness.addJobs(50)
+        #expect(try harness.waitUntilSettled(entries), "delivered within seconds, with an idle poll of an hour")
+        #expect(harness.outcomes(entries) == [.delivered: 50])
+        #expect(harness.sent.count == 50)
+        harness.group.stop()
+        try await running.value
     }
 
-    @Test("a job held past half its lease is handed back, due at once and with its attempt returned, then sent")
-    func jobsHeldTooLongAreRequeued() throws {
-        // A window of one and a provider that stalls on the first push for most of the lease: the jobs claimed
-        // with it wait behind it until their leases are more than half gone. (A lease of seconds, not
-        // milliseconds: a loaded machine must not let it run out altogether, which would resend the first.)
-        let lease = Duration.seconds(2)
-        let first = FirstCall()
-        let harness = try EngineHarness(jobs: 3, concurrency: 1, lease: lease) { _, completion in
-            let stall = first.claim()
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(stall ? 1500 : 0)) {
-                completion(.delivered(messageID: nil))
-            }
+    @Test("stopping lets answers in flight arrive, writes them, and hands the rest back with their attempt returned")
+    func stoppingHandsBackWhatIsUnanswered() async throws {
+        let held = HeldAnswers()
+        let harness = try EngineHarness(jobs: 6, gracePeriod: .milliseconds(300)) { _, completion in
+            held.add(completion)
         }
-        try harness.run()
-        #expect(harness.outcomes() == [.delivered: 3])
-        #expect(harness.requeued == 2)
-        let sent = harness.sent.ids.withLock { $0 }
-        #expect(sent.count == 3 && Set(sent).count == 3, "each push went out once")
-        #expect(try harness.deliveries().allSatisfy { $0.attempts == 1 }, "the requeue gave the attempt back")
+        let running = harness.start()
+        #expect(held.waitFor(6))
+        held.release(2)
+        #expect(try harness.waitUntil { $0.filter { $0.status == .delivered }.count == 2 })
+        harness.group.stop()  // four sends in flight: none answers within the grace period
+        try await running.value
+        let jobs = try harness.deliveries()
+        #expect(jobs.filter { $0.status == .delivered }.count == 2)
+        #expect(jobs.filter { $0.status == .queued && $0.attempts == 0 }.count == 4, "handed back, attempt returned")
+        held.release(4)  // late answers from a stopped engine change nothing
     }
 
-    @Test(
-        "a refusal of the credential breaks it, unless it was replaced after the push went out: then the push goes again"
-    )
-    func aRefusalOfAReplacedCredentialIsRetried() throws {
-        // First a plain refusal: the credential is marked broken and the job waits.
-        let refused = try EngineHarness(jobs: 1) { _, completion in
+    @Test("a refused credential is marked broken in the store, and its other pushes wait without being sent")
+    func aRefusedCredentialIsMarkedBroken() async throws {
+        let harness = try EngineHarness(jobs: 3) { _, completion in
             DispatchQueue.global().async { completion(.credentialRejected(reason: "403 InvalidProviderToken")) }
         }
-        try refused.setCredential()
-        try refused.run(until: { $0.allSatisfy { $0.status == .queued && $0.lastReason != nil } })
-        #expect(try refused.store.brokenCredentials().count == 1)
+        try harness.setCredential()
+        let running = harness.start()
+        #expect(try harness.waitUntil { $0.allSatisfy { $0.status == .queued && $0.lastReason != nil } })
+        #expect(try harness.store.deliveryQueue.brokenCredentials().map(\.brokenReason) == ["403 InvalidProviderToken"])
+        harness.group.stop()
+        try await running.value
+    }
 
-        // Now the operator replaces the key while the push is on its way (the provider replaces it before it
-        // answers, so the order is certain); Apple's refusal is about the old one.
+    @Test("a refusal of a credential replaced after the push went out sends the push again, with the new one")
+    func aRefusalOfAReplacedCredentialIsRetried() async throws {
         let late = Late<EngineHarness>()
-        let replaced = try EngineHarness(jobs: 1) { push, completion in
+        let harness = try EngineHarness(jobs: 1) { push, completion in
             guard push.attempt == 1 else { return completion(.delivered(messageID: nil)) }
             DispatchQueue.global().async {
-                Thread.sleep(forTimeInterval: 0.01)  // a later millisecond than the send's
-                try? late.value?.setCredential()
+                // The operator replaces the key a moment after the send; Apple's refusal is about the old one.
+                try? late.value?.setCredential(at: WallClock.system.now().adding(.milliseconds(10)))
                 completion(.credentialRejected(reason: "403 InvalidProviderToken"))
             }
         }
-        late.value = replaced
-        try replaced.setCredential()
-        try replaced.run()
-        #expect(try replaced.store.brokenCredentials().isEmpty)
-        #expect(replaced.outcomes() == [.delivered: 1])
-        #expect(try replaced.deliveries().first?.attempts == 2)
-    }
-
-    @Test("answers are written in batches, or once the first has waited the record delay, and all of them at shutdown")
-    func answersAreRecordedInBatches() throws {
-        // A delay no test waits for: while the engine runs, only a full batch of 5 is written. The provider holds
-        // its answers until the test releases them.
-        let held = HeldAnswers()
-        let batched = try EngineHarness(jobs: 7, recording: (.seconds(3600), 5)) { _, completion in
-            held.add(completion)
-        }
-        try batched.engine.start()
-        held.waitFor(7)
-        held.release(4)
-        Thread.sleep(forTimeInterval: 0.1)
-        #expect(batched.outcomes() == [.sending: 7], "four answers wait for a fifth")
-        held.release(1)
-        try batched.wait { $0.filter { $0.status == .delivered }.count == 5 }
-        held.release(2)
-        Thread.sleep(forTimeInterval: 0.1)
-        #expect(batched.outcomes() == [.delivered: 5, .sending: 2], "two answers wait for the next batch")
-        batched.engine.shutdown(gracePeriod: .seconds(1))
-        #expect(batched.outcomes() == [.delivered: 7], "shutdown writes what waits")
-
-        // A batch never filled: the delay writes it.
-        let delayed = try EngineHarness(jobs: 12, recording: (.milliseconds(20), 1000)) { _, completion in
-            DispatchQueue.global().async { completion(.delivered(messageID: nil)) }
-        }
-        try delayed.engine.start()
-        defer { delayed.engine.shutdown(gracePeriod: .seconds(1)) }
-        try delayed.wait { $0.allSatisfy { $0.status == .delivered } }
+        late.value = harness
+        try harness.setCredential()
+        let running = harness.start()
+        #expect(try harness.waitUntil { $0.allSatisfy { $0.status == .delivered } })
+        #expect(try harness.store.deliveryQueue.brokenCredentials().isEmpty)
+        #expect(try harness.deliveries().first?.attempts == 2)
+        harness.group.stop()
+        try await running.value
     }
 }
 
-/// A memory store with `jobs` news entries, one per iPhone user, and an engine whose APNs provider is `answer`.
+/// A store with users on iPhones and an engine over it whose APNs provider is `answer`, in a service group.
 private final class EngineHarness: Sendable {
-    let store = MemoryStore()
-    let metrics = MetricsRegistry()
+    let world: StoreFixture
+    var store: Store { world.store }
     let engine: DeliveryEngine
-    let notificationIDs: [Int64]
-    let businessID: Int64
-    /// Delivery ids the provider was handed, in order.
-    let sent = SentPushes()
+    let group: ServiceGroup
+    let initial: [InboxEntry]
+    private let sentIDs: SentIDs
+    private let waiter: CommitWaiter
 
     init(
-        jobs: Int, concurrency: Int = 64, lease: Duration = .seconds(60),
-        recording: (delay: Duration, batch: Int) = (.milliseconds(2), 32),
-        answer: @escaping @Sendable (OutgoingPush, @escaping @Sendable (PushResult) -> Void) -> Void
-    ) throws {
-        let now = WallClock.system.now()
-        let business = try store.createBusiness(
-            name: "Engine Co", clientID: "engine", sealedSecret: [1], posKeyHash: "pos", at: now)
-        businessID = business.id
-        var drafts: [NotificationDraft] = []
-        for index in 0..<jobs {
-            let user = try store.createUser(
-                NewUser(
-                    businessID: business.id, email: "u\(index)@example.com", passwordHash: "x", firstName: "U",
-                    lastName: "V"),
-                at: now)
-            _ = try store.registerDevice(
-                businessID: business.id, userID: user.id,
-                DeviceRegistration(
-                    deviceKey: "d\(index)", platform: .apns,
-                    token: .some(String(repeating: "a", count: 63) + "\(index)"),
-                    userAgent: nil),
-                at: now)
-            drafts.append(
-                NotificationDraft(
-                    businessID: business.id, userID: user.id, kind: .news, event: "news", title: "T", body: "B"))
+        jobs: Int, idlePoll: Duration = .milliseconds(20), gracePeriod: Duration = .seconds(2),
+        answer: @escaping @Sendable (OutgoingPush, @escaping @Sendable (PushResult) -> Void) -> Void = {
+            _, completion in DispatchQueue.global().async { completion(.delivered(messageID: nil)) }
         }
-        notificationIDs = try store.createNotifications(drafts, at: now).map(\.id)
+    ) throws {
+        world = try StoreFixture(.sqlite, start: WallClock.system.now())
+        waiter = CommitWaiter(world.store)
         var configuration = DeliveryEngine.Configuration(owner: "test-node")
-        configuration.concurrency = concurrency
-        configuration.minimumConcurrency = min(16, concurrency)
-        configuration.lease = lease
-        configuration.idlePoll = .milliseconds(20)
-        (configuration.recordDelay, configuration.recordBatch) = recording
-        let sent = sent
+        configuration.idlePoll = idlePoll
+        configuration.gracePeriod = gracePeriod
+        let sentIDs = SentIDs()
+        self.sentIDs = sentIDs
         engine = DeliveryEngine(
-            store: store,
+            queue: world.store.deliveryQueue,
             providers: [
                 ScriptedProvider { push, completion in
-                    sent.ids.withLock { $0.append(push.deliveryID) }
+                    sentIDs.ids.withLock { $0.append(push.deliveryID) }
                     answer(push, completion)
                 }
             ],
-            clock: .system, configuration: configuration, logger: .disabled, metrics: metrics)
+            clock: .system, configuration: configuration, logger: .disabled, metrics: MetricsRegistry())
+        group = ServiceGroup([("delivery", engine)], logger: .disabled)
+        initial = try Self.addJobs(jobs, to: world)
     }
 
-    /// Starts the engine, waits until `settled` says so of the deliveries (by default: none is queued or
-    /// sending; at most 10 s), and shuts it down.
-    func run(
-        until settled: ([Delivery]) -> Bool = { $0.allSatisfy { $0.status != .queued && $0.status != .sending } }
-    ) throws {
-        try engine.start()
-        defer { engine.shutdown(gracePeriod: .seconds(1)) }
-        try wait(until: settled)
-    }
+    /// Runs the engine's group until `group.stop()`.
+    func start() -> Task<Void, any Error> { group.start() }
 
-    /// Waits (at most 10 s) until `settled` says so of the deliveries.
-    func wait(until settled: ([Delivery]) -> Bool) throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if settled(try deliveries()) { return }
-            Thread.sleep(forTimeInterval: 0.01)
+    /// `count` new users, each with an iPhone and a news entry queued for it.
+    func addJobs(_ count: Int) throws -> [InboxEntry] { try Self.addJobs(count, to: world) }
+
+    private static func addJobs(_ count: Int, to world: StoreFixture) throws -> [InboxEntry] {
+        guard count > 0 else { return [] }
+        let now = WallClock.system.now()
+        let business = world.business
+        let users = try world.store.transaction { tx in
+            try (0..<count).map { _ in
+                try tx.users.insert(
+                    NewUser(
+                        businessID: business.id, email: UUID().uuidString + "@example.com", passwordHash: "x",
+                        firstName: "U", lastName: "V"),
+                    at: now)
+            }
         }
-        Issue.record("deliveries still unsettled after 10 s")
+        for user in users { try world.register(user, key: "phone-\(user.id)", token: randomAPNsToken(), at: now) }
+        return try world.publish(users.map { world.draft($0) }, at: now)
     }
 
-    /// Sets (or replaces) the business's APNs credential now.
-    func setCredential() throws {
-        try store.setCredential(
-            PushCredential(
-                businessID: businessID, platform: .apns, settings: [:], sealedKey: [1],
-                updatedAt: WallClock.system.now()))
+    var sent: [Int64] { sentIDs.ids.withLock { $0 } }
+
+    func setCredential(at time: Timestamp = WallClock.system.now()) throws {
+        let credential = PushCredential(
+            businessID: world.business.id, platform: .apns, settings: [:], sealedKey: [1], updatedAt: time)
+        try store.transaction { try $0.credentials.save(credential) }
     }
 
-    func deliveries() throws -> [Delivery] {
-        try notificationIDs.flatMap { try store.deliveries(notificationID: $0) }
+    func deliveries(_ entries: [InboxEntry]? = nil) throws -> [Delivery] {
+        try (entries ?? initial).flatMap { try world.deliveries(of: $0) }
     }
 
-    func outcomes() -> [DeliveryStatus: Int] {
-        ((try? deliveries()) ?? []).reduce(into: [:]) { $0[$1.status, default: 0] += 1 }
+    func outcomes(_ entries: [InboxEntry]? = nil) -> [DeliveryStatus: Int] {
+        ((try? deliveries(entries)) ?? []).reduce(into: [:]) { $0[$1.status, default: 0] += 1 }
     }
 
-    var window: Double { metrics.gauge("herald_delivery_window", help: "").value }
-
-    var latencies: Int64 {
-        metrics.histogram("herald_push_send_duration_seconds", help: "", labels: ["provider": "apns"]).count
+    /// Waits (at most 10 s, looking again at each commit) until `settled` holds for the deliveries.
+    func waitUntil(_ entries: [InboxEntry]? = nil, _ settled: ([Delivery]) -> Bool) throws -> Bool {
+        try waiter.wait(timeout: .seconds(10)) { _ in settled(try deliveries(entries)) }
     }
 
-    var requeued: Int64 {
-        metrics.counter("herald_push_sends_total", help: "", labels: ["provider": "apns", "outcome": "requeued"]).value
+    func waitUntilSettled(_ entries: [InboxEntry]) throws -> Bool {
+        try waitUntil(entries) { !$0.isEmpty && $0.allSatisfy(\.status.isFinal) }
     }
 }
 
-private final class SentPushes: Sendable {
+private final class SentIDs: Sendable {
     let ids = Mutex<[Int64]>([])
 }
 
@@ -232,31 +180,27 @@ private final class Late<Value: AnyObject & Sendable>: Sendable {
 /// A provider's answers, kept until the test gives them.
 private final class HeldAnswers: Sendable {
     private let answers = Mutex<[@Sendable (PushResult) -> Void]>([])
+    private let arrived = DispatchSemaphore(value: 0)
 
-    func add(_ completion: @escaping @Sendable (PushResult) -> Void) { answers.withLock { $0.append(completion) } }
+    func add(_ completion: @escaping @Sendable (PushResult) -> Void) {
+        answers.withLock { $0.append(completion) }
+        arrived.signal()
+    }
 
     /// Waits (at most 10 s) until `count` pushes were handed over.
-    func waitFor(_ count: Int) {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while answers.withLock({ $0.count }) < count && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
+    func waitFor(_ count: Int) -> Bool {
+        for _ in 0..<count where arrived.wait(timeout: .now() + 10) == .timedOut { return false }
+        return true
     }
 
     /// Answers the first `count` pushes held, delivered, from another thread.
     func release(_ count: Int) {
         let released = answers.withLock { answers in
-            defer { answers.removeFirst(count) }
+            defer { answers.removeFirst(min(count, answers.count)) }
             return Array(answers.prefix(count))
         }
         for answer in released { DispatchQueue.global().async { answer(.delivered(messageID: nil)) } }
     }
-}
-
-/// True for the first caller only.
-private final class FirstCall: Sendable {
-    private let isFirst = Atomic<Bool>(true)
-    func claim() -> Bool { isFirst.exchange(false, ordering: .relaxed) }
 }
 
 private struct ScriptedProvider: PushProvider {

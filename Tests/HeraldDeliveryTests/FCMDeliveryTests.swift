@@ -74,7 +74,7 @@ struct FCMDeliveryTests {
         let jobs = try herald.waitForDeliveries(of: id)
         #expect(jobs.first?.status == .pruned)
         #expect(jobs.first?.lastReason?.contains("UNREGISTERED") == true)
-        #expect(try herald.application.store.devices(userID: app.userID!).first?.token == nil)
+        #expect(try herald.application.store.read { try $0.devices.all(userID: app.userID!) }.first?.token == nil)
     }
 
     @Test func invalidTokensArePruned() throws {
@@ -93,7 +93,7 @@ struct FCMDeliveryTests {
         let jobs = try herald.waitForDeliveries(of: id)
         #expect(jobs.first?.status == .failed)
         #expect(jobs.first?.lastReason?.contains("SENDER_ID_MISMATCH") == true)
-        #expect(try herald.application.store.devices(userID: app.userID!).first?.token == token)
+        #expect(try herald.application.store.read { try $0.devices.all(userID: app.userID!) }.first?.token == token)
     }
 
     @Test func unavailableIsRetried() throws {

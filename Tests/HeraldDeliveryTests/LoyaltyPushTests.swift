@@ -101,7 +101,7 @@ struct LoyaltyPushTests {
                 "body": "You've got 12 points from your last visit at Brooklyn Location!",
             ])
         #expect(payload["aps"]?["sound"] == "default")
-        let unread = Int64(try herald.application.store.unreadCount(userID: ann.userID!))
+        let unread = Int64(try herald.application.store.read { try $0.inbox.unreadCount(userID: ann.userID!) })
         #expect(payload["aps"]?["badge"]?.int64Value == unread)
         #expect(payload["f"] == 1)
         #expect(payload["i"]?.int64Value == checkinID)
@@ -149,10 +149,13 @@ struct LoyaltyPushTests {
         #expect(again.status == 200)
         #expect(value(first, "checkin_id") == value(again, "checkin_id"))
         #expect(value(first, "notification_id") == value(again, "notification_id"))
-        #expect(try herald.application.store.user(businessID: business.id, id: ann.userID!)?.points == 5)
-        let entries = try herald.application.store.notifications(userID: ann.userID!, limit: 50, offset: 0).filter {
-            $0.event == "checkin"
-        }
+        #expect(
+            try herald.application.store.read { try $0.users.find(businessID: business.id, id: ann.userID!) }?.points
+                == 5)
+        let entries = try herald.application.store.read { try $0.inbox.page(userID: ann.userID!, limit: 50, offset: 0) }
+            .filter {
+                $0.event == "checkin"
+            }
         #expect(entries.count == 1)
         #expect(value(try checkin(ann, points: 1), "checkin_id") != value(first, "checkin_id"))
     }
@@ -161,8 +164,10 @@ struct LoyaltyPushTests {
         let scanner = try checkin(ann, points: 3, source: "pos_scanner")
         let scanned = try apnsRequest(value(scanner, "notification_id")!)
         #expect(
-            try herald.application.store.notification(userID: ann.userID!, id: value(scanner, "notification_id")!)?
-                .event == "pos_scanner_checkin")
+            try herald.application.store.read {
+                try $0.inbox.find(userID: ann.userID!, id: value(scanner, "notification_id")!)
+            }?
+            .event == "pos_scanner_checkin")
         #expect(scanned["payload"]?["p"] == 3)
 
         let pending = try checkin(ann, points: 40, source: "online_ordering", extra: [("status", "pending")])
@@ -286,7 +291,7 @@ struct LoyaltyPushTests {
         let offers = try JSON.parse(try carol.call("GET", "/api2/mobile/offers?client=\(business.client)").body)
         let reward = try #require(offers["rewards"]?.arrayValue?.first, "\(offers)")
         let entry = try #require(
-            try herald.application.store.notifications(userID: carol.userID!, limit: 10, offset: 0).first {
+            try herald.application.store.read { try $0.inbox.page(userID: carol.userID!, limit: 10, offset: 0) }.first {
                 $0.event == "welcome_offer"
             })
         let message = try fcmMessage(entry.id)
@@ -338,7 +343,7 @@ struct LoyaltyPushTests {
         #expect(reward["available_from"] == .null && reward["available_until"] == .null, "no window: always")
 
         // Reading it clears it from the badge.
-        let before = try herald.application.store.unreadCount(userID: ann.userID!)
+        let before = try herald.application.store.read { try $0.inbox.unreadCount(userID: ann.userID!) }
         let read = try ann.call(
             "PUT", "/api2/mobile/offers/mark_read",
             json: [("event_type", "read_through_app"), ("rewards", .string(String(rewardID)))])
@@ -386,7 +391,9 @@ struct LoyaltyPushTests {
         #expect(retried.status == 200, "\(retried)")
         #expect(value(retried, "redemption_id") == value(response, "redemption_id"))
         #expect(value(retried, "notification_id") == value(response, "notification_id"))
-        let rdEntries = try herald.application.store.notifications(userID: bob.userID!, limit: 50, offset: 0).filter {
+        let rdEntries = try herald.application.store.read {
+            try $0.inbox.page(userID: bob.userID!, limit: 50, offset: 0)
+        }.filter {
             $0.event == "redemption"
         }
         #expect(rdEntries.count == 1)
@@ -408,7 +415,9 @@ struct LoyaltyPushTests {
         let deadline = Date().addingTimeInterval(10)
         var reminders: [InboxEntry] = []
         while reminders.isEmpty && Date() < deadline {
-            reminders = try herald.application.store.notifications(userID: ann.userID!, limit: 50, offset: 0).filter {
+            reminders = try herald.application.store.read {
+                try $0.inbox.page(userID: ann.userID!, limit: 50, offset: 0)
+            }.filter {
                 $0.event == "offer_expiry"
             }
             Thread.sleep(forTimeInterval: 0.05)
@@ -420,7 +429,7 @@ struct LoyaltyPushTests {
             push["payload"]?["aps"]?["alert"]?["body"]?.stringValue?.hasPrefix("Last Call Shake expires on ") == true)
         Thread.sleep(forTimeInterval: 0.6)  // three more scheduler passes
         #expect(
-            try herald.application.store.notifications(userID: ann.userID!, limit: 50, offset: 0).filter {
+            try herald.application.store.read { try $0.inbox.page(userID: ann.userID!, limit: 50, offset: 0) }.filter {
                 $0.event == "offer_expiry"
             }.count == 1)
     }
@@ -623,7 +632,7 @@ struct LoyaltyPushTests {
         let right = try post(
             "how=app&what=burger&what=fries&stars=5&back=true&user_survey_id=2.5&note=Great+fries+%F0%9F%8D%9F")
         #expect(right.status == 200 && right.text.contains("Thank you"), "\(right)")
-        let stored = try #require(try herald.application.store.userSurvey(id: Int64(id)))
+        let stored = try #require(try herald.application.store.read { try $0.surveys.userSurvey(id: Int64(id)) })
         #expect(
             stored.userSurvey.answers == [
                 "how": "app", "what": ["burger", "fries"], "stars": 5, "back": true, "user_survey_id": 2.5,

@@ -52,7 +52,7 @@ struct PayloadGoldenTests {
         let content = PushContent(
             notificationID: 96_763_507, title: template.title, subtitle: template.subtitle, body: template.body,
             sound: template.sound, badge: 2,
-            extras: LoyaltyPayload.redemption(discount: 3, userID: 6_118_542).objectValue!)
+            extras: LoyaltyPayload.redemption(discount: Money(cents: 300), userID: 6_118_542).objectValue!)
         let encoded = try JSON.parse(APNsPayload.encode(content))
         #expect(encoded == (try JSON.parse(Self.seedRedemption)))
         #expect(encoded["aps"]?["sound"] == nil, "the seed's redemption push has no sound")

@@ -433,7 +433,9 @@ struct BadInputTests {
             }
         }
         #expect(
-            try harness.fixture.store.redemptions(businessID: harness.fixture.business.id, transactionID: "R-1").isEmpty
+            try harness.fixture.store.read {
+                try $0.redemptions.all(businessID: harness.fixture.business.id, transactionID: "R-1")
+            }.isEmpty
         )
     }
 

@@ -40,7 +40,9 @@ struct MobileAccountTests {
         #expect(user["phone"] == .null)
         #expect(user["points"] == .int(0))
         #expect(user["created_at"]?.stringValue.flatMap(Timestamp.init(iso8601:)) != nil)
-        #expect(try fixture.store.user(businessID: fixture.business.id, id: userID)?.email == "ann@example.com")
+        #expect(
+            try fixture.store.read { try $0.users.find(businessID: fixture.business.id, id: userID) }?.email
+                == "ann@example.com")
 
         // The token works at once.
         let profile = try app.profile()
@@ -299,7 +301,7 @@ struct MobileAccountTests {
         let fixture = try ServerFixture()
         let token = randomAPNsToken()
         let app = try fixture.signedUp("ann@example.com", token: token.uppercased(), deviceID: "iphone-1")
-        let devices = try fixture.store.devices(userID: app.userID!)
+        let devices = try fixture.store.read { try $0.devices.all(userID: app.userID!) }
         #expect(devices.count == 1)
         #expect(devices.first?.platform == .apns)
         #expect(devices.first?.token == token)  // kept lower-case
@@ -318,7 +320,7 @@ struct MobileAccountTests {
         let fixture = try ServerFixture()
         let token = randomFCMToken()
         let app = try fixture.signedUp("ann@example.com", token: token, android: true)
-        let devices = try fixture.store.devices(userID: app.userID!)
+        let devices = try fixture.store.read { try $0.devices.all(userID: app.userID!) }
         #expect(devices.count == 1)
         #expect(devices.first?.platform == .fcm)
         #expect(devices.first?.token == token)
@@ -329,7 +331,7 @@ struct MobileAccountTests {
     @Test func aSignUpWithoutATokenGetsNoDelivery() throws {
         let fixture = try ServerFixture()
         let app = try fixture.signedUp("ann@example.com")
-        #expect(try fixture.store.devices(userID: app.userID!).allSatisfy { $0.token == nil })
+        #expect(try fixture.store.read { try $0.devices.all(userID: app.userID!) }.allSatisfy { $0.token == nil })
         #expect(try fixture.deliveryCount(forNewsTo: app.userID!) == 0)
         // The news is in the inbox all the same.
         #expect(try app.entries().count == 2)
@@ -343,7 +345,7 @@ struct MobileAccountTests {
         let app = try fixture.signedUp("ann@example.com", token: first, android: android, deviceID: "phone-1")
         let response = try app.update([(android ? "gcm_token" : "apn_token", .string(second))])
         #expect(response.status == 200, "\(response)")
-        let devices = try fixture.store.devices(userID: app.userID!)
+        let devices = try fixture.store.read { try $0.devices.all(userID: app.userID!) }
         #expect(devices.count == 1)
         #expect(devices.first?.token == second)
         #expect(devices.first?.platform == (android ? .fcm : .apns))
@@ -358,7 +360,7 @@ struct MobileAccountTests {
         #expect(
             try app.update([("first_name", "Ann"), ("email", "ann@example.com"), ("apn_token", .string(token))]).status
                 == 200)
-        #expect(try fixture.store.devices(userID: app.userID!).map(\.token) == [token])
+        #expect(try fixture.store.read { try $0.devices.all(userID: app.userID!) }.map(\.token) == [token])
         #expect(try fixture.deliveryCount(forNewsTo: app.userID!) == 1)
     }
 
@@ -371,7 +373,7 @@ struct MobileAccountTests {
         #expect(try fixture.deliveryCount(forNewsTo: app.userID!) == 1)
         let response = try app.update([(android ? "gcm_token" : "apn_token", "")])
         #expect(response.status == 200, "\(response)")
-        #expect(try fixture.store.devices(userID: app.userID!).map(\.token) == [nil])
+        #expect(try fixture.store.read { try $0.devices.all(userID: app.userID!) }.map(\.token) == [nil])
         #expect(try fixture.deliveryCount(forNewsTo: app.userID!) == 0)
     }
 
@@ -379,7 +381,7 @@ struct MobileAccountTests {
         let fixture = try ServerFixture()
         let app = try fixture.signedUp("ann@example.com", token: randomAPNsToken(), deviceID: "phone-1")
         #expect(try app.logOut().status == 200)
-        #expect(try fixture.store.devices(userID: app.userID!).map(\.token) == [nil])
+        #expect(try fixture.store.read { try $0.devices.all(userID: app.userID!) }.map(\.token) == [nil])
         #expect(try fixture.deliveryCount(forNewsTo: app.userID!) == 0)
     }
 
@@ -391,7 +393,7 @@ struct MobileAccountTests {
         #expect(try tablet.logIn(email: "ann@example.com", token: tabletToken).status == 200)
         #expect(try fixture.deliveryCount(forNewsTo: phone.userID!) == 2)
         #expect(try phone.logOut().status == 200)
-        let devices = try fixture.store.devices(userID: phone.userID!)
+        let devices = try fixture.store.read { try $0.devices.all(userID: phone.userID!) }
         #expect(devices.first { $0.deviceKey == "phone-1" }?.token == nil)
         #expect(devices.first { $0.deviceKey == "tablet-1" }?.token == tabletToken)
         #expect(try fixture.deliveryCount(forNewsTo: phone.userID!) == 1)
@@ -414,7 +416,7 @@ struct MobileAccountTests {
         #expect(try app.update([("apn_token", .string(randomAPNsToken()))]).status == 200)
         #expect(try fixture.deliveryCount(forNewsTo: app.userID!) == 1)
         #expect(try app.logOut().status == 200)
-        #expect(try fixture.store.devices(userID: app.userID!).allSatisfy { $0.token == nil })
+        #expect(try fixture.store.read { try $0.devices.all(userID: app.userID!) }.allSatisfy { $0.token == nil })
         #expect(try fixture.deliveryCount(forNewsTo: app.userID!) == 0)
     }
 
@@ -425,7 +427,7 @@ struct MobileAccountTests {
         #expect(try app.update([("apn_token", .string(randomAPNsToken()))]).status == 200)
         app.deviceID = "phone-3"
         #expect(try app.logOut().status == 200)
-        #expect(try fixture.store.devices(userID: app.userID!).allSatisfy { $0.token == nil })
+        #expect(try fixture.store.read { try $0.devices.all(userID: app.userID!) }.allSatisfy { $0.token == nil })
         #expect(try fixture.deliveryCount(forNewsTo: app.userID!) == 0)
     }
 
@@ -438,7 +440,7 @@ struct MobileAccountTests {
         let app = try fixture.signedUp("ann@example.com")
         #expect(try app.update([("apn_token", .string(randomAPNsToken()))]).status == 200)
         #expect(try app.logOut().status == 200)
-        let tokens = try fixture.store.devices(userID: app.userID!).map(\.token)
+        let tokens = try fixture.store.read { try $0.devices.all(userID: app.userID!) }.map(\.token)
         let deliveries = try fixture.deliveryCount(forNewsTo: app.userID!)
         #expect(tokens.allSatisfy { $0 == nil }, "tokens left: \(tokens)")
         #expect(deliveries == 0)
@@ -455,11 +457,11 @@ struct MobileAccountTests {
         let bob = fixture.app(deviceID: "shared-ipad")
         let bobsToken = randomAPNsToken()
         #expect(try bob.logIn(email: "bob@example.com", token: bobsToken).status == 200)
-        #expect(try fixture.store.devices(userID: bob.userID!).map(\.token) == [bobsToken])
+        #expect(try fixture.store.read { try $0.devices.all(userID: bob.userID!) }.map(\.token) == [bobsToken])
 
         #expect(try ann.logOut().status == 200)
         expectError(try ann.profile(), 401, ["base"])
-        let tokens = try fixture.store.devices(userID: bob.userID!).map(\.token)
+        let tokens = try fixture.store.read { try $0.devices.all(userID: bob.userID!) }.map(\.token)
         let deliveries = try fixture.deliveryCount(forNewsTo: bob.userID!)
         #expect(tokens == [bobsToken])
         #expect(deliveries == 1)
@@ -485,8 +487,9 @@ struct MobileAccountTests {
         let all = statuses.values.sorted()
         #expect(all.filter { $0.hasPrefix("200") }.count == 1, "\(all)")
         #expect(all.filter { $0 == #"422 ["email": ["has already been taken"]]"# }.count == 7, "\(all)")
-        let user = try #require(try fixture.store.user(businessID: fixture.business.id, email: "race@example.com"))
-        #expect(try fixture.store.devices(userID: user.id).count == 1)
+        let user = try #require(
+            try fixture.store.read { try $0.users.find(businessID: fixture.business.id, email: "race@example.com") })
+        #expect(try fixture.store.read { try $0.devices.all(userID: user.id) }.count == 1)
     }
 
     @Test func concurrentLoginsWithOneTokenLeaveItOnOneDevice() throws {
@@ -497,7 +500,8 @@ struct MobileAccountTests {
             let app = fixture.app(deviceID: "phone-\(index)")
             _ = try? app.logIn(email: "user\(index)@example.com", token: token, android: true)
         }
-        let holders = try users.flatMap { try fixture.store.devices(userID: $0.userID!) }.filter { $0.token == token }
+        let holders = try users.flatMap { user in try fixture.store.read { try $0.devices.all(userID: user.userID!) } }
+            .filter { $0.token == token }
         #expect(holders.count == 1)
     }
 
@@ -550,8 +554,8 @@ struct MobileAccountTests {
         let token = randomAPNsToken()
         let ann = try fixture.signedUp("ann@example.com", token: token, deviceID: "phone-ann")
         let bob = try fixture.signedUp("bob@example.com", token: token, deviceID: "phone-bob")
-        #expect(try fixture.store.devices(userID: ann.userID!).map(\.token) == [nil])
-        #expect(try fixture.store.devices(userID: bob.userID!).map(\.token) == [token])
+        #expect(try fixture.store.read { try $0.devices.all(userID: ann.userID!) }.map(\.token) == [nil])
+        #expect(try fixture.store.read { try $0.devices.all(userID: bob.userID!) }.map(\.token) == [token])
         let ids = try fixture.news(to: [ann.userID!, bob.userID!])
         #expect(ids.count == 2)
         let counts = try ids.map { try fixture.deliveries(notificationID: $0).count }
@@ -576,8 +580,8 @@ struct MobileAccountTests {
         let bobOnIPad = fixture.app(deviceID: "shared-ipad")
         #expect(try bobOnIPad.logIn(email: "bob@example.com").status == 200)
         // Ann's token must not follow the iPad to Bob, and Ann no longer has it.
-        #expect(try fixture.store.devices(userID: ann.userID!).isEmpty)
-        #expect(try fixture.store.devices(userID: bobOnIPad.userID!).map(\.token) == [nil])
+        #expect(try fixture.store.read { try $0.devices.all(userID: ann.userID!) }.isEmpty)
+        #expect(try fixture.store.read { try $0.devices.all(userID: bobOnIPad.userID!) }.map(\.token) == [nil])
         #expect(try fixture.deliveryCount(forNewsTo: ann.userID!) == 0)
         #expect(try fixture.deliveryCount(forNewsTo: bobOnIPad.userID!) == 0)
     }
@@ -607,7 +611,7 @@ struct MobileAccountTests {
         let good = randomAPNsToken()
         let app = try fixture.signedUp("bob@example.com", token: good, deviceID: "phone-1")
         expectError(try app.update([(field, token)]), 422, field, "is invalid")
-        #expect(try fixture.store.devices(userID: app.userID!).map(\.token) == [good])
+        #expect(try fixture.store.read { try $0.devices.all(userID: app.userID!) }.map(\.token) == [good])
     }
 
     @Test func bothTokensAtOnceIs422() throws {
@@ -662,7 +666,7 @@ struct MobileAccountTests {
             body: Array(loginBody.utf8))
         #expect(login.status == 200, "\(login)")
 
-        let devices = try fixture.store.devices(userID: userID)
+        let devices = try fixture.store.read { try $0.devices.all(userID: userID) }
         #expect(devices.count == 2)
         let iphone = devices.first { $0.deviceKey == "iphone-15" }
         let android = devices.first { $0.deviceKey == "pixel-8" }
@@ -687,7 +691,7 @@ struct MobileAccountTests {
         let fresh = randomAPNsToken()
         let again = fixture.app(deviceID: "phone-1")
         #expect(try again.logIn(email: "ann@example.com", token: fresh).status == 200)
-        #expect(try fixture.store.devices(userID: app.userID!).map(\.token) == [fresh])
+        #expect(try fixture.store.read { try $0.devices.all(userID: app.userID!) }.map(\.token) == [fresh])
         #expect(try fixture.deliveryCount(forNewsTo: app.userID!) == 1)
     }
 }

@@ -180,7 +180,9 @@ struct MobileInboxTests {
         let entries = try app.entries()
         let read = entries.filter { $0["read_at"]?.stringValue != nil }.compactMap { $0["id"]?.int64Value }
         #expect(Set(read) == [all[0], all[2]])
-        for id in all { #expect(try fixture.store.eventCount(notificationID: id, kind: .opened) == 0) }
+        for id in all {
+            #expect(try fixture.store.read { try $0.inbox.eventCount(notificationID: id, kind: .opened) } == 0)
+        }
     }
 
     @Test func markReadAcceptsIDsInEveryForm() throws {
@@ -217,8 +219,8 @@ struct MobileInboxTests {
         #expect(response.status == 200, "\(response)")
         #expect(response.value?["user_notifications"] == [.int(all[0])])
         #expect(response.value?["badge"] == .int(2))
-        #expect(try fixture.store.eventCount(notificationID: all[0], kind: .opened) == 1)
-        #expect(try fixture.store.eventCount(notificationID: all[1], kind: .opened) == 0)
+        #expect(try fixture.store.read { try $0.inbox.eventCount(notificationID: all[0], kind: .opened) } == 1)
+        #expect(try fixture.store.read { try $0.inbox.eventCount(notificationID: all[1], kind: .opened) } == 0)
         #expect(try app.entries().first { $0["id"] == .int(all[0]) }?["read_at"]?.stringValue != nil)
     }
 
@@ -233,7 +235,9 @@ struct MobileInboxTests {
         #expect(response.value?["badge"] == .int(1))
         // Ann's entries stay unread and unopened.
         #expect(try ann.entries().allSatisfy { $0["read_at"] == .null })
-        for id in annIDs { #expect(try fixture.store.eventCount(notificationID: id, kind: .opened) == 0) }
+        for id in annIDs {
+            #expect(try fixture.store.read { try $0.inbox.eventCount(notificationID: id, kind: .opened) } == 0)
+        }
         #expect(try ann.markRead([]).value?["badge"] == .int(2))
     }
 
@@ -254,7 +258,7 @@ struct MobileInboxTests {
             unread.remove(id)
             let badge = try app.markRead(.string("\(id)")).value?["badge"]
             #expect(badge == .int(Int64(unread.count)))
-            #expect(try fixture.store.unreadCount(userID: app.userID!) == unread.count)
+            #expect(try fixture.store.read { try $0.inbox.unreadCount(userID: app.userID!) } == unread.count)
             let listed = try app.entries().filter { $0["read_at"] == .null }.count
             #expect(listed == unread.count)
         }
@@ -299,7 +303,7 @@ struct MobileInboxTests {
         let response = try app.markRead(.string("\(all[0]),\(all[0]),\(all[0])"), eventType: "app_open_via_push")
         #expect(response.status == 200)
         #expect(response.value?["badge"] == .int(0))
-        let opens = try fixture.store.eventCount(notificationID: all[0], kind: .opened)
+        let opens = try fixture.store.read { try $0.inbox.eventCount(notificationID: all[0], kind: .opened) }
         #expect(response.value?["user_notifications"] == [.int(all[0])])
         #expect(opens == 1)
     }

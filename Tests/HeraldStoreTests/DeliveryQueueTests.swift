@@ -1,51 +1,55 @@
 import HeraldModel
 import HeraldStore
+import HeraldTesting
 import Testing
 
 @Suite("Store conformance: delivery queue")
 struct DeliveryQueueTests {
     @Test(arguments: StoreBackend.allCases)
     func entriesAndJobsAreWrittenTogether(_ backend: StoreBackend) throws {
-        let fixture = try Fixture(backend)
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
+        let queue = store.deliveryQueue
         let ios = try fixture.register(fixture.user, key: "ios", token: "aaaa")
         let android = try fixture.register(fixture.user, key: "android", token: "bbbb", platform: .fcm)
         try fixture.register(fixture.user, key: "logged-out", token: .some(nil))
-        let entry = try store.createNotifications([fixture.draft(fixture.user)], at: at(10))[0]
-        let jobs = try store.deliveries(notificationID: entry.id)
+        let entry = try fixture.publish([fixture.draft(fixture.user)], at: at(10))[0]
+        let jobs = try store.read { try $0.deliveries.all(notificationID: entry.id) }
         #expect(jobs.map(\.deviceID) == [ios.id, android.id])
         #expect(jobs.map(\.platform) == [.apns, .fcm])
         #expect(jobs.allSatisfy { $0.status == .queued && $0.attempts == 0 && $0.nextAttemptAt == at(10) })
         #expect(Set(jobs.map(\.apnsID)).count == 2)
         #expect(jobs.allSatisfy { $0.apnsID.count == 36 })
-        let inboxOnly = try store.createNotifications([fixture.draft(fixture.user, style: .none)], at: at(10))[0]
-        #expect(try store.deliveries(notificationID: inboxOnly.id).isEmpty)
+        let inboxOnly = try fixture.publish([fixture.draft(fixture.user, style: .none)], at: at(10))[0]
+        #expect(try store.read { try $0.deliveries.all(notificationID: inboxOnly.id) }.isEmpty)
     }
 
     @Test(arguments: StoreBackend.allCases)
     func aClaimCarriesTheEntrysCollapseID(_ backend: StoreBackend) throws {
-        let fixture = try Fixture(backend)
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
+        let queue = store.deliveryQueue
         try fixture.register(fixture.user, key: "ios", token: "aaaa")
         var draft = fixture.draft(fixture.user)
         draft.collapseID = "menu-of-the-day"
-        let entries = try store.createNotifications([draft, fixture.draft(fixture.user)], at: at(10))
+        let entries = try fixture.publish([draft, fixture.draft(fixture.user)], at: at(10))
         #expect(entries.map(\.collapseID) == ["menu-of-the-day", nil])
-        let claimed = try store.claimDeliveries(owner: "node", limit: 10, leaseUntil: at(70), at: at(10))
+        let claimed = try queue.claim(owner: "node", limit: 10, leaseUntil: at(70), at: at(10))
         #expect(claimed.map(\.notification.collapseID) == ["menu-of-the-day", nil])
     }
 
     @Test(arguments: StoreBackend.allCases)
     func claimsLeaseAndReclaimAfterExpiry(_ backend: StoreBackend) throws {
-        let fixture = try Fixture(backend)
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
+        let queue = store.deliveryQueue
         let device = try fixture.register(fixture.user, key: "ios", token: "aaaa")
-        let entries = try store.createNotifications(
+        let entries = try fixture.publish(
             [fixture.draft(fixture.user, "one"), fixture.draft(fixture.user, "two")], at: at(10))
-        #expect(try store.queueDepth(at: at(10)) == QueueDepth(queued: 2, due: 2, sending: 0))
-        #expect(try store.claimDeliveries(owner: "w1", limit: 10, leaseUntil: at(20), at: at(9)).isEmpty, "not due yet")
+        #expect(try queue.depth(at: at(10)) == QueueDepth(queued: 2, due: 2, sending: 0))
+        #expect(try queue.claim(owner: "w1", limit: 10, leaseUntil: at(20), at: at(9)).isEmpty, "not due yet")
 
-        let claimed = try store.claimDeliveries(owner: "w1", limit: 10, leaseUntil: at(20), at: at(10))
+        let claimed = try queue.claim(owner: "w1", limit: 10, leaseUntil: at(20), at: at(10))
         #expect(claimed.count == 2)
         #expect(claimed[0].notification == entries[0])
         #expect(claimed[0].token == "aaaa")
@@ -53,51 +57,53 @@ struct DeliveryQueueTests {
         #expect(claimed[0].deviceBelongsToRecipient)
         #expect(claimed[0].badge == 2)
         #expect(claimed[0].attempts == 1)
-        #expect(try store.queueDepth(at: at(10)) == QueueDepth(queued: 0, due: 0, sending: 2))
-        #expect(try store.claimDeliveries(owner: "w2", limit: 10, leaseUntil: at(30), at: at(15)).isEmpty, "leased")
+        #expect(try queue.depth(at: at(10)) == QueueDepth(queued: 0, due: 0, sending: 2))
+        #expect(try queue.claim(owner: "w2", limit: 10, leaseUntil: at(30), at: at(15)).isEmpty, "leased")
 
         // w1 dies; its lease runs out and w2 takes the jobs over. w1's late report is ignored.
-        let reclaimed = try store.claimDeliveries(owner: "w2", limit: 10, leaseUntil: at(40), at: at(20))
+        let reclaimed = try queue.claim(owner: "w2", limit: 10, leaseUntil: at(40), at: at(20))
         #expect(reclaimed.map(\.id) == claimed.map(\.id))
         #expect(reclaimed.map(\.attempts) == [2, 2])
         #expect(reclaimed.map(\.apnsID) == claimed.map(\.apnsID), "a retried send keeps its apns-id")
         let late = DeliveryCompletion(
             id: claimed[0].id, leaseOwner: "w1", outcome: .delivered(providerMessageID: "x"), deviceID: device.id,
             token: "aaaa")
-        #expect(try store.completeDeliveries([late], at: at(21)) == 0)
+        #expect(try queue.record([late], at: at(21)) == 0)
 
         let done = reclaimed.map {
             DeliveryCompletion(
                 id: $0.id, leaseOwner: "w2", outcome: .delivered(providerMessageID: "apns-\($0.id)"),
                 deviceID: device.id, token: "aaaa")
         }
-        #expect(try store.completeDeliveries(done, at: at(22)) == 2)
-        #expect(try store.completeDeliveries(done, at: at(23)) == 0, "a job completes once")
-        let jobs = try store.deliveries(notificationID: entries[0].id)
+        #expect(try queue.record(done, at: at(22)) == 2)
+        #expect(try queue.record(done, at: at(23)) == 0, "a job completes once")
+        let jobs = try store.read { try $0.deliveries.all(notificationID: entries[0].id) }
         #expect(jobs[0].status == .delivered)
         #expect(jobs[0].providerMessageID == "apns-\(jobs[0].id)")
-        #expect(try store.queueDepth(at: at(30)) == QueueDepth(queued: 0, due: 0, sending: 0))
+        #expect(try queue.depth(at: at(30)) == QueueDepth(queued: 0, due: 0, sending: 0))
     }
 
     @Test(arguments: StoreBackend.allCases)
     func retriesWaitsFailuresAndRelease(_ backend: StoreBackend) throws {
-        let fixture = try Fixture(backend)
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
+        let queue = store.deliveryQueue
         let device = try fixture.register(fixture.user, key: "ios", token: "aaaa")
-        let entries = try store.createNotifications((1...4).map { fixture.draft(fixture.user, "n\($0)") }, at: at(0))
-        let claimed = try store.claimDeliveries(owner: "w", limit: 3, leaseUntil: at(60), at: at(0))
+        let entries = try fixture.publish((1...4).map { fixture.draft(fixture.user, "n\($0)") }, at: at(0))
+        let claimed = try queue.claim(owner: "w", limit: 3, leaseUntil: at(60), at: at(0))
         #expect(claimed.count == 3, "limit is honoured")
         func complete(_ job: ClaimedDelivery, _ outcome: DeliveryCompletion.Outcome) -> DeliveryCompletion {
             DeliveryCompletion(id: job.id, leaseOwner: "w", outcome: outcome, deviceID: device.id, token: job.token)
         }
-        try store.completeDeliveries(
+        try queue.record(
             [
                 complete(claimed[0], .retry(at: at(30), reason: "503 ServiceUnavailable")),
                 complete(claimed[1], .wait(until: at(100), reason: "credential broken: InvalidProviderToken")),
                 complete(claimed[2], .failed(reason: "400 BadTopic")),
             ], at: at(1))
-        #expect(try store.queueDepth(at: at(1)) == QueueDepth(queued: 3, due: 1, sending: 0))
-        let statuses = try entries.map { try store.deliveries(notificationID: $0.id)[0] }
+        #expect(try queue.depth(at: at(1)) == QueueDepth(queued: 3, due: 1, sending: 0))
+        let statuses = try entries.map { entry in try store.read { try $0.deliveries.all(notificationID: entry.id) }[0]
+        }
         #expect(
             statuses[0].status == .queued && statuses[0].lastReason == "503 ServiceUnavailable"
                 && statuses[0].nextAttemptAt == at(30))
@@ -105,28 +111,29 @@ struct DeliveryQueueTests {
         #expect(statuses[2].status == .failed && statuses[2].lastReason == "400 BadTopic")
 
         // Graceful shutdown hands the claim back, due at once, without counting the attempt.
-        let fourth = try store.claimDeliveries(owner: "w", limit: 10, leaseUntil: at(60), at: at(2))
+        let fourth = try queue.claim(owner: "w", limit: 10, leaseUntil: at(60), at: at(2))
         #expect(fourth.map(\.notification.id) == [entries[3].id])
-        #expect(try store.releaseDeliveries(owner: "w", at: at(3)) == 1)
-        let released = try store.deliveries(notificationID: entries[3].id)[0]
+        #expect(try queue.handBack(owner: "w", at: at(3)) == 1)
+        let released = try store.read { try $0.deliveries.all(notificationID: entries[3].id) }[0]
         #expect(released.status == .queued && released.attempts == 0 && released.nextAttemptAt == at(3))
 
         // A fixed credential makes waiting jobs due now.
-        try store.rescheduleDeliveries(businessID: fixture.business.id, platform: .apns, dueAt: at(5))
-        #expect(try store.claimDeliveries(owner: "w", limit: 10, leaseUntil: at(60), at: at(5)).count == 3)
+        try queue.reschedule(businessID: fixture.business.id, platform: .apns, dueAt: at(5))
+        #expect(try queue.claim(owner: "w", limit: 10, leaseUntil: at(60), at: at(5)).count == 3)
     }
 
     @Test(arguments: StoreBackend.allCases)
     func deadTokensArePrunedUnlessRegisteredAgain(_ backend: StoreBackend) throws {
-        let fixture = try Fixture(backend)
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
+        let queue = store.deliveryQueue
         let device = try fixture.register(fixture.user, key: "ios", token: "dead", at: at(10))
         /// A push to the user sent at `time`, answered a second later: `reason`, Apple's verdict at `since`.
         @discardableResult
         func pruned(at time: Int64, _ reason: String, since: Int64?) throws -> ClaimedDelivery {
-            _ = try store.createNotifications([fixture.draft(fixture.user)], at: at(time))
-            let job = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(time))[0]
-            try store.completeDeliveries(
+            _ = try fixture.publish([fixture.draft(fixture.user)], at: at(time))
+            let job = try queue.claim(owner: "w", limit: 1, leaseUntil: at(60), at: at(time))[0]
+            try queue.record(
                 [
                     DeliveryCompletion(
                         id: job.id, leaseOwner: "w", outcome: .pruned(reason: reason, unregisteredAt: since.map(at)),
@@ -137,34 +144,37 @@ struct DeliveryQueueTests {
 
         // Apple says the token died at t=5, before it was registered at t=10: the token stays.
         let job = try pruned(at: 11, "410 Unregistered", since: 5)
-        #expect(try store.device(id: device.id)?.token == "dead")
-        #expect(try store.deliveries(notificationID: job.notification.id)[0].status == .pruned)
+        #expect(try store.read { try $0.devices.find(id: device.id) }?.token == "dead")
+        #expect(try store.read { try $0.deliveries.all(notificationID: job.notification.id) }[0].status == .pruned)
 
         // The app registers the very same token again at t=20, after Apple's next verdict (t=18): it stays.
         try fixture.register(fixture.user, key: "ios", token: "dead", at: at(20))
         try pruned(at: 21, "410 Unregistered", since: 18)
-        #expect(try store.device(id: device.id)?.token == "dead", "registered again after Apple's timestamp")
+        #expect(
+            try store.read { try $0.devices.find(id: device.id) }?.token == "dead",
+            "registered again after Apple's timestamp")
 
         try pruned(at: 23, "410 Unregistered", since: 22)
-        #expect(try store.device(id: device.id)?.token == nil)
+        #expect(try store.read { try $0.devices.find(id: device.id) }?.token == nil)
 
         // A token pruned after a new one was set is not the device's token any more: the new one stays.
         try fixture.register(fixture.user, key: "ios", token: "fresh", at: at(25))
         try pruned(at: 26, "400 BadDeviceToken", since: nil)
-        #expect(try store.device(id: device.id)?.token == "fresh")
+        #expect(try store.read { try $0.devices.find(id: device.id) }?.token == "fresh")
     }
 
     @Test(arguments: StoreBackend.allCases)
     func claimsSeeTokensClearedOrMovedSinceTheJobWasMade(_ backend: StoreBackend) throws {
-        let fixture = try Fixture(backend)
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
+        let queue = store.deliveryQueue
         let bob = try fixture.addUser("bob@example.com")
         let device = try fixture.register(fixture.user, key: "shared-phone", token: "tttt")
-        _ = try store.createNotifications([fixture.draft(fixture.user, "for Ann")], at: at(1))
+        _ = try fixture.publish([fixture.draft(fixture.user, "for Ann")], at: at(1))
         // Ann logs out and Bob logs in on the same phone before the send.
-        try store.clearToken(deviceID: device.id, at: at(2))
+        try store.transaction { try $0.devices.clearToken(id: device.id, at: at(2)) }
         try fixture.register(bob, key: "shared-phone", token: "tttt", at: at(3))
-        let job = try store.claimDeliveries(owner: "w", limit: 1, leaseUntil: at(60), at: at(4))[0]
+        let job = try queue.claim(owner: "w", limit: 1, leaseUntil: at(60), at: at(4))[0]
         #expect(job.deviceBelongsToRecipient == false)
         #expect(job.notification.body == "for Ann")
     }

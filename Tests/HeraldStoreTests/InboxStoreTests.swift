@@ -1,5 +1,7 @@
 import HeraldModel
+import HeraldDomain
 import HeraldStore
+import HeraldTesting
 import HeraldTesting
 import Testing
 
@@ -7,93 +9,101 @@ import Testing
 struct InboxStoreTests {
     @Test(arguments: StoreBackend.allCases)
     func entriesAreListedNewestFirstAndOnlyToTheirOwner(_ backend: StoreBackend) throws {
-        let fixture = try Fixture(backend)
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
+        let queue = store.deliveryQueue
         let ann = fixture.user
         let bob = try fixture.addUser("bob@example.com")
-        let entries = try store.createNotifications((1...5).map { fixture.draft(ann, "message \($0)") }, at: at(1))
+        let entries = try fixture.publish((1...5).map { fixture.draft(ann, "message \($0)") }, at: at(1))
         #expect(entries.map(\.body) == (1...5).map { "message \($0)" })
         #expect(entries[0].extras == ["p": 12])
 
-        let listed = try store.notifications(userID: ann.id, limit: 3, offset: 0)
+        let listed = try store.read { try $0.inbox.page(userID: ann.id, limit: 3, offset: 0) }
         #expect(listed.map(\.id) == entries.reversed().prefix(3).map(\.id))
         #expect(
-            try store.notifications(userID: ann.id, limit: 10, offset: 3).map(\.id) == [entries[1].id, entries[0].id])
-        #expect(try store.notifications(userID: bob.id, limit: 10, offset: 0).isEmpty)
-        #expect(try store.notification(userID: bob.id, id: entries[0].id) == nil)
-        #expect(try store.notification(userID: ann.id, id: entries[0].id) == entries[0])
+            try store.read { try $0.inbox.page(userID: ann.id, limit: 10, offset: 3) }.map(\.id) == [
+                entries[1].id, entries[0].id,
+            ])
+        #expect(try store.read { try $0.inbox.page(userID: bob.id, limit: 10, offset: 0) }.isEmpty)
+        #expect(try store.read { try $0.inbox.find(userID: bob.id, id: entries[0].id) } == nil)
+        #expect(try store.read { try $0.inbox.find(userID: ann.id, id: entries[0].id) } == entries[0])
 
         // Bob can neither delete nor read Ann's entries.
-        #expect(try store.deleteNotification(userID: bob.id, id: entries[0].id, at: at(2)) == false)
-        #expect(try store.markRead(userID: bob.id, ids: [entries[0].id], at: at(2)) == ReadMarks(ids: [], changed: 0))
-        #expect(try store.unreadCount(userID: ann.id) == 5)
+        #expect(try fixture.delete(bob.id, entries[0].id, at: at(2)) == false)
+        #expect(try fixture.markRead(bob.id, [entries[0].id], at: at(2)) == ReadMarks(ids: [], changed: 0))
+        #expect(try store.read { try $0.inbox.unreadCount(userID: ann.id) } == 5)
 
         #expect(
-            try store.markRead(userID: ann.id, ids: [entries[1].id, entries[0].id, entries[1].id, 99999], at: at(3))
+            try fixture.markRead(ann.id, [entries[1].id, entries[0].id, entries[1].id, 99999], at: at(3))
                 == ReadMarks(ids: [entries[1].id, entries[0].id], changed: 2))
         #expect(
-            try store.markRead(userID: ann.id, ids: [entries[0].id], event: .opened, at: at(4))
+            try fixture.markRead(ann.id, [entries[0].id], event: .opened, at: at(4))
                 == ReadMarks(ids: [entries[0].id], changed: 0), "already read: still the user's, recorded as opened")
-        #expect(try store.eventCount(notificationID: entries[0].id, kind: .opened) == 1)
-        #expect(try store.eventCount(notificationID: entries[1].id, kind: .opened) == 0)
-        #expect(try store.notification(userID: ann.id, id: entries[0].id)?.readAt == at(3))
-        #expect(try store.unreadCount(userID: ann.id) == 3)
+        #expect(try store.read { try $0.inbox.eventCount(notificationID: entries[0].id, kind: .opened) } == 1)
+        #expect(try store.read { try $0.inbox.eventCount(notificationID: entries[1].id, kind: .opened) } == 0)
+        #expect(try store.read { try $0.inbox.find(userID: ann.id, id: entries[0].id) }?.readAt == at(3))
+        #expect(try store.read { try $0.inbox.unreadCount(userID: ann.id) } == 3)
 
-        #expect(try store.deleteNotification(userID: ann.id, id: entries[4].id, at: at(5)))
-        #expect(try store.deleteNotification(userID: ann.id, id: entries[4].id, at: at(5)) == false)
-        #expect(try store.notification(userID: ann.id, id: entries[4].id) == nil)
-        #expect(try store.markRead(userID: ann.id, ids: [entries[4].id], at: at(6)) == ReadMarks(ids: [], changed: 0))
-        #expect(try store.unreadCount(userID: ann.id) == 2)
-        #expect(try store.notification(businessID: fixture.business.id, id: entries[4].id)?.id == entries[4].id)
+        #expect(try fixture.delete(ann.id, entries[4].id, at: at(5)))
+        #expect(try fixture.delete(ann.id, entries[4].id, at: at(5)) == false)
+        #expect(try store.read { try $0.inbox.find(userID: ann.id, id: entries[4].id) } == nil)
+        #expect(try fixture.markRead(ann.id, [entries[4].id], at: at(6)) == ReadMarks(ids: [], changed: 0))
+        #expect(try store.read { try $0.inbox.unreadCount(userID: ann.id) } == 2)
+        #expect(
+            try store.read { try $0.inbox.find(businessID: fixture.business.id, id: entries[4].id) }?.id
+                == entries[4].id)
     }
 
     @Test(arguments: StoreBackend.allCases)
     func theInboxVersionChangesWithEveryChange(_ backend: StoreBackend) throws {
-        let fixture = try Fixture(backend)
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
+        let queue = store.deliveryQueue
         let bob = try fixture.addUser("bob@example.com")
         func version() throws -> Int64 {
-            try store.user(businessID: fixture.business.id, id: fixture.user.id)!.inboxVersion
+            try store.read { try $0.users.find(businessID: fixture.business.id, id: fixture.user.id) }!.inboxVersion
         }
         let start = try version()
-        let entry = try store.createNotifications([fixture.draft(fixture.user)], at: at(1))[0]
+        let entry = try fixture.publish([fixture.draft(fixture.user)], at: at(1))[0]
         let afterCreate = try version()
         #expect(afterCreate > start)
-        _ = try store.createNotifications([fixture.draft(fixture.user, style: .background, visible: false)], at: at(1))
+        _ = try fixture.publish([fixture.draft(fixture.user, style: .background, visible: false)], at: at(1))
         #expect(try version() == afterCreate, "a push-only entry is not in the inbox")
-        _ = try store.markRead(userID: bob.id, ids: [entry.id], at: at(2))
-        _ = try store.deleteNotification(userID: bob.id, id: entry.id, at: at(2))
+        _ = try fixture.markRead(bob.id, [entry.id], at: at(2))
+        _ = try fixture.delete(bob.id, entry.id, at: at(2))
         #expect(try version() == afterCreate, "someone else's attempts change nothing")
-        _ = try store.markRead(userID: fixture.user.id, ids: [entry.id], at: at(2))
+        _ = try fixture.markRead(fixture.user.id, [entry.id], at: at(2))
         let afterRead = try version()
         #expect(afterRead > afterCreate)
-        _ = try store.markRead(userID: fixture.user.id, ids: [entry.id], at: at(3))
+        _ = try fixture.markRead(fixture.user.id, [entry.id], at: at(3))
         #expect(try version() == afterRead, "reading twice is no change")
-        #expect(try store.deleteNotification(userID: fixture.user.id, id: entry.id, at: at(4)))
+        #expect(try fixture.delete(fixture.user.id, entry.id, at: at(4)))
         #expect(try version() > afterRead)
     }
 
     @Test(arguments: StoreBackend.allCases)
     func hiddenEntriesNeitherListNorCount(_ backend: StoreBackend) throws {
-        let fixture = try Fixture(backend)
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
-        let silent = try store.createNotifications(
+        let queue = store.deliveryQueue
+        let silent = try fixture.publish(
             [fixture.draft(fixture.user, style: .background, visible: false)], at: at(1))[0]
-        #expect(try store.notifications(userID: fixture.user.id, limit: 10, offset: 0).isEmpty)
-        #expect(try store.unreadCount(userID: fixture.user.id) == 0)
-        #expect(try store.notification(userID: fixture.user.id, id: silent.id) == nil)
+        #expect(try store.read { try $0.inbox.page(userID: fixture.user.id, limit: 10, offset: 0) }.isEmpty)
+        #expect(try store.read { try $0.inbox.unreadCount(userID: fixture.user.id) } == 0)
+        #expect(try store.read { try $0.inbox.find(userID: fixture.user.id, id: silent.id) } == nil)
     }
 
     @Test(arguments: StoreBackend.allCases)
     func eventsAreRecordedForTheOwnerOnly(_ backend: StoreBackend) throws {
-        let fixture = try Fixture(backend)
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
+        let queue = store.deliveryQueue
         let bob = try fixture.addUser("bob@example.com")
-        let entry = try store.createNotifications([fixture.draft(fixture.user)], at: at(1))[0]
-        #expect(try store.recordEvent(userID: fixture.user.id, notificationID: entry.id, kind: .opened, at: at(2)))
-        #expect(try store.recordEvent(userID: bob.id, notificationID: entry.id, kind: .opened, at: at(2)) == false)
-        #expect(try store.eventCount(notificationID: entry.id, kind: .opened) == 1)
-        #expect(try store.eventCount(notificationID: entry.id, kind: .dismissed) == 0)
+        let entry = try fixture.publish([fixture.draft(fixture.user)], at: at(1))[0]
+        #expect(try fixture.recordEvent(fixture.user.id, entry.id, .opened, at: at(2)))
+        #expect(try fixture.recordEvent(bob.id, entry.id, .opened, at: at(2)) == false)
+        #expect(try store.read { try $0.inbox.eventCount(notificationID: entry.id, kind: .opened) } == 1)
+        #expect(try store.read { try $0.inbox.eventCount(notificationID: entry.id, kind: .dismissed) } == 0)
     }
 
     /// Random notify / read / delete sequences: the badge always equals the unread entries a model keeps.
@@ -101,8 +111,9 @@ struct InboxStoreTests {
     func badgeNeverDrifts(_ backend: StoreBackend) throws {
         var generator = SeededGenerator(seed: 0x5EED)
         for round in 0..<8 {
-            let fixture = try Fixture(backend)
+            let fixture = try StoreFixture(backend)
             let store = fixture.store
+            let queue = store.deliveryQueue
             let users = [fixture.user, try fixture.addUser("u2@example.com"), try fixture.addUser("u3@example.com")]
             var unread: [Int64: Set<Int64>] = [:]
             var live: [Int64: Set<Int64>] = [:]
@@ -112,7 +123,7 @@ struct InboxStoreTests {
                 case 0..<4:
                     let count = Int.random(in: 1...3, using: &generator)
                     let visible = Int.random(in: 0..<5, using: &generator) > 0
-                    let made = try store.createNotifications(
+                    let made = try fixture.publish(
                         (0..<count).map { _ in
                             fixture.draft(user, style: visible ? .alert : .background, visible: visible)
                         },
@@ -127,27 +138,54 @@ struct InboxStoreTests {
                         pool[Int.random(in: 0..<pool.count, using: &generator)]
                     }
                     let expected = Set(ids).intersection(unread[user.id] ?? []).count
-                    #expect(try store.markRead(userID: user.id, ids: ids, at: at(Int64(step))).changed == expected)
+                    #expect(try fixture.markRead(user.id, ids, at: at(Int64(step))).changed == expected)
                     unread[user.id, default: []].subtract(ids)
                 case 7..<9:
                     guard let id = live[user.id]?.randomElement(using: &generator) else { continue }
-                    #expect(try store.deleteNotification(userID: user.id, id: id, at: at(Int64(step))))
+                    #expect(try fixture.delete(user.id, id, at: at(Int64(step))))
                     live[user.id]!.remove(id)
                     unread[user.id, default: []].remove(id)
                 default:
                     // Someone else's entry: nothing may change.
                     let other = users.first { $0.id != user.id }!
                     guard let id = live[other.id]?.first else { continue }
-                    #expect(try store.markRead(userID: user.id, ids: [id], at: at(Int64(step))).changed == 0)
-                    #expect(try store.deleteNotification(userID: user.id, id: id, at: at(Int64(step))) == false)
+                    #expect(try fixture.markRead(user.id, [id], at: at(Int64(step))).changed == 0)
+                    #expect(try fixture.delete(user.id, id, at: at(Int64(step))) == false)
                 }
                 for check in users {
-                    let badge = try store.unreadCount(userID: check.id)
+                    let badge = try store.read { try $0.inbox.unreadCount(userID: check.id) }
                     #expect(badge == (unread[check.id]?.count ?? 0), "round \(round) step \(step)")
-                    let listed = try store.notifications(userID: check.id, limit: 1000, offset: 0)
+                    let listed = try store.read { try $0.inbox.page(userID: check.id, limit: 1000, offset: 0) }
                     #expect(listed.filter { $0.readAt == nil }.count == badge)
                 }
             }
         }
+    }
+}
+
+/// What marking read did: the ids that are the user's visible entries, and how many were unread until then.
+struct ReadMarks: Equatable {
+    var ids: [Int64]
+    var changed: Int
+}
+
+extension StoreFixture {
+    func markRead(_ userID: Int64, _ ids: [Int64], event: NotificationEventKind? = nil, at time: Timestamp) throws
+        -> ReadMarks
+    {
+        clock.set(time)
+        let before = try store.read { try $0.inbox.unreadCount(userID: userID) }
+        let marks = try inbox.markRead(userID: userID, entries: ids, rewards: [], event: event)
+        return ReadMarks(ids: marks.entries, changed: before - marks.badge)
+    }
+
+    func delete(_ userID: Int64, _ id: Int64, at time: Timestamp) throws -> Bool {
+        clock.set(time)
+        return try inbox.delete(userID: userID, id: id)
+    }
+
+    func recordEvent(_ userID: Int64, _ id: Int64, _ kind: NotificationEventKind, at time: Timestamp) throws -> Bool {
+        clock.set(time)
+        return try inbox.recordEvent(userID: userID, notificationID: id, kind: kind)
     }
 }

@@ -1,123 +1,98 @@
+import HeraldDomain
 import HeraldModel
 import HeraldStore
+import HeraldTesting
 import Testing
 
-@Suite("Store conformance: users, devices, sessions")
+@Suite("Store conformance: users and sessions")
 struct UserStoreTests {
     @Test(arguments: StoreBackend.allCases)
     func usersAreUniquePerBusiness(_ backend: StoreBackend) throws {
-        let fixture = try Fixture(backend)
-        let store = fixture.store
-        let id = fixture.business.id
-        #expect(try store.user(businessID: id, email: "ann@example.com") == fixture.user)
-        #expect(try store.user(businessID: id, id: fixture.user.id) == fixture.user)
-        do {
-            _ = try fixture.addUser("ann@example.com")
-            Issue.record("a taken email was accepted")
-        } catch let error as StoreError {
-            #expect(error.code == .conflict)
-            #expect(error.field == "email")
+        let world = try StoreFixture(backend)
+        let store = world.store
+        let id = world.business.id
+        #expect(try store.read { try $0.users.find(businessID: id, email: "ann@example.com") } == world.user)
+        #expect(try store.read { try $0.users.find(businessID: id, id: world.user.id) } == world.user)
+        let taken = #expect(throws: StoreError.self, "a taken email was accepted") {
+            try world.addUser("ann@example.com")
         }
+        #expect(taken?.code == .conflict && taken?.field == "email")
         // The same email at another business is another person.
-        let other = try store.createBusiness(
-            name: "Other", clientID: "c2", sealedSecret: [], posKeyHash: "p2", at: at(0))
-        let twin = try store.createUser(
-            NewUser(businessID: other.id, email: "ann@example.com", passwordHash: "h", firstName: "A", lastName: "B"),
-            at: at(0))
-        #expect(try store.user(businessID: id, id: twin.id) == nil)
-
-        let bob = try store.createUser(
-            NewUser(
-                businessID: id, email: "bob@example.com", passwordHash: "h", firstName: "Bob", lastName: "O'Neil",
-                phone: "5551234"),
-            at: at(0))
-        #expect(try store.user(businessID: id, phone: "5551234")?.id == bob.id)
-        #expect(throws: StoreError.self) {
-            _ = try store.createUser(
+        let other = try store.transaction {
+            try $0.businesses.insert(name: "Other", clientID: "c2", sealedSecret: [], posKeyHash: "p2", at: at(0))
+        }
+        let twin = try store.transaction {
+            try $0.users.insert(
                 NewUser(
-                    businessID: id, email: "carl@example.com", passwordHash: "h", firstName: "C", lastName: "D",
-                    phone: "5551234"),
+                    businessID: other.id, email: "ann@example.com", passwordHash: "h", firstName: "A", lastName: "B"),
                 at: at(0))
         }
-        let updated = try store.updateUser(
-            businessID: id, id: bob.id, UserChanges(firstName: "Robert", lastName: "'); DELETE FROM users; --"),
-            at: at(5))
+        #expect(try store.read { try $0.users.find(businessID: id, id: twin.id) } == nil)
+
+        let bob = try world.addUser("bob@example.com", phone: "5551234")
+        #expect(try store.read { try $0.users.find(businessID: id, phone: "5551234") }?.id == bob.id)
+        let phoneTaken = #expect(throws: StoreError.self) { try world.addUser("carl@example.com", phone: "5551234") }
+        #expect(phoneTaken?.field == "phone")
+
+        world.clock.set(at(5))
+        let updated = try world.accounts.updateProfile(
+            user: bob, UserChanges(firstName: "Robert", lastName: "'); DELETE FROM users; --"), device: nil)
         #expect(updated.firstName == "Robert")
-        #expect(try store.user(businessID: id, id: bob.id) == updated)
+        #expect(try world.reload(bob) == updated)
         #expect(updated.updatedAt == at(5))
-        #expect(throws: StoreError.self) {
-            _ = try store.updateUser(businessID: id, id: bob.id, UserChanges(email: "ann@example.com"), at: at(6))
+        let emailTaken = #expect(throws: StoreError.self) {
+            try world.accounts.updateProfile(user: bob, UserChanges(email: "ann@example.com"), device: nil)
         }
-        #expect(throws: StoreError.self) {
-            _ = try store.updateUser(businessID: other.id, id: bob.id, UserChanges(), at: at(6))
+        #expect(emailTaken?.field == "email")
+        var stranger = bob
+        stranger.businessID = other.id
+        #expect(throws: DomainError.self) {
+            try world.accounts.updateProfile(user: stranger, UserChanges(), device: nil)
         }
-        let cleared = try store.updateUser(businessID: id, id: bob.id, UserChanges(phone: .some(nil)), at: at(7))
+        let cleared = try world.accounts.updateProfile(user: bob, UserChanges(phone: .some(nil)), device: nil)
         #expect(cleared.phone == nil)
     }
 
     @Test(arguments: StoreBackend.allCases)
-    func tokensMoveClearAndFollowTheDevice(_ backend: StoreBackend) throws {
-        let fixture = try Fixture(backend)
-        let store = fixture.store
-        let ann = fixture.user
-        let bob = try fixture.addUser("bob@example.com")
-
-        let phone = try fixture.register(ann, key: "device-A", token: "aaaa")
-        #expect(phone.token == "aaaa")
-        #expect(phone.userAgent == "Tests/1.0")
-        #expect(phone.tokenUpdatedAt == at(1))
-
-        // Another user registers the same token from another install: it moves to them.
-        let bobPhone = try fixture.register(bob, key: "device-B", token: "aaaa", at: at(2))
-        #expect(bobPhone.token == "aaaa")
-        #expect(try store.device(id: phone.id)?.token == nil)
-
-        // Same device, same token again: registered anew (Apple's 410 timestamp is compared with this).
-        let again = try fixture.register(bob, key: "device-B", token: "aaaa", at: at(3))
-        #expect(again.tokenUpdatedAt == at(3))
-
-        // Registering without a token leaves it; "" (nil) clears it.
-        #expect(try fixture.register(bob, key: "device-B", token: nil, at: at(4)).token == "aaaa")
-        #expect(try fixture.register(bob, key: "device-B", token: .some(nil), at: at(5)).token == nil)
-
-        // A device that changes hands does not carry the old user's token.
-        try fixture.register(ann, key: "device-C", token: "cccc")
-        let handedOver = try fixture.register(bob, key: "device-C", token: nil, at: at(6))
-        #expect(handedOver.userID == bob.id)
-        #expect(handedOver.token == nil)
-        #expect(try store.devices(userID: ann.id).allSatisfy { $0.token == nil })
-
-        try fixture.register(bob, key: "device-D", token: "dddd", platform: .fcm)
-        let fcmDevice = try store.devices(userID: bob.id).first { $0.deviceKey == "device-D" }!
-        #expect(fcmDevice.platform == .fcm)
-        try store.clearToken(deviceID: fcmDevice.id, at: at(9))
-        #expect(try store.device(id: fcmDevice.id)?.token == nil)
-        #expect(throws: StoreError.self) {
-            _ = try store.registerDevice(
-                businessID: fixture.business.id, userID: 999,
-                DeviceRegistration(deviceKey: "z", platform: .apns, token: "z", userAgent: nil), at: at(1))
-        }
-    }
-
-    @Test(arguments: StoreBackend.allCases)
     func sessionsRevoke(_ backend: StoreBackend) throws {
-        let fixture = try Fixture(backend)
-        let store = fixture.store
-        let device = try fixture.register(fixture.user, key: "d", token: "t")
-        let session = try store.createSession(
-            tokenHash: "abc", businessID: fixture.business.id, userID: fixture.user.id, deviceID: device.id,
-            expiresAt: at(100), at: at(1))
-        #expect(try store.session(tokenHash: "abc") == session)
-        let joined = try store.sessionWithUser(tokenHash: "abc")
+        let world = try StoreFixture(backend)
+        let store = world.store
+        let device = try world.register(world.user, key: "d", token: "t")
+        world.clock.set(at(1))
+        let session = try world.accounts.startSession(
+            tokenHash: "abc", user: world.user, deviceID: device.id, expiresAt: at(100))
+        #expect(try store.read { try $0.sessions.find(tokenHash: "abc") } == session)
+        let joined = try store.read { try $0.sessions.findWithUser(tokenHash: "abc") }
         #expect(joined?.session == session)
-        #expect(joined?.user == fixture.user)
-        #expect(try store.sessionWithUser(tokenHash: "nope") == nil)
+        #expect(joined?.user == world.user)
+        #expect(try store.read { try $0.sessions.findWithUser(tokenHash: "nope") } == nil)
         #expect(session.isActive(at: at(50)))
         #expect(!session.isActive(at: at(100)))
-        try store.revokeSession(id: session.id, at: at(2))
-        let revoked = try store.session(tokenHash: "abc")
+        world.clock.set(at(2))
+        try world.accounts.logOut(session: session, user: world.user, deviceKey: nil)
+        let revoked = try store.read { try $0.sessions.find(tokenHash: "abc") }
         #expect(revoked?.revokedAt == at(2))
         #expect(revoked?.isActive(at: at(3)) == false)
-        #expect(try store.session(tokenHash: "missing") == nil)
+        #expect(try store.read { try $0.devices.find(id: device.id) }?.token == nil, "its device hears no more")
+        let reused = #expect(throws: StoreError.self) {
+            try world.accounts.startSession(tokenHash: "abc", user: world.user, deviceID: nil, expiresAt: at(100))
+        }
+        #expect(reused?.code == .conflict)
+    }
+
+    @Test("every commit changes the change count; the delivery queue's writes do not", arguments: StoreBackend.allCases)
+    func changeCountFollowsCommits(_ backend: StoreBackend) throws {
+        let world = try StoreFixture(backend)
+        let store = world.store
+        let before = store.changeCount
+        _ = try store.read { try $0.users.find(businessID: world.business.id, id: world.user.id) }
+        #expect(store.changeCount == before, "a read is no change")
+        try world.register(world.user, key: "d", token: "t")
+        let afterWrite = store.changeCount
+        #expect(afterWrite > before)
+        _ = try store.deliveryQueue.claim(owner: "n", limit: 10, leaseUntil: at(100), at: at(1))
+        #expect(store.changeCount == afterWrite, "claims touch nothing a cache holds")
+        store.noteChangeElsewhere()
+        #expect(store.changeCount > afterWrite, "another node's change counts")
     }
 }

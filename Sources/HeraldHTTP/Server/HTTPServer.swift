@@ -1,5 +1,7 @@
 import CMicroHTTPD
 import Foundation
+import HeraldLifecycle
+import HeraldModel
 import HeraldObservability
 import Synchronization
 
@@ -9,11 +11,12 @@ import Synchronization
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: .init(port: 0), responder: app, logger: logger)
-/// try server.start()
+/// try server.start()   // binds now: a taken port fails here
 /// print("listening on http://127.0.0.1:\(server.port)")
+/// try await server.run()   // serves until asked to stop, then drains
 /// ```
 /// Handlers run synchronously on the pool's threads.
-public final class HTTPServer: @unchecked Sendable {
+public final class HTTPServer: Service {
     /// Where to listen and the limits to enforce.
     public struct Configuration: Sendable {
         /// Address to bind (numeric IPv4/IPv6 or a resolvable name).
@@ -57,6 +60,8 @@ public final class HTTPServer: @unchecked Sendable {
         public var connectionMemoryLimit: Int = 64 * 1024
         /// Most connections at once.
         public var connectionLimit: Int = 10_000
+        /// When stopping, how long requests in flight may take to finish (new ones are answered 503 meanwhile).
+        public var gracePeriod: Duration = .seconds(10)
 
         /// The defaults, with any value overridden.
         public init(host: String = "127.0.0.1", port: Int = 8080) {
@@ -74,14 +79,17 @@ public final class HTTPServer: @unchecked Sendable {
     private let configuration: Configuration
     private let responder: any HTTPResponder
     private let logger: Logger
-    private var daemon: OpaquePointer?
+    private let daemon = Mutex<Daemon?>(nil)
     private let inFlight = Atomic<Int>(0)
+    /// Signalled when the last request in flight completes while draining.
+    private let drained = Drained()
     /// Set by `shutdown`: requests that arrive from then on are answered 503.
     private let draining = Atomic<Bool>(false)
     private let requestCounter = Atomic<UInt64>(0)
     private let requestIDPrefix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+    private let boundPort = Atomic<Int>(0)
     /// The port bound (useful when configured with 0). Valid after `start()`.
-    public private(set) var port: Int = 0
+    public var port: Int { boundPort.load(ordering: .acquiring) }
 
     /// A server that answers with `responder`.
     public init(configuration: Configuration, responder: any HTTPResponder, logger: Logger) {
@@ -91,12 +99,12 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     deinit {
-        if let daemon { MHD_stop_daemon(daemon) }
+        if let daemon = daemon.withLock({ $0 }) { MHD_stop_daemon(daemon.handle) }
     }
 
     /// Binds and starts serving. Throws if the address cannot be bound.
     public func start() throws {
-        precondition(daemon == nil, "server already started")
+        precondition(daemon.withLock { $0 } == nil, "server already started")
         draining.store(false, ordering: .relaxed)
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -114,15 +122,24 @@ public final class HTTPServer: @unchecked Sendable {
         if info.pointee.ai_family == AF_INET6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         let timeoutSeconds = max(1, Int(configuration.connectionTimeout.components.seconds))
-        daemon = herald_mhd_start(
+        let started = herald_mhd_start(
             flags, info.pointee.ai_addr, HTTPServer.accessHandler, context, HTTPServer.completedHandler, context,
             HTTPServer.uriLogger, context, UInt32(configuration.threadCount), UInt32(timeoutSeconds),
             configuration.connectionMemoryLimit, UInt32(configuration.connectionLimit))
-        guard let daemon else {
+        guard let started else {
             throw StartError(
                 description: "cannot listen on \(configuration.host):\(configuration.port) (address in use?)")
         }
-        port = Int(herald_mhd_bound_port(daemon))
+        boundPort.store(Int(herald_mhd_bound_port(started)), ordering: .releasing)
+        daemon.withLock { $0 = Daemon(handle: started) }
+    }
+
+    /// Serves (starting first if `start` was not called) until asked to stop, then stops as `stop` does.
+    public func run() async throws {
+        if daemon.withLock({ $0 }) == nil { try start() }
+        await GracefulShutdown.wait()
+        // On the service's own thread (`ServiceExecutor`): waiting here holds up nothing else.
+        shutdown(gracePeriod: Task.isCancelled ? .zero : configuration.gracePeriod)
     }
 
     /// Lets in-flight requests finish (up to `gracePeriod`) while answering new ones 503, then closes everything.
@@ -131,14 +148,44 @@ public final class HTTPServer: @unchecked Sendable {
     /// from its epoll set, and libmicrohttpd 0.9.75 aborts the process on the loser's ENOENT ("Failed to remove
     /// listen FD from epoll set", seen once in CI; an open defect upstream).
     public func shutdown(gracePeriod: Duration = .seconds(10)) {
-        guard let daemon else { return }
+        guard let running = daemon.withLock({ $0 }) else { return }
         draining.store(true, ordering: .releasing)
-        let deadline = ContinuousClock.now + gracePeriod
-        while inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.005)
+        drained.wait(until: Date(timeIntervalSinceNow: gracePeriod / .seconds(1))) {
+            inFlight.load(ordering: .acquiring) == 0
         }
-        MHD_stop_daemon(daemon)
-        self.daemon = nil
+        MHD_stop_daemon(running.handle)
+        daemon.withLock { $0 = nil }
+    }
+
+    /// Where a shutdown waits for the requests in flight to finish.
+    private final class Drained: @unchecked Sendable {
+        // Only a condition: the count it waits on is `inFlight`, read under it.
+        private let condition = NSCondition()
+
+        func signal() {
+            condition.lock()
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        func wait(until deadline: Date, _ done: () -> Bool) {
+            condition.lock()
+            while !done() && condition.wait(until: deadline) {}
+            condition.unlock()
+        }
+    }
+
+    /// The running daemon's handle. libmicrohttpd's daemon is made for many threads: stopping it from one while its
+    /// own threads serve is what `MHD_stop_daemon` is for.
+    private struct Daemon: @unchecked Sendable {
+        let handle: OpaquePointer
+    }
+
+    /// A request counted in flight completed (or was refused while draining).
+    private func completedOne() {
+        if inFlight.subtract(1, ordering: .acquiringAndReleasing).newValue == 0, draining.load(ordering: .acquiring) {
+            drained.signal()
+        }
     }
 
     /// Requests received and not yet completed.
@@ -177,7 +224,7 @@ public final class HTTPServer: @unchecked Sendable {
         state.release()
         stateSlot.pointee = nil
         if counted {
-            Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().inFlight.subtract(1, ordering: .releasing)
+            Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().completedOne()
         }
     }
 
@@ -203,7 +250,7 @@ public final class HTTPServer: @unchecked Sendable {
             if draining.load(ordering: .acquiring) {
                 // Not work the shutdown waits for: clients that keep calling would otherwise hold it to its grace.
                 state.counted = false
-                inFlight.subtract(1, ordering: .releasing)
+                completedOne()
                 var response = HTTPError(.serviceUnavailable, field: "base", "shutting down").response
                 // And no next request on this connection: it closes with the server.
                 response.headers += [(name: "retry-after", value: "1"), (name: "connection", value: "close")]

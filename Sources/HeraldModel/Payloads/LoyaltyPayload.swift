@@ -28,8 +28,8 @@ public enum LoyaltyPayload {
     }
 
     /// A redemption processed at the POS: `rd` (the discount applied) and `u`.
-    public static func redemption(discount: Double, userID: Int64) -> JSON {
-        .object([("rd", number(discount)), ("u", .int(userID))])
+    public static func redemption(discount: Money, userID: Int64) -> JSON {
+        .object([("rd", discount.json), ("u", .int(userID))])
     }
 
     /// A gift card's new balance (a background push): `gc`, the gift card's id.
@@ -40,10 +40,5 @@ public enum LoyaltyPayload {
     /// An offer granted, expiring or converted from points: `r` (the reward id the app redeems) and `u`.
     public static func reward(rewardID: Int64, userID: Int64) -> JSON {
         .object([("r", .int(rewardID)), ("u", .int(userID))])
-    }
-
-    /// Whole amounts as integers (the seed's `"rd": 3`), others as decimals.
-    static func number(_ value: Double) -> JSON {
-        value.rounded() == value && abs(value) < 1e15 ? .int(Int64(value)) : .double(value)
     }
 }

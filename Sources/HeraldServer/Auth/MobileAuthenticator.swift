@@ -1,4 +1,5 @@
 import HeraldCrypto
+import HeraldDomain
 import HeraldHTTP
 import HeraldModel
 import HeraldStore
@@ -13,7 +14,7 @@ final class MobileAuthenticator: Sendable {
         let secret: [UInt8]
     }
 
-    private let store: any Store
+    private let store: Store
     private let sealer: SecretSealer
     private let clock: WallClock
     /// Businesses (with their opened secrets) and sessions recently looked up, so that an app's burst of calls,
@@ -24,7 +25,7 @@ final class MobileAuthenticator: Sendable {
     private let clients = RecentReads<Client>(lifetime: .seconds(30))
     private let sessions = RecentReads<(session: Session, user: User)>(lifetime: .seconds(1))
 
-    init(store: any Store, sealer: SecretSealer, clock: WallClock) {
+    init(store: Store, sealer: SecretSealer, clock: WallClock) {
         self.store = store
         self.sealer = sealer
         self.clock = clock
@@ -53,7 +54,7 @@ final class MobileAuthenticator: Sendable {
 
     private func lookup(_ clientID: String) throws -> Client? {
         try clients.value(for: clientID, store: store, clock: clock) {
-            guard let business = try store.business(clientID: clientID) else { return nil }
+            guard let business = try store.read({ try $0.businesses.find(clientID: clientID) }) else { return nil }
             return Client(
                 business: business, secret: try sealer.open(business.sealedSecret, purpose: "business-secret"))
         }
@@ -102,13 +103,13 @@ final class MobileAuthenticator: Sendable {
 
     private func sessionWithUser(tokenHash: String) throws -> (session: Session, user: User)? {
         try sessions.value(for: tokenHash, store: store, clock: clock) {
-            try store.sessionWithUser(tokenHash: tokenHash)
+            try store.read { try $0.sessions.findWithUser(tokenHash: tokenHash) }
         }
     }
 }
 
-/// Values read from the store, reused while this process commits no write to it (its `localChangeCount` stays
-/// the same) and for at most `lifetime`. Stores that do not count their changes are always read.
+/// Values read from the store, reused while no change to it is committed here or reported from another node (its
+/// `changeCount` stays the same) and for at most `lifetime`.
 private final class RecentReads<Value: Sendable>: Sendable {
     private struct Entry {
         let value: Value
@@ -122,9 +123,9 @@ private final class RecentReads<Value: Sendable>: Sendable {
     init(lifetime: Duration) { self.lifetime = lifetime }
 
     /// The value for `key`: a recent one, or what `read` answers now (nil answers are not kept).
-    func value(for key: String, store: any Store, clock: WallClock, read: () throws -> Value?) rethrows -> Value? {
+    func value(for key: String, store: Store, clock: WallClock, read: () throws -> Value?) rethrows -> Value? {
         // Taken before reading: a write committed meanwhile makes the entry stale at once, never the reverse.
-        guard let changeCount = store.localChangeCount else { return try read() }
+        let changeCount = store.changeCount
         let now = clock.now()
         if let hit = lock.withLock({ $0[key] }), hit.changeCount == changeCount, hit.expires > now { return hit.value }
         guard let value = try read() else { return nil }

@@ -3,7 +3,7 @@ import HeraldStore
 
 /// Finds the business whose POS key the caller presents (`Authorization: Bearer <pos_key>`).
 struct POSAuthenticator: Sendable {
-    let store: any Store
+    let store: Store
 
     /// The business; 401 without a key or with one no business has.
     func business(_ request: HTTPRequest) throws -> Business {
@@ -12,7 +12,7 @@ struct POSAuthenticator: Sendable {
                 .unauthorized, field: "base", "missing POS key (Authorization: Bearer <pos_key>)",
                 headers: [("www-authenticate", "Bearer")])
         }
-        guard let business = try store.business(posKeyHash: AccessTokens.hash(key)) else {
+        guard let business = try store.read({ try $0.businesses.find(posKeyHash: AccessTokens.hash(key)) }) else {
             throw HTTPError(.unauthorized, field: "base", "invalid POS key", headers: [("www-authenticate", "Bearer")])
         }
         return business

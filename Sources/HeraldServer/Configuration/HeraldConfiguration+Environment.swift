@@ -5,6 +5,9 @@ extension HeraldConfiguration {
     public struct ConfigurationError: Error, CustomStringConvertible {
         /// What is wrong.
         public let description: String
+
+        /// An error saying `description`.
+        public init(description: String) { self.description = description }
     }
 
     /// Reads the configuration from flags, falling back to the environment, then the defaults.

@@ -1,4 +1,5 @@
 import HeraldCrypto
+import HeraldDomain
 import HeraldHTTP
 import HeraldModel
 import HeraldStore
@@ -6,7 +7,7 @@ import HeraldStore
 /// The admin API (CONTRACT §2): businesses, their push credentials, templates, locations, news and deliveries.
 /// Every call needs `Authorization: Bearer <HERALD_ADMIN_TOKEN>`. Secrets go in; none ever comes out.
 struct AdminController: Sendable {
-    let store: any Store
+    let store: Store
     let auth: AdminAuthenticator
     let sealer: SecretSealer
     let notifications: NotificationService
@@ -40,10 +41,17 @@ struct AdminController: Sendable {
 
     /// The business named by the `{id}` path parameter; 404 when there is none.
     func business(_ request: HTTPRequest) throws -> Business {
-        guard let id = request.parameter("id").flatMap(PathID.parse), let business = try store.business(id: id) else {
+        guard let id = request.parameter("id").flatMap(PathID.parse),
+            let business = try store.read({ try $0.businesses.find(id: id) })
+        else {
             throw HTTPError.notFound("business not found")
         }
         return business
+    }
+
+    /// Stores a business's credential (healthy: a replaced key is given its chance).
+    private func saveCredential(_ credential: PushCredential) throws {
+        try store.transaction { try $0.credentials.save(credential) }
     }
 
     /// The body as a JSON object; 400 otherwise.
@@ -59,10 +67,13 @@ struct AdminController: Sendable {
         let secret = AccessTokens.generate(prefix: "")
         let posKey = AccessTokens.generate(prefix: "hpos_")
         let clientID = Hex.encode(SecureRandom.bytes(count: 16))
-        let business = try store.createBusiness(
-            name: name!, clientID: clientID,
-            sealedSecret: try sealer.seal(Array(secret.utf8), purpose: "business-secret"),
-            posKeyHash: AccessTokens.hash(posKey), at: clock.now())
+        let sealedSecret = try sealer.seal(Array(secret.utf8), purpose: "business-secret")
+        let now = clock.now()
+        let business = try store.transaction { tx in
+            try tx.businesses.insert(
+                name: name!, clientID: clientID, sealedSecret: sealedSecret, posKeyHash: AccessTokens.hash(posKey),
+                at: now)
+        }
         return .json(
             .object([
                 ("id", .int(business.id)), ("name", .string(business.name)), ("client", .string(clientID)),
@@ -73,7 +84,11 @@ struct AdminController: Sendable {
     @Sendable func showBusiness(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try business(request)
         func credentialJSON(_ platform: PushPlatform) throws -> JSON {
-            guard let credential = try store.credential(businessID: business.id, platform: platform) else {
+            guard
+                let credential = try store.read({
+                    try $0.credentials.find(businessID: business.id, platform: platform)
+                })
+            else {
                 return .null
             }
             var pairs: [(key: String, value: JSON)] = credential.settings.keys.sorted().map {
@@ -128,7 +143,7 @@ struct AdminController: Sendable {
             errors.add("environment", "must be sandbox or production")
         }
         try errors.check()
-        try store.setCredential(
+        try saveCredential(
             PushCredential(
                 businessID: business.id, platform: .apns,
                 settings: ["key_id": keyID!, "team_id": teamID!, "topic": topic!, "environment": environment],
@@ -187,7 +202,7 @@ struct AdminController: Sendable {
         try errors.check()
         var settings = ["project_id": projectID!, "client_email": email!, "token_uri": tokenURI!]
         if let keyID = parsed["private_key_id"]?.stringValue { settings["private_key_id"] = keyID }
-        try store.setCredential(
+        try saveCredential(
             PushCredential(
                 businessID: business.id, platform: .fcm, settings: settings,
                 sealedKey: try sealer.seal(parsed.encoded, purpose: "fcm-account"), updatedAt: clock.now()))
@@ -210,7 +225,7 @@ struct AdminController: Sendable {
 
     @Sendable func listTemplates(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try business(request)
-        let resolved = try notifications.templates(businessID: business.id)
+        let resolved = try store.read { try notifications.templates($0, businessID: business.id) }
         let templates = EventName.all.compactMap { event in
             resolved[event].map { Presenter.json($0.template, customized: $0.customized) }
         }
@@ -239,7 +254,10 @@ struct AdminController: Sendable {
 
     @Sendable func showTemplate(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try business(request)
-        let (template, customized) = try notifications.template(businessID: business.id, event: try event(request))!
+        let event = try event(request)
+        let (template, customized) = try store.read {
+            try notifications.template($0, businessID: business.id, event: event)!
+        }
         return .json(Presenter.json(template, customized: customized))
     }
 
@@ -282,10 +300,11 @@ struct AdminController: Sendable {
     @Sendable func saveTemplate(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try business(request)
         let event = try event(request)
-        let (current, _) = try notifications.template(businessID: business.id, event: event)!
+        let (current, _) = try store.read { try notifications.template($0, businessID: business.id, event: event)! }
         let template = try template(from: try object(request), over: current)
         try PushSizeRule.check(template)
-        try store.saveTemplate(businessID: business.id, template, at: clock.now())
+        let now = clock.now()
+        try store.transaction { try $0.templates.save(businessID: business.id, template, at: now) }
         return .json(Presenter.json(template, customized: true))
     }
 
@@ -293,7 +312,7 @@ struct AdminController: Sendable {
         let business = try business(request)
         let event = try event(request)
         let body = try object(request)
-        let (current, _) = try notifications.template(businessID: business.id, event: event)!
+        let (current, _) = try store.read { try notifications.template($0, businessID: business.id, event: event)! }
         var errors = FieldErrors()
         for field in ["template", "values"] where body[field].map({ !$0.isNull && $0.objectValue == nil }) ?? false {
             errors.add(field, "must be an object")
@@ -343,8 +362,10 @@ struct AdminController: Sendable {
             }
         }
         try errors.check()
-        let location = try store.createLocation(
-            businessID: business.id, name: name!, storeNumber: storeNumber, at: clock.now())
+        let now = clock.now()
+        let location = try store.transaction {
+            try $0.locations.insert(businessID: business.id, name: name!, storeNumber: storeNumber, at: now)
+        }
         return .json(
             .object([
                 ("id", .int(location.id)), ("name", .string(location.name)),
@@ -381,22 +402,25 @@ struct AdminController: Sendable {
         let users = try AdminRules.users(body, store: store, businessID: business.id)
         var values = ["title": title!, "body": text!]
         if let subtitle { values["subtitle"] = subtitle }
-        // One template for every recipient, read once; no draft is written unless every push fits.
-        let template = try notifications.template(businessID: business.id, event: .news)?.template
-        if template?.enabled == false {
-            // Asked for explicitly, so not silently nothing (as a disabled automatic event is).
-            throw HTTPError.invalid(
-                "base", "the news template is disabled: enable it (PUT …/templates/news) to send news")
+        let now = clock.now()
+        // One template for every recipient, read once; nothing is written unless every push fits.
+        let entries = try store.transaction { tx in
+            let notifier = notifications.notifier(for: business, in: tx, at: now)
+            if try notifier.template(.news)?.enabled == false {
+                // Asked for explicitly, so not silently nothing (as a disabled automatic event is).
+                throw HTTPError.invalid(
+                    "base", "the news template is disabled: enable it (PUT …/templates/news) to send news")
+            }
+            let drafts = try users.compactMap { user -> NotificationDraft? in
+                let notice = Notice(
+                    user: user, event: .news, kind: .news, values: values, extras: ["u": .int(user.id)], media: media,
+                    collapseID: collapseID)
+                guard let draft = try notifier.draft(notice) else { return nil }
+                try PushSizeRule.check(draft, field: "body")
+                return draft
+            }
+            return try drafts.map { try notifier.publish($0) }
         }
-        let drafts = try users.compactMap { user -> NotificationDraft? in
-            let event = EventNotification(
-                business: business, user: user, event: .news, kind: .news, values: values, extras: ["u": .int(user.id)],
-                media: media, collapseID: collapseID)
-            guard let draft = template.flatMap(event.draft(with:)) else { return nil }
-            try PushSizeRule.check(draft, field: "body")
-            return draft
-        }
-        let entries = try notifications.enqueue(drafts)
         return .json(.object([("notification_ids", .array(entries.map { .int($0.id) }))]), status: .accepted)
     }
 
@@ -405,10 +429,11 @@ struct AdminController: Sendable {
         guard let text = request.queryValue("notification_id"), let id = Int64(text) else {
             throw HTTPError.invalid("notification_id", "is required (a notification id)")
         }
-        guard try store.notification(businessID: business.id, id: id) != nil else {
-            throw HTTPError.notFound("notification not found")
+        let deliveries = try store.read { tx -> [Delivery]? in
+            guard try tx.inbox.find(businessID: business.id, id: id) != nil else { return nil }
+            return try tx.deliveries.all(notificationID: id)
         }
-        let deliveries = try store.deliveries(notificationID: id)
+        guard let deliveries else { throw HTTPError.notFound("notification not found") }
         return .json { writer in
             writer.beginObject()
             writer.field("notification_id", id)

@@ -1,3 +1,4 @@
+import HeraldDomain
 import HeraldHTTP
 import HeraldModel
 import HeraldStore
@@ -5,9 +6,9 @@ import HeraldStore
 /// The admin API's loyalty program: offers and their grants, the business rules (point conversion,
 /// reminders, welcome offer), and surveys.
 struct AdminLoyaltyController: Sendable {
-    let store: any Store
+    let store: Store
     let admin: AdminController
-    let notifications: NotificationService
+    let loyalty: LoyaltyService
     let clock: WallClock
 
     func register(in router: inout Router) {
@@ -25,7 +26,7 @@ struct AdminLoyaltyController: Sendable {
             ("id", .int(offer.id)), ("name", .string(offer.name)), ("description", .string(offer.description)),
             ("image_url", JSON(offer.imageURL)),
             ("media", offer.media?.json ?? .null),
-            ("discount", .double(offer.discount)), ("available_from", JSON(offer.availableFrom?.iso8601)),
+            ("discount", .double(offer.discount.decimal)), ("available_from", JSON(offer.availableFrom?.iso8601)),
             ("available_until", JSON(offer.availableUntil?.iso8601)), ("expires_at", JSON(offer.expiresAt?.iso8601)),
             ("valid_days", offer.validForSeconds.map { .double(Double($0) / 86_400) } ?? .null),
             ("created_at", .string(offer.createdAt.iso8601)),
@@ -84,19 +85,22 @@ struct AdminLoyaltyController: Sendable {
             }
         }
         try errors.check()
-        let offer = try store.createOffer(
-            Offer(
-                id: 0, businessID: business.id, name: name!, description: description, imageURL: imageURL, media: media,
-                discount: discount ?? 0, availableFrom: from, availableUntil: until, expiresAt: expires,
-                validForSeconds: validFor,
-                createdAt: clock.now()),
-            at: clock.now())
+        let now = clock.now()
+        let offer = try store.transaction { tx in
+            try tx.offers.insert(
+                Offer(
+                    id: 0, businessID: business.id, name: name!, description: description, imageURL: imageURL,
+                    media: media, discount: discount ?? .zero, availableFrom: from, availableUntil: until,
+                    expiresAt: expires, validForSeconds: validFor, createdAt: now),
+                at: now)
+        }
         return .json(Self.json(offer), status: .created)
     }
 
     @Sendable func showOffer(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try admin.business(request)
-        guard let offer = try store.offer(businessID: business.id, id: try offerID(request)) else {
+        let id = try offerID(request)
+        guard let offer = try store.read({ try $0.offers.find(businessID: business.id, id: id) }) else {
             throw HTTPError.notFound("offer not found")
         }
         return .json(Self.json(offer))
@@ -106,18 +110,13 @@ struct AdminLoyaltyController: Sendable {
     @Sendable func grantOffer(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try admin.business(request)
         let body = try admin.object(request)
-        guard let offer = try store.offer(businessID: business.id, id: try offerID(request)) else {
+        let id = try offerID(request)
+        guard try store.read({ try $0.offers.find(businessID: business.id, id: id) }) != nil else {
             throw HTTPError.notFound("offer not found")
         }
         let userIDs = try AdminRules.users(body, store: store, businessID: business.id).map(\.id)
-        guard offer.isAvailable(at: clock.now()) else {
-            throw HTTPError.invalid("offer_id", "the offer is not available now (outside its window or expired)")
-        }
-        let granted = try store.grantOffer(
-            businessID: business.id, offerID: offer.id, userIDs: userIDs, source: "campaign_offer",
-            event: .campaignOffer,
-            drafter: try notifications.drafter(for: business), at: clock.now())
-        notifications.jobsAdded()
+        let granted = try loyalty.grantOffer(
+            business: business, offerID: id, userIDs: userIDs, source: "campaign_offer", event: .campaignOffer)
         return .json(
             .object([
                 ("reward_ids", .array(granted.map { .int($0.reward.id) })),
@@ -145,8 +144,11 @@ struct AdminLoyaltyController: Sendable {
             }
             url = text
         }
-        let survey = try store.createSurvey(
-            businessID: business.id, title: definition.title, definition: definition.json, url: url, at: clock.now())
+        let now = clock.now()
+        let survey = try store.transaction { tx in
+            try tx.surveys.insert(
+                businessID: business.id, title: definition.title, definition: definition.json, url: url, at: now)
+        }
         return .json(.object([("id", .int(survey.id)), ("title", .string(survey.title))]), status: .created)
     }
 
@@ -155,23 +157,20 @@ struct AdminLoyaltyController: Sendable {
         let business = try admin.business(request)
         let body = try admin.object(request)
         guard let surveyID = request.parameter("survey_id").flatMap(PathID.parse),
-            try store.survey(businessID: business.id, id: surveyID) != nil
+            try store.read({ try $0.surveys.find(businessID: business.id, id: surveyID) }) != nil
         else { throw HTTPError.notFound("survey not found") }
         let userIDs = try AdminRules.users(body, store: store, businessID: business.id).map(\.id)
         var locationID: Int64?
         if let value = body["location_id"], !value.isNull {
             guard let id = POSRules.id(value) else { throw HTTPError.invalid("location_id", "must be a location id") }
-            guard try store.location(businessID: business.id, id: id) != nil else {
+            guard try store.read({ try $0.locations.find(businessID: business.id, id: id) }) != nil else {
                 throw HTTPError.notFound("location not found")
             }
             locationID = id
         }
-        // Without a location_id, each user is asked about their latest visit (see `LoyaltyEvent.survey`).
-        let drafter = try notifications.drafter(for: business)
-        let sent = try store.sendSurvey(
-            businessID: business.id, surveyID: surveyID, userIDs: userIDs, locationID: locationID, drafter: drafter,
-            at: clock.now())
-        notifications.jobsAdded()
+        // Without a location_id, each user is asked about their latest visit.
+        let sent = try loyalty.sendSurvey(
+            business: business, surveyID: surveyID, userIDs: userIDs, locationID: locationID)
         return .json(
             .object([
                 ("user_survey_ids", .array(sent.map { .int($0.userSurvey.id) })),
@@ -219,7 +218,7 @@ struct AdminLoyaltyController: Sendable {
         }
         if let value = body["conversion_currency_amount"] {
             settings.conversionCurrencyAmount =
-                POSRules.amount(value, field: "conversion_currency_amount", &errors) ?? 0
+                POSRules.amount(value, field: "conversion_currency_amount", &errors) ?? .zero
         }
         for (field, keyPath) in [
             ("conversion_offer_id", \BusinessSettings.conversionOfferID), ("welcome_offer_id", \.welcomeOfferID),
@@ -227,7 +226,9 @@ struct AdminLoyaltyController: Sendable {
             guard let value = body[field] else { continue }
             if value.isNull {
                 settings[keyPath: keyPath] = nil
-            } else if let id = POSRules.id(value), try store.offer(businessID: business.id, id: id) != nil {
+            } else if let id = POSRules.id(value),
+                try store.read({ try $0.offers.find(businessID: business.id, id: id) }) != nil
+            {
                 settings[keyPath: keyPath] = id
             } else {
                 errors.add(field, "must be the id of one of this business's offers")
@@ -261,7 +262,7 @@ struct AdminLoyaltyController: Sendable {
             errors.add("conversion_offer_id", "is required when points convert into a reward")
         }
         try errors.check()
-        try store.updateSettings(businessID: business.id, settings)
+        try store.transaction { try $0.businesses.updateSettings(id: business.id, settings) }
         return .json(settings.json)
     }
 }

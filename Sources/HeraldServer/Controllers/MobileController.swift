@@ -1,13 +1,15 @@
 import HeraldCrypto
+import HeraldDomain
 import HeraldHTTP
 import HeraldModel
 import HeraldStore
 
 /// The Punchh-compatible mobile API under `/api2/mobile/` (CONTRACT §3): accounts, push tokens and the inbox.
 struct MobileController: Sendable {
-    let store: any Store
+    let store: Store
     let auth: MobileAuthenticator
-    let notifications: NotificationService
+    let accounts: AccountService
+    let inbox: InboxService
     let passwords: PasswordHasher
     let clock: WallClock
     let tokenLifetime: Duration
@@ -43,26 +45,18 @@ struct MobileController: Sendable {
         let token = AccountRules.pushToken(fields, &errors)
         try errors.check()
 
-        if try store.user(businessID: client.business.id, email: email!) != nil {
+        // Checked first only to spare a password hash: the database's constraint decides, even for two racing.
+        if try store.read({ try $0.users.find(businessID: client.business.id, email: email!) }) != nil {
             throw HTTPError.invalid("email", "has already been taken")
         }
         let hash = try passwords.hash(password!)
-        let now = clock.now()
-        let user = try store.createUser(
+        let (user, device) = try accounts.signUp(
             NewUser(
                 businessID: client.business.id, email: email!, passwordHash: hash, firstName: firstName ?? "",
                 lastName: lastName ?? "", phone: phone ?? nil),
-            at: now)
-        let device = try registerDevice(request, business: client.business, user: user, token: token)
-        try notifications.notify([EventNotification(business: client.business, user: user, event: .signup)])
-        if let offerID = client.business.settings.welcomeOfferID,
-            let offer = try store.offer(businessID: client.business.id, id: offerID), offer.isAvailable(at: now)
-        {
-            _ = try store.grantOffer(
-                businessID: client.business.id, offerID: offerID, userIDs: [user.id], source: "welcome_offer",
-                event: .welcomeOffer, drafter: try notifications.drafter(for: client.business), at: now)
-            notifications.jobsAdded()
-        }
+            business: client.business
+        ) { user in try deviceRegistration(request, userID: user.id, token: token) }
+        let now = clock.now()
         return try sessionResponse(for: user, business: client.business, device: device, at: now)
     }
 
@@ -78,16 +72,19 @@ struct MobileController: Sendable {
             throw HTTPError.invalid("base", "Email and password are required.")
         }
         try errors.check()
-        let user = try store.user(businessID: client.business.id, email: AccountRules.normalizedEmail(emailText))
+        let email = AccountRules.normalizedEmail(emailText)
+        let user = try store.read { try $0.users.find(businessID: client.business.id, email: email) }
         // Verify against a dummy hash when the email is unknown, so timing doesn't tell which emails exist.
         let valid = passwords.verify(password, against: user?.passwordHash ?? dummyHash)
         guard let user, valid else { throw HTTPError.invalid("base", "Incorrect information submitted. Please retry.") }
-        let device = try registerDevice(request, business: client.business, user: user, token: token)
+        let device = try deviceRegistration(request, userID: user.id, token: token).map {
+            try accounts.registerDevice(businessID: client.business.id, userID: user.id, $0)
+        }
         return try sessionResponse(for: user, business: client.business, device: device, at: clock.now())
     }
 
     @Sendable func updateProfile(_ request: HTTPRequest) throws -> HTTPResponse {
-        let (parameters, client, session, user) = try auth.signedIn(request)
+        let (parameters, _, session, user) = try auth.signedIn(request)
         let fields = try userFields(parameters)
         var errors = FieldErrors()
         var changes = UserChanges()
@@ -114,32 +111,19 @@ struct MobileController: Sendable {
         let token = AccountRules.pushToken(fields, &errors)
         try errors.check()
         if let newPassword { changes.passwordHash = try passwords.hash(newPassword) }
-        let updated = try store.updateUser(businessID: client.business.id, id: user.id, changes, at: clock.now())
-        if let token {
-            _ = try store.registerDevice(
-                businessID: client.business.id, userID: user.id,
-                DeviceRegistration(
-                    deviceKey: deviceKey(request, user: user, platform: token.platform, session: session),
-                    platform: token.platform, token: token.value, userAgent: request.header("user-agent")),
-                at: clock.now())
+        let registration = try token.map { token in
+            DeviceRegistration(
+                deviceKey: try deviceKey(request, userID: user.id, platform: token.platform, session: session),
+                platform: token.platform, token: token.value, userAgent: request.header("user-agent"))
         }
+        let updated = try accounts.updateProfile(user: user, changes, device: registration)
         return .json { Presenter.write(updated, to: &$0) }
     }
 
     @Sendable func logOut(_ request: HTTPRequest) throws -> HTTPResponse {
         let (_, _, session, user) = try auth.signedIn(request)
-        let now = clock.now()
-        try store.revokeSession(id: session.id, at: now)
-        // A logged-out device receives nothing: the session's device and the device making this call (its
-        // `punchh-app-device-id`: a token may have been registered on it after sign-in), and, for a session that
-        // named no device, the devices under the user's own key (tokens registered without naming one) — of
-        // the devices still signed in as this user (`devices(userID:)`).
         let named = request.header("punchh-app-device-id").flatMap { Self.isDeviceKey($0) ? $0 : nil }
-        let leaving = try store.devices(userID: user.id).filter { device in
-            device.id == session.deviceID || device.deviceKey == named
-                || (session.deviceID == nil && device.deviceKey.hasPrefix("user:\(user.id):"))
-        }
-        for device in leaving { try store.clearToken(deviceID: device.id, at: now) }
+        try accounts.logOut(session: session, user: user, deviceKey: named)
         return .json(.object([]))
     }
 
@@ -170,7 +154,9 @@ struct MobileController: Sendable {
         let etag = "W/\"inbox-\(user.id)-\(user.inboxVersion)-\(quantity)-\(page)\""
         let key = InboxPageCache.Key(userID: user.id, version: user.inboxVersion, quantity: quantity, page: page)
         let body = try inboxPages.page(key) {
-            let entries = try store.notifications(userID: user.id, limit: quantity, offset: (page - 1) * quantity)
+            let entries = try store.read {
+                try $0.inbox.page(userID: user.id, limit: quantity, offset: (page - 1) * quantity)
+            }
             var writer = JSONWriter(capacity: 64 + entries.count * 320)
             writer.beginArray()
             for entry in entries { Presenter.write(entry, to: &writer) }
@@ -191,7 +177,7 @@ struct MobileController: Sendable {
     @Sendable func deleteNotification(_ request: HTTPRequest) throws -> HTTPResponse {
         let (_, _, _, user) = try auth.signedIn(request)
         guard let id = request.parameter("id").flatMap(PathID.parse),
-            try store.deleteNotification(userID: user.id, id: id, at: clock.now())
+            try inbox.delete(userID: user.id, id: id)
         else { throw HTTPError.notFound("notification not found") }
         return .json(.object([]))
     }
@@ -205,16 +191,13 @@ struct MobileController: Sendable {
         let ids = try parameters.idList("user_notifications") ?? []
         let rewardIDs = try parameters.idList("rewards") ?? []
         guard ids.count + rewardIDs.count <= 1000 else { throw HTTPError.invalid("base", "at most 1000 ids at once") }
-        let now = clock.now()
-        let marks = try store.markRead(
-            userID: user.id, ids: ids, event: eventType == "app_open_via_push" ? .opened : nil, at: now)
-        let rewards = try store.markRewardsRead(userID: user.id, ids: rewardIDs, at: now)
-        let badge = try store.unreadCount(userID: user.id)
+        let marks = try inbox.markRead(
+            userID: user.id, entries: ids, rewards: rewardIDs, event: eventType == "app_open_via_push" ? .opened : nil)
         return .json(
             .object([
-                ("user_notifications", .array(marks.ids.map { .int($0) })),
-                ("rewards", .array(rewards.map { .int($0) })),
-                ("badge", .int(Int64(badge))),
+                ("user_notifications", .array(marks.entries.map { .int($0) })),
+                ("rewards", .array(marks.rewards.map { .int($0) })),
+                ("badge", .int(Int64(marks.badge))),
             ]))
     }
 
@@ -227,30 +210,31 @@ struct MobileController: Sendable {
         return user
     }
 
-    private func deviceKey(_ request: HTTPRequest, user: User, platform: PushPlatform, session: Session?) -> String {
+    private func deviceKey(_ request: HTTPRequest, userID: Int64, platform: PushPlatform, session: Session?) throws
+        -> String
+    {
         if let header = request.header("punchh-app-device-id"), Self.isDeviceKey(header) { return header }
-        if let deviceID = session?.deviceID, let device = try? store.device(id: deviceID), device.userID == user.id {
+        if let deviceID = session?.deviceID,
+            let device = try store.read({ try $0.devices.find(id: deviceID) }), device.userID == userID
+        {
             return device.deviceKey
         }
-        return "user:\(user.id):\(platform)"
+        return "user:\(userID):\(platform)"
     }
 
     /// Whether a `punchh-app-device-id` is taken as the device's key (else one is derived from the user).
     private static func isDeviceKey(_ header: String) -> Bool { !header.isEmpty && header.utf8.count <= 200 }
 
-    /// Records the calling device and its token (if the request carried one or named its device).
-    private func registerDevice(_ request: HTTPRequest, business: Business, user: User, token: AccountRules.PushToken?)
-        throws -> Device?
+    /// The calling device and its token, if the request carried one or named its device.
+    private func deviceRegistration(_ request: HTTPRequest, userID: Int64, token: AccountRules.PushToken?) throws
+        -> DeviceRegistration?
     {
         let header = request.header("punchh-app-device-id")
         guard token != nil || (header?.isEmpty == false) else { return nil }
         let platform = token?.platform ?? AccountRules.platform(userAgent: request.header("user-agent"))
-        return try store.registerDevice(
-            businessID: business.id, userID: user.id,
-            DeviceRegistration(
-                deviceKey: deviceKey(request, user: user, platform: platform, session: nil), platform: platform,
-                token: token.map { $0.value }, userAgent: request.header("user-agent")),
-            at: clock.now())
+        return DeviceRegistration(
+            deviceKey: try deviceKey(request, userID: userID, platform: platform, session: nil), platform: platform,
+            token: token.map { $0.value }, userAgent: request.header("user-agent"))
     }
 
     private func sessionResponse(for user: User, business: Business, device: Device?, at now: Timestamp) throws
@@ -258,9 +242,8 @@ struct MobileController: Sendable {
     {
         let token = AccessTokens.generate(prefix: "hat_")
         let expires = now.adding(tokenLifetime)
-        _ = try store.createSession(
-            tokenHash: AccessTokens.hash(token), businessID: business.id, userID: user.id, deviceID: device?.id,
-            expiresAt: expires, at: now)
+        _ = try accounts.startSession(
+            tokenHash: AccessTokens.hash(token), user: user, deviceID: device?.id, expiresAt: expires)
         return .json { writer in
             writer.beginObject()
             writer.key("access_token")

@@ -1,3 +1,4 @@
+import HeraldDomain
 import HeraldHTTP
 import HeraldModel
 import HeraldStore
@@ -5,8 +6,10 @@ import HeraldStore
 /// The mobile API's loyalty calls (CONTRACT §3): offers and their redemption codes, and the callbacks the app
 /// makes when a push points it somewhere — Transaction Details (`t`), Gift Card Balance (`gc`), Fetch User Survey (`s`).
 struct MobileLoyaltyController: Sendable {
-    let store: any Store
+    let store: Store
     let auth: MobileAuthenticator
+    let loyalty: LoyaltyService
+    let submission: SurveySubmission
     let clock: WallClock
     let surveyLinks: SurveyLinks
 
@@ -33,7 +36,7 @@ struct MobileLoyaltyController: Sendable {
         writer.field("description", offer.description)
         writer.field("image_url", offer.imageURL)
         writer.field("media", offer.media?.json ?? .null)
-        writer.field("discount", offer.discount)
+        writer.field("discount", offer.discount.decimal)
         writer.field("source", reward.source)
         writer.field("granted_at", reward.grantedAt)
         // Redeemable from and until (the offer's window; nil: no bound), so the screen can say "from Monday".
@@ -48,7 +51,8 @@ struct MobileLoyaltyController: Sendable {
     /// The user's live offers: what the offer-details screen shows.
     @Sendable func offers(_ request: HTTPRequest) throws -> HTTPResponse {
         let (_, _, user) = try signedIn(request)
-        let rewards = try store.liveRewards(userID: user.id, at: clock.now())
+        let now = clock.now()
+        let rewards = try store.read { try $0.offers.live(userID: user.id, at: now) }
         return .json { writer in
             writer.beginObject()
             writer.key("rewards")
@@ -65,19 +69,12 @@ struct MobileLoyaltyController: Sendable {
         guard let rewardID = parameters.int64("reward_id"), rewardID > 0 else {
             throw HTTPError.invalid("reward_id", "is required (an id from GET /api2/mobile/offers)")
         }
-        guard let (reward, offer) = try store.reward(userID: user.id, id: rewardID) else {
-            throw HTTPError.notFound("reward not found")
-        }
-        guard offer.isAvailable(at: clock.now()) else {
-            throw HTTPError.invalid("reward_id", "the offer is not available now")
-        }
-        let coded = try store.issueRedemptionCode(
-            userID: user.id, rewardID: reward.id, code: RedemptionCode.random(), at: clock.now())
+        let (coded, offer) = try loyalty.issueRedemptionCode(userID: user.id, rewardID: rewardID)
         return .json(
             .object([
                 ("redemption_code", JSON(coded.redemptionCode)), ("reward_id", .int(coded.id)),
                 ("name", .string(offer.name)),
-                ("discount", .double(offer.discount)), ("expires_at", JSON(coded.expiresAt?.iso8601)),
+                ("discount", .double(offer.discount.decimal)), ("expires_at", JSON(coded.expiresAt?.iso8601)),
             ]), status: .created)
     }
 
@@ -88,17 +85,22 @@ struct MobileLoyaltyController: Sendable {
         guard let transactionID = parameters.string("transaction_id"), !transactionID.isEmpty else {
             throw HTTPError.invalid("transaction_id", "is required")
         }
-        guard let checkin = try store.checkin(userID: user.id, transactionID: transactionID) else {
+        guard let checkin = try store.read({ try $0.checkins.find(userID: user.id, transactionID: transactionID) })
+        else {
             throw HTTPError.notFound("transaction not found")
         }
-        let location = try store.location(businessID: business.id, id: checkin.locationID)
-        let surveyURL = try checkin.userSurveyID.flatMap { id in try store.userSurvey(userID: user.id, id: id) }.map {
-            pair in
-            surveyLinks.url(pair.survey, pair.userSurvey, secret: call.client.secret)
+        let (location, userSurvey, allRedemptions) = try store.read { tx in
+            (
+                try tx.locations.find(businessID: business.id, id: checkin.locationID),
+                try checkin.userSurveyID.flatMap { try tx.surveys.userSurvey(id: $0) },
+                try tx.redemptions.all(businessID: business.id, transactionID: transactionID)
+            )
         }
-        let redemptions = try store.redemptions(businessID: business.id, transactionID: transactionID).filter {
-            $0.userID == user.id
+        let surveyURL = userSurvey.flatMap { pair in
+            pair.userSurvey.userID == user.id
+                ? surveyLinks.url(pair.survey, pair.userSurvey, secret: call.client.secret) : nil
         }
+        let redemptions = allRedemptions.filter { $0.userID == user.id }
         let total = user.points
         return .json { writer in
             writer.beginObject()
@@ -129,7 +131,7 @@ struct MobileLoyaltyController: Sendable {
                 writer.beginObject()
                 writer.field("redemption_id", redemption.id)
                 writer.field("redemption_status", "honored")
-                writer.field("redeemed_value", redemption.discount)
+                writer.field("redeemed_value", redemption.discount.decimal)
                 writer.field("redeemable_id", redemption.rewardID)
                 writer.field("created_at", redemption.createdAt)
                 writer.endObject()
@@ -146,12 +148,15 @@ struct MobileLoyaltyController: Sendable {
         let reference = request.parameter("uuid") ?? ""
         func own(_ card: GiftCard?) -> GiftCard? { card?.userID == user.id ? card : nil }
         guard
-            let card = try own(store.giftCard(businessID: business.id, uuid: reference))
-                ?? own(PathID.parse(reference).flatMap { try store.giftCard(businessID: business.id, id: $0) })
+            let card = try store.read({ tx in
+                try own(tx.giftCards.find(businessID: business.id, uuid: reference))
+                    ?? own(PathID.parse(reference).flatMap { try tx.giftCards.find(businessID: business.id, id: $0) })
+            })
         else { throw HTTPError.notFound("gift card not found") }
         return .json(
             .object([
-                ("gift_card_id", .int(card.id)), ("uuid", .string(card.uuid)), ("balance", .double(card.balance)),
+                ("gift_card_id", .int(card.id)), ("uuid", .string(card.uuid)),
+                ("balance", .double(card.balance.decimal)),
                 ("updated_at", .string(card.updatedAt.iso8601)),
             ]))
     }
@@ -160,7 +165,8 @@ struct MobileLoyaltyController: Sendable {
 extension MobileLoyaltyController {
     private func userSurvey(_ id: Int64?, user: User) throws -> (userSurvey: UserSurvey, survey: Survey) {
         guard let id, id > 0 else { throw HTTPError.invalid("user_survey_id", "is required (the push's s)") }
-        guard let found = try store.userSurvey(userID: user.id, id: id) else {
+        guard let found = try store.read({ try $0.surveys.userSurvey(id: id) }), found.userSurvey.userID == user.id
+        else {
             throw HTTPError.notFound("survey not found")
         }
         return found
@@ -186,7 +192,7 @@ extension MobileLoyaltyController {
     @Sendable func submitSurvey(_ request: HTTPRequest) throws -> HTTPResponse {
         let (parameters, _, user) = try signedIn(request)
         let (userSurvey, survey) = try userSurvey(request.parameter("user_survey_id").flatMap(PathID.parse), user: user)
-        let stored = try SurveySubmission(store: store, clock: clock).submit(
+        let stored = try submission.submit(
             parameters.body["answers"] ?? .null, to: userSurvey, of: survey)
         return .json(
             .object([

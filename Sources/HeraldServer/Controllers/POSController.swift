@@ -1,3 +1,4 @@
+import HeraldDomain
 import HeraldHTTP
 import HeraldModel
 import HeraldStore
@@ -5,10 +6,9 @@ import HeraldStore
 /// The POS and integration API (CONTRACT §4): check-ins and their follow-ups, redemptions, the gift-card
 /// webhook. Each call writes its records, inbox entry and delivery jobs in one transaction.
 struct POSController: Sendable {
-    let store: any Store
+    let store: Store
     let auth: POSAuthenticator
-    let notifications: NotificationService
-    let clock: WallClock
+    let loyalty: LoyaltyService
 
     /// The sources a check-in can come from.
     static let sources: Set<String> = ["qr", "phone", "online_ordering", "pos_scanner"]
@@ -32,13 +32,14 @@ struct POSController: Sendable {
                 errors.add("user_id", "must be a user id")
                 return nil
             }
-            guard let user = try store.user(businessID: business.id, id: id) else {
+            guard let user = try store.read({ try $0.users.find(businessID: business.id, id: id) }) else {
                 throw HTTPError(.notFound, field: "user_id", "no such user")
             }
             return user
         }
         if let email = body["email"]?.stringValue {
-            guard let user = try store.user(businessID: business.id, email: AccountRules.normalizedEmail(email)) else {
+            let email = AccountRules.normalizedEmail(email)
+            guard let user = try store.read({ try $0.users.find(businessID: business.id, email: email) }) else {
                 throw HTTPError(.notFound, field: "email", "no user with this email")
             }
             return user
@@ -49,7 +50,7 @@ struct POSController: Sendable {
                 errors.add("phone", "is invalid")
                 return nil
             }
-            guard let user = try store.user(businessID: business.id, phone: phone) else {
+            guard let user = try store.read({ try $0.users.find(businessID: business.id, phone: phone) }) else {
                 throw HTTPError(.notFound, field: "phone", "no user with this phone number")
             }
             return user
@@ -58,14 +59,13 @@ struct POSController: Sendable {
         return nil
     }
 
-    private func checkinResponse(_ result: CheckinResult, user: User, changed: Bool = false) throws -> HTTPResponse {
-        let total = try store.user(businessID: user.businessID, id: user.id)?.points ?? user.points
-        return .json(
+    private func checkinResponse(_ result: CheckinResult, changed: Bool = false) -> HTTPResponse {
+        .json(
             .object([
                 ("checkin_id", .int(result.checkin.id)), ("transaction_id", .string(result.checkin.transactionID)),
                 ("notification_id", JSON(result.notification?.id)), ("status", .string(result.checkin.status.rawValue)),
                 ("points", .int(result.checkin.points)), ("first_checkin", .bool(result.checkin.isFirst)),
-                ("total_points", .int(total)), ("user_survey_id", JSON(result.checkin.userSurveyID)),
+                ("total_points", .int(result.totalPoints)), ("user_survey_id", JSON(result.checkin.userSurveyID)),
                 ("conversion_notification_ids", .array(result.conversions.map { .int($0.id) })),
             ]), status: result.created && !changed ? .created : .ok)
     }
@@ -94,13 +94,12 @@ struct POSController: Sendable {
         try errors.check()
         let event: EventName =
             status == "pending" ? .pendingCheckin : source == "pos_scanner" ? .posScannerCheckin : .checkin
-        let result = try store.recordCheckin(
+        let result = try loyalty.recordCheckin(
             NewCheckin(
-                businessID: business.id, userID: user!.id, locationID: locationID!, points: points!, source: source,
+                userID: user!.id, locationID: locationID!, points: points!, source: source,
                 transactionID: transactionID, status: Checkin.Status(status), surveyID: surveyID, event: event),
-            drafter: try notifications.drafter(for: business), at: clock.now())
-        if result.created { notifications.jobsAdded() }
-        return try checkinResponse(result, user: user!)
+            business: business)
+        return checkinResponse(result)
     }
 
     private func checkinID(_ request: HTTPRequest) throws -> Int64 {
@@ -118,25 +117,19 @@ struct POSController: Sendable {
         guard let outcome = body["outcome"]?.stringValue, ["success", "fail"].contains(outcome) else {
             throw HTTPError.invalid("outcome", "must be success or fail")
         }
-        let result = try store.changeCheckin(
-            businessID: business.id, id: id, from: [.pending, .failed], to: outcome == "success" ? .approved : .failed,
-            event: outcome == "success" ? .checkinRetrySuccess : .checkinRetryFail,
-            drafter: try notifications.drafter(for: business), at: clock.now())
-        notifications.jobsAdded()
-        return try checkinResponse(
-            result, user: try store.user(businessID: business.id, id: result.checkin.userID)!, changed: true)
+        let result = try loyalty.changeCheckin(
+            business: business, id: id, from: [.pending, .failed], to: outcome == "success" ? .approved : .failed,
+            event: outcome == "success" ? .checkinRetrySuccess : .checkinRetryFail)
+        return checkinResponse(result, changed: true)
     }
 
     /// An approved (or pending) check-in cancelled: its points are taken back.
     @Sendable func voidCheckin(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try auth.business(request)
         let id = try checkinID(request)
-        let result = try store.changeCheckin(
-            businessID: business.id, id: id, from: [.approved, .pending], to: .void, event: .checkinVoid,
-            drafter: try notifications.drafter(for: business), at: clock.now())
-        notifications.jobsAdded()
-        return try checkinResponse(
-            result, user: try store.user(businessID: business.id, id: result.checkin.userID)!, changed: true)
+        let result = try loyalty.changeCheckin(
+            business: business, id: id, from: [.approved, .pending], to: .void, event: .checkinVoid)
+        return checkinResponse(result, changed: true)
     }
 
     @Sendable func redemption(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -145,7 +138,6 @@ struct POSController: Sendable {
         var errors = FieldErrors()
         let locationID = POSRules.requiredID(body, "location_id", &errors)
         let transactionID = POSRules.transactionID(body["transaction_id"], &errors)
-        let drafter = try notifications.drafter(for: business)
         let result: RedemptionResult
         if let codeValue = body["redemption_code"] {
             guard let code = codeValue.stringValue?.trimmingCharacters(in: " ").uppercased(), !code.isEmpty,
@@ -154,23 +146,20 @@ struct POSController: Sendable {
                 throw HTTPError.invalid("redemption_code", "must be the code the app shows")
             }
             try errors.check()
-            result = try store.honorRedemptionCode(
-                businessID: business.id, code: code, locationID: locationID!, transactionID: transactionID,
-                drafter: drafter,
-                at: clock.now())
+            result = try loyalty.honorRedemptionCode(
+                business: business, code: code, locationID: locationID!, transactionID: transactionID)
         } else {
             let user = try user(body, business: business, &errors)
             let discount = POSRules.amount(body["discount"], field: "discount", &errors)
             try errors.check()
-            result = try store.createRedemption(
-                businessID: business.id, userID: user!.id, locationID: locationID!, discount: discount!,
-                transactionID: transactionID, drafter: drafter, at: clock.now())
+            result = try loyalty.recordDiscount(
+                business: business, userID: user!.id, locationID: locationID!, discount: discount!,
+                transactionID: transactionID)
         }
-        notifications.jobsAdded()
         return .json(
             .object([
                 ("redemption_id", .int(result.redemption.id)), ("notification_id", JSON(result.notification?.id)),
-                ("discount", LoyaltyPayload.redemption(discount: result.redemption.discount, userID: 0)["rd"]!),
+                ("discount", result.redemption.discount.json),
                 ("reward_id", JSON(result.redemption.rewardID)),
             ]), status: result.created ? .created : .ok)
     }
@@ -186,15 +175,11 @@ struct POSController: Sendable {
         let userID = POSRules.requiredID(body, "user_id", &errors)
         let balance = POSRules.amount(body["balance"], field: "balance", &errors)
         try errors.check()
-        let result = try store.updateGiftCard(
-            businessID: business.id, uuid: uuid, userID: userID!, balance: balance!,
-            drafter: try notifications.drafter(for: business),
-            at: clock.now())
-        notifications.jobsAdded()
+        let result = try loyalty.updateGiftCard(business: business, uuid: uuid, userID: userID!, balance: balance!)
         return .json(
             .object([
                 ("gift_card_id", .int(result.giftCard.id)), ("uuid", .string(uuid)),
-                ("balance", .double(result.giftCard.balance)),
+                ("balance", .double(result.giftCard.balance.decimal)),
                 ("notification_id", JSON(result.notification?.id)),
             ]), status: .accepted)
     }
@@ -241,8 +226,8 @@ enum POSRules {
         return points
     }
 
-    /// An amount of money: a finite number from 0 to a billion.
-    static func amount(_ value: JSON?, field: String, _ errors: inout FieldErrors) -> Double? {
+    /// An amount of money: a finite number from 0 to a billion, to the cent.
+    static func amount(_ value: JSON?, field: String, _ errors: inout FieldErrors) -> Money? {
         guard let value, !value.isNull else {
             errors.add(field, "can't be blank")
             return nil
@@ -255,7 +240,7 @@ enum POSRules {
             errors.add(field, "must be between 0 and 1000000000")
             return nil
         }
-        return (amount * 100).rounded() / 100
+        return Money(decimal: amount)
     }
 
     static func transactionID(_ value: JSON?, _ errors: inout FieldErrors) -> String? {

@@ -11,7 +11,7 @@ import HeraldStore
 /// sent to was given it; without it, or for an unknown survey, the answer is the API's JSON 404. Answers that don't
 /// fit are the API's JSON 422 too, unless the caller asks for HTML (a browser's `Accept`).
 struct SurveyPageController: Sendable {
-    let store: any Store
+    let store: Store
     let sealer: SecretSealer
     let submission: SurveySubmission
 
@@ -56,8 +56,8 @@ struct SurveyPageController: Sendable {
     /// for a wrong key and an unknown survey).
     private func opened(_ request: HTTPRequest) throws -> (UserSurvey, Survey) {
         guard let id = request.parameter("user_survey_id").flatMap(PathID.parse),
-            let (userSurvey, survey) = try store.userSurvey(id: id),
-            let business = try store.business(id: userSurvey.businessID),
+            let (userSurvey, survey) = try store.read({ try $0.surveys.userSurvey(id: id) }),
+            let business = try store.read({ try $0.businesses.find(id: userSurvey.businessID) }),
             let key = request.queryValue("t")
         else { throw HTTPError.notFound("survey not found") }
         let secret = try sealer.open(business.sealedSecret, purpose: "business-secret")

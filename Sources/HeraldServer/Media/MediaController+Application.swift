@@ -13,7 +13,7 @@ extension MediaController {
     /// serverConfiguration.bodyLimit = MediaController.bodyLimit(adminToken: adminToken)
     /// ```
     init(
-        configuration: HeraldConfiguration, directory: DataDirectory, store: any Store, adminToken: String,
+        configuration: HeraldConfiguration, directory: DataDirectory, store: Store, adminToken: String,
         boundPort: @escaping @Sendable () -> Int
     ) throws {
         self.init(

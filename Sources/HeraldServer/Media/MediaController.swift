@@ -15,7 +15,7 @@ import HeraldStore
 /// download is a cached lookup and a `sendfile`, and the `immutable` caching lets any CDN in front absorb them.
 struct MediaController: Sendable {
     let library: MediaLibrary
-    let store: any Store
+    let store: Store
     let auth: AdminAuthenticator
     /// The scheme, host and port devices reach Herald at (`https://push.example.com`), without a trailing slash.
     let publicBaseURL: @Sendable () -> String
@@ -59,7 +59,9 @@ struct MediaController: Sendable {
     // MARK: - Upload
 
     @Sendable func upload(_ request: HTTPRequest) throws -> HTTPResponse {
-        guard let id = request.parameter("id").flatMap(PathID.parse), try store.business(id: id) != nil else {
+        guard let id = request.parameter("id").flatMap(PathID.parse),
+            try store.read({ try $0.businesses.find(id: id) }) != nil
+        else {
             throw HTTPError.notFound("business not found")
         }
         let type = try uploadType(request)

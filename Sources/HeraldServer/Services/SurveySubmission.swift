@@ -1,3 +1,4 @@
+import HeraldDomain
 import HeraldHTTP
 import HeraldModel
 import HeraldStore
@@ -6,8 +7,7 @@ import HeraldStore
 /// device before sending them — and stored once, whether they come from the app's API call or from the survey's
 /// page in a web view.
 struct SurveySubmission: Sendable {
-    let store: any Store
-    let clock: WallClock
+    let loyalty: LoyaltyService
 
     /// Why answers were not stored.
     enum Refusal: Error {
@@ -43,10 +43,10 @@ struct SurveySubmission: Sendable {
         let problems = validator.validate(json: answers)
         guard problems.isEmpty else { throw Refusal.invalid(problems) }
         do {
-            return try store.submitSurvey(
-                userID: userSurvey.userID, id: userSurvey.id,
-                answers: validator.normalized(try SurveyAnswers(json: answers)).json, at: clock.now())
-        } catch let error as StoreError where error.code == .conflict {
+            return try loyalty.submitSurvey(
+                userID: userSurvey.userID, userSurveyID: userSurvey.id,
+                answers: validator.normalized(try SurveyAnswers(json: answers)).json)
+        } catch let error as DomainError where error.code == .conflict {
             throw Refusal.answeredAlready
         }
     }

@@ -31,7 +31,7 @@ enum AdminRules {
 
     /// `user_ids`: a non-empty list of at most 10,000 ids, all of them users of `businessID` (422 naming the
     /// unknown ones otherwise); the users, read once. Duplicates are dropped; order is kept.
-    static func users(_ body: JSON, store: any Store, businessID: Int64) throws -> [User] {
+    static func users(_ body: JSON, store: Store, businessID: Int64) throws -> [User] {
         guard let items = body["user_ids"]?.arrayValue, !items.isEmpty else {
             throw HTTPError.invalid("user_ids", "must be a non-empty list of user ids")
         }
@@ -45,7 +45,7 @@ enum AdminRules {
         var users: [User] = []
         var unknown: [Int64] = []
         for id in ids {
-            if let user = try store.user(businessID: businessID, id: id) {
+            if let user = try store.read({ try $0.users.find(businessID: businessID, id: id) }) {
                 users.append(user)
             } else {
                 unknown.append(id)

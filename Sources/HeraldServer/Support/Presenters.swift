@@ -12,7 +12,7 @@ enum Presenter {
         writer.field("last_name", user.lastName)
         writer.field("phone", user.phone)
         writer.field("points", user.points)
-        writer.field("banked_currency", user.bankedCurrency)
+        writer.field("banked_currency", user.bankedCurrency.decimal)
         writer.field("created_at", user.createdAt)
         writer.field("updated_at", user.updatedAt)
         writer.endObject()

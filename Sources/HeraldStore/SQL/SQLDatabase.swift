@@ -39,8 +39,6 @@ public protocol SQLDatabase: Sendable {
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
     @discardableResult
     func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T
-    /// Transactions this process has committed through `write`.
-    var committedWriteCount: UInt64 { get }
 }
 
 /// The words that differ between SQL engines.

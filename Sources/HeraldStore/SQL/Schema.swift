@@ -1,7 +1,23 @@
 /// Herald's schema, as migrations. Append; never edit a released one.
 public enum Schema {
     /// Every migration, in order.
-    public static let migrations: [Migration] = [foundation, inboxVersion, loyalty, collapseID, leaseIndexes]
+    public static let migrations: [Migration] = [
+        foundation, inboxVersion, loyalty, collapseID, leaseIndexes, moneyInCents,
+    ]
+
+    /// Money as whole cents: a balance read back is the balance written, and amounts add up exactly (a
+    /// `DOUBLE PRECISION` 0.1 + 0.2 is not 0.3).
+    static let moneyInCents = Migration(version: 6, name: "money_in_cents") { _ in
+        [("offers", "discount"), ("redemptions", "discount"), ("gift_cards", "balance"), ("users", "banked_currency")]
+            .flatMap { table, column in
+                let cents = column == "banked_currency" ? "banked_cents" : column + "_cents"
+                return [
+                    "ALTER TABLE \(table) ADD COLUMN \(cents) BIGINT NOT NULL DEFAULT 0",
+                    "UPDATE \(table) SET \(cents) = CAST(ROUND(\(column) * 100) AS BIGINT)",
+                    "ALTER TABLE \(table) DROP COLUMN \(column)",
+                ]
+            }
+    }
 
     /// Every push claimed and answered added and removed an entry of `deliveries_owner` (measured: a sixth of the
     /// queue's write cost per push). It served only a restart's hand-back of one node's leases, which the leased

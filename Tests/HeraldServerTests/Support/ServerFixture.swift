@@ -13,7 +13,7 @@ final class ServerFixture: @unchecked Sendable {
     let business: LiveHerald.BusinessKeys
 
     /// Its store, for assertions about devices and events.
-    var store: any Store { herald.application.store }
+    var store: Store { herald.application.store }
 
     /// Starts a Herald (delivery workers off: these tests look at the queue, not at sends) and creates one business.
     init(businessName: String = "Burger Co", configure: (inout HeraldConfiguration) -> Void = { _ in }) throws {

@@ -1,0 +1,239 @@
+import Foundation
+import HeraldLifecycle
+import HeraldModel
+import HeraldObservability
+import HeraldStore
+import Synchronization
+
+/// The delivery workers, as a service: claims due jobs from the queue under a lease, hands them to the providers,
+/// and writes each outcome back — retry with backoff, prune a dead token, wait on a broken credential. What to do
+/// is decided by `DeliveryStateMachine`; this runner performs its steps and feeds it the answers.
+///
+/// Nothing is lost if the process dies: unfinished jobs keep their lease in the store and are claimed again when
+/// it runs out (at once by this node when it restarts: `run` first takes its own leases back). What is sent twice
+/// after a crash is what was in flight, so the window of sends in flight is kept as narrow as the provider allows
+/// without losing throughput (`ConcurrencyLimit`); jobs claimed ahead of it are not sent yet and cost nothing on a
+/// restart. Enqueueing wakes it (the queue tells it); so does a credential being replaced.
+public final class DeliveryEngine: Service {
+    /// Tuning.
+    public struct Configuration: Sendable {
+        /// This node's stable id, the owner of its leases (kept in the data dir).
+        public var owner: String
+        /// Most sends in flight; the window adapts below it to what the provider answers at (see
+        /// `ConcurrencyLimit`), down to `minimumConcurrency`.
+        public var concurrency: Int = 512
+        /// Fewest sends the window keeps in flight.
+        public var minimumConcurrency: Int = 16
+        /// Most jobs claimed per query.
+        public var claimBatch: Int = 500
+        /// How long a claim is held.
+        public var lease: Duration = .seconds(60)
+        /// Backoff for retryable failures.
+        public var retry = RetryPolicy()
+        /// How long jobs wait before looking at a broken credential again.
+        public var brokenCredentialWait: Duration = .seconds(600)
+        /// How often the queue is polled when nothing wakes the engine (retries coming due, other nodes' jobs).
+        public var idlePoll: Duration = .milliseconds(500)
+        /// How long after its creation Apple and Google may still deliver a push to an offline device.
+        public var expiration: Duration = .seconds(86_400)
+        /// Answers are written together, at the latest this long after the first of them arrived…
+        public var recordDelay: Duration = .milliseconds(2)
+        /// …or as soon as this many are waiting. An answer not yet written when the process dies is sent again.
+        public var recordBatch: Int = 32
+        /// On stop, how long sends in flight may take to answer before their jobs are handed back unanswered.
+        public var gracePeriod: Duration = .seconds(10)
+
+        /// A configuration for `owner`.
+        public init(owner: String) { self.owner = owner }
+    }
+
+    private let queue: any DeliveryQueue
+    private let providers: [PushPlatform: any PushProvider]
+    private let clock: WallClock
+    private let configuration: Configuration
+    private let logger: Logger
+    private let machine: Mutex<DeliveryStateMachine>
+    private let wakeup = Wakeup()
+    private let meters: DeliveryMeters
+
+    /// An engine over `queue` with one provider per platform. `random` (0..<1) jitters retry delays.
+    public init(
+        queue: any DeliveryQueue, providers: [any PushProvider], clock: WallClock, configuration: Configuration,
+        logger: Logger, metrics: MetricsRegistry,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.queue = queue
+        self.providers = Dictionary(uniqueKeysWithValues: providers.map { ($0.platform, $0) })
+        self.clock = clock
+        self.configuration = configuration
+        self.logger = logger
+        let machine = DeliveryStateMachine(
+            configuration: configuration, platforms: Set(providers.map(\.platform)), random: random)
+        self.machine = Mutex(machine)
+        meters = DeliveryMeters(metrics: metrics, queue: queue, clock: clock, window: machine.window.limit)
+        queue.onJobsAdded { [weak self] in self?.wake() }
+    }
+
+    /// Takes back this node's leases from a previous run (so a restart resumes at once), delivers until asked to
+    /// stop, then stops: lets sends in flight answer (up to the grace period), writes every answer, hands every
+    /// unfinished claim back to the queue and shuts the providers down.
+    public func run() async throws {
+        let released = try queue.handBack(owner: configuration.owner, at: clock.now())
+        if released > 0 {
+            logger.notice("resuming deliveries left by the previous run", ["delivery.count": String(released)])
+        }
+        let broken = try queue.brokenCredentials()
+        machine.withLock { $0.knownBroken(broken) }
+        GracefulShutdown.onRequest { [wakeup] in wakeup.signal() }
+        while !GracefulShutdown.isRequested {
+            let step = machine.withLock { $0.step(at: clock.now()) }
+            perform(step)
+            if let limit = step.claim {
+                claim(limit)
+            } else if step.sends.isEmpty && step.record.isEmpty && step.settled.isEmpty {
+                await wakeup.wait(until: step.sleepUntil, clock: clock)
+            }
+        }
+        await drain(until: clock.now().adding(Task.isCancelled ? .zero : configuration.gracePeriod))
+    }
+
+    /// Tells the engine new jobs may be due.
+    public func wake() {
+        machine.withLock { $0.jobsAdded() }
+        wakeup.signal()
+    }
+
+    /// A business's credential was replaced: forget it was broken, drop cached tokens, make waiting jobs due.
+    public func credentialChanged(businessID: Int64, platform: PushPlatform) {
+        machine.withLock { $0.credentialChanged(businessID: businessID, platform: platform) }
+        providers[platform]?.credentialChanged(businessID: businessID)
+        do {
+            try queue.reschedule(businessID: businessID, platform: platform, dueAt: clock.now())
+        } catch {
+            logger.error(
+                "cannot reschedule waiting deliveries", ["business.id": String(businessID), "error": "\(error)"])
+        }
+        wakeup.signal()
+    }
+
+    // MARK: - Steps
+
+    private func perform(_ step: DeliveryStateMachine.Step) {
+        for (platform, label) in step.settled { meters.count(platform, label) }
+        for (job, push) in step.sends { send(job, push) }
+        if !step.record.isEmpty { record(step.record) }
+    }
+
+    private func claim(_ limit: Int) {
+        let now = clock.now()
+        let leaseUntil = now.adding(configuration.lease)
+        do {
+            let jobs = try queue.claim(owner: configuration.owner, limit: limit, leaseUntil: leaseUntil, at: now)
+            machine.withLock { $0.claimed(jobs, requested: limit, leaseUntil: leaseUntil, at: now) }
+        } catch {
+            logger.error("cannot claim deliveries", ["error": "\(error)"])
+            machine.withLock { $0.claimFailed(at: now) }
+        }
+    }
+
+    private func record(_ batch: [DeliveryCompletion]) {
+        let now = clock.now()
+        do {
+            try queue.record(batch, at: now)
+        } catch {
+            logger.error(
+                "cannot record delivery outcomes; will retry",
+                ["delivery.count": String(batch.count), "error": "\(error)"])
+            machine.withLock { $0.recordFailed(batch, at: now) }
+        }
+    }
+
+    private func send(_ job: ClaimedDelivery, _ push: OutgoingPush) {
+        guard let provider = providers[job.platform] else { return }
+        let sentAt = clock.now()
+        let outstanding = machine.withLock { $0.inFlight }
+        meters.sent()
+        let started = ContinuousClock.now
+        let returned = SendReturned()
+        provider.send(push) { [self] result in
+            // An answer given before `send` returned (payload too large, no credential) made no round trip: it
+            // says nothing about the provider's speed and must not teach the window.
+            let roundTrip = returned.flag.load(ordering: .acquiring) ? ContinuousClock.now - started : nil
+            answer(job, result, sentAt: sentAt, roundTrip: roundTrip, outstanding: outstanding)
+        }
+        returned.flag.store(true, ordering: .releasing)
+    }
+
+    private func answer(
+        _ job: ClaimedDelivery, _ result: PushResult, sentAt: Timestamp, roundTrip: Duration?, outstanding: Int
+    ) {
+        var marked: Bool?
+        if case .credentialRejected(let reason, let version) = result,
+            machine.withLock({ $0.needsCredentialCheck(job, result) })
+        {
+            marked = markBroken(job, reason: reason, refused: version ?? sentAt)
+        }
+        let (answered, window) = machine.withLock { machine in
+            (
+                machine.answered(
+                    job, result, sentAt: sentAt, roundTrip: roundTrip, outstanding: outstanding,
+                    credentialMarkedBroken: marked, at: clock.now()),
+                machine.window.limit
+            )
+        }
+        meters.answered(job.platform, answered.label, roundTrip: roundTrip, window: window)
+        if logger.isEnabled(.debug) {
+            logger.debug(
+                "push answered",
+                [
+                    "delivery.id": String(job.id), "notification.id": String(job.notification.id),
+                    "provider": job.platform.rawValue, "outcome": answered.label,
+                ])
+        }
+        if answered.wake { wakeup.signal() }
+    }
+
+    /// Marks `job`'s credential broken unless it was replaced after `refused`; true when it is broken (or the
+    /// store could not say: its pushes are held back in this process anyway).
+    private func markBroken(_ job: ClaimedDelivery, reason: String, refused: Timestamp) -> Bool {
+        let businessID = job.notification.businessID
+        do {
+            guard
+                try queue.markCredentialBroken(
+                    businessID: businessID, platform: job.platform, reason: reason, observedAt: refused)
+            else { return false }
+            logger.error(
+                "push credential refused; its deliveries wait until it is replaced",
+                ["business.id": String(businessID), "provider": job.platform.rawValue, "reason": reason])
+        } catch {
+            logger.error("cannot mark credential broken", ["business.id": String(businessID), "error": "\(error)"])
+        }
+        return true
+    }
+
+    /// Stops: no new sends; waits for those in flight until `deadline`, writing answers as they come; then
+    /// writes what is left, hands every unfinished claim back and shuts the providers down.
+    private func drain(until deadline: Timestamp) async {
+        machine.withLock { $0.stop() }
+        while true {
+            let step = machine.withLock { $0.step(at: clock.now()) }
+            perform(step)
+            if step.finished || clock.now() >= deadline { break }
+            if step.record.isEmpty {
+                await wakeup.wait(until: min(step.sleepUntil ?? deadline, deadline), clock: clock)
+            }
+        }
+        do {
+            let released = try queue.handBack(owner: configuration.owner, at: clock.now())
+            if released > 0 { logger.notice("handed unfinished deliveries back", ["delivery.count": String(released)]) }
+        } catch {
+            logger.error("cannot hand deliveries back; their leases will run out", ["error": "\(error)"])
+        }
+        for provider in providers.values { provider.shutdown() }
+    }
+}
+
+/// Set once a provider's `send` has returned: an answer that comes before it was given without a request.
+private final class SendReturned: Sendable {
+    let flag = Atomic<Bool>(false)
+}

@@ -1,0 +1,280 @@
+import HeraldModel
+import HeraldStore
+
+/// The delivery engine's decisions as a value: which claimed job goes out and which is settled without a send,
+/// what an answer means for its job (delivered, retried with backoff, pruned, parked on a broken credential),
+/// when answers are written, when to claim more, how long to sleep. No I/O, no threads and no clock of its own:
+/// the runner (`DeliveryEngine`) feeds it events with the time, and performs the `Step`s it returns.
+struct DeliveryStateMachine {
+    /// What the runner does next.
+    struct Step {
+        /// Pushes to hand to their providers now.
+        var sends: [(job: ClaimedDelivery, push: OutgoingPush)] = []
+        /// Jobs settled without a send (the metrics' outcome label).
+        var settled: [(platform: PushPlatform, label: String)] = []
+        /// Answers to write now.
+        var record: [DeliveryCompletion] = []
+        /// Claim up to this many jobs, then take the next step at once.
+        var claim: Int?
+        /// Nothing to do until this time, or until woken (nil: until woken).
+        var sleepUntil: Timestamp?
+        /// Stopped: nothing is in flight and every answer has been handed over to be written.
+        var finished = false
+    }
+
+    /// What an answer came to.
+    struct Answered {
+        /// The metrics' outcome label (`delivered`, `retried`, `pruned`, `failed`, `waiting`).
+        var label: String
+        /// Whether the runner should take a step now (room to send, a first answer to time, a full batch).
+        var wake: Bool
+    }
+
+    let configuration: DeliveryEngine.Configuration
+    /// The platforms a provider serves.
+    let platforms: Set<PushPlatform>
+    private let random: @Sendable () -> Double
+
+    /// Jobs claimed and not yet sent, with their lease's end, the next one last.
+    private var pending: [(job: ClaimedDelivery, leaseUntil: Timestamp)] = []
+    private(set) var inFlight = 0
+    private(set) var window: ConcurrencyLimit
+    private var completions: [DeliveryCompletion] = []
+    private var firstCompletionAt: Timestamp?
+    /// Credentials known broken (or missing): "business/platform" → reason.
+    private var broken: [String: String] = [:]
+    /// The queue had nothing more when last asked; asked again after this time, or when jobs are added.
+    private var drainedUntil: Timestamp?
+    /// A claim failed: not tried again before this time.
+    private var claimPausedUntil: Timestamp?
+    private var stopping = false
+    /// The last step said to sleep and nothing has woken the runner since.
+    private var asleep = false
+
+    init(
+        configuration: DeliveryEngine.Configuration, platforms: Set<PushPlatform>,
+        random: @escaping @Sendable () -> Double
+    ) {
+        self.configuration = configuration
+        self.platforms = platforms
+        self.random = random
+        let lower = max(1, min(configuration.minimumConcurrency, configuration.concurrency))
+        window = ConcurrencyLimit(range: lower...max(1, configuration.concurrency), initial: lower * 2)
+    }
+
+    // MARK: - Events
+
+    /// Credentials the store knows broken when the engine starts: their jobs wait.
+    mutating func knownBroken(_ credentials: [PushCredential]) {
+        for credential in credentials {
+            broken[Self.key(credential.businessID, credential.platform)] =
+                "credential broken: " + (credential.brokenReason ?? "")
+        }
+    }
+
+    /// Jobs were added to the queue (here or on another node): look again at once.
+    mutating func jobsAdded() {
+        drainedUntil = nil
+        asleep = false
+    }
+
+    /// A claim of `requested` jobs returned `jobs`, leased until `leaseUntil`.
+    mutating func claimed(_ jobs: [ClaimedDelivery], requested: Int, leaseUntil: Timestamp, at now: Timestamp) {
+        pending.insert(contentsOf: jobs.reversed().map { ($0, leaseUntil) }, at: 0)
+        drainedUntil = jobs.count < requested ? now.adding(configuration.idlePoll) : nil
+    }
+
+    /// A claim failed (the database is unavailable): try again after a pause.
+    mutating func claimFailed(at now: Timestamp) {
+        claimPausedUntil = now.adding(configuration.idlePoll)
+    }
+
+    /// Writing `batch` failed: keep it to write with the next one (if the process dies first, the leases run
+    /// out and the jobs are sent again).
+    mutating func recordFailed(_ batch: [DeliveryCompletion], at now: Timestamp) {
+        completions.insert(contentsOf: batch, at: 0)
+        // Written again after a pause, not on every step while the database is down.
+        firstCompletionAt = now.adding(.milliseconds(50))
+    }
+
+    /// A business's credential for `platform` was replaced: its jobs may go again.
+    mutating func credentialChanged(businessID: Int64, platform: PushPlatform) {
+        broken.removeValue(forKey: Self.key(businessID, platform))
+        jobsAdded()
+    }
+
+    /// Stop claiming and sending; finish when what is in flight has answered.
+    mutating func stop() {
+        stopping = true
+        asleep = false
+    }
+
+    /// Whether a refusal of `job`'s credential needs the store's word (is it the stored credential that was
+    /// refused?) before `answered` can settle it: the credential is not known broken here yet.
+    func needsCredentialCheck(_ job: ClaimedDelivery, _ result: PushResult) -> Bool {
+        guard case .credentialRejected = result else { return false }
+        return broken[Self.key(job.notification.businessID, job.platform)] == nil
+    }
+
+    /// The provider answered `job`, sent at `sentAt`. `roundTrip` is how long the answer took (nil when it came
+    /// before `send` returned: no request was made, so it says nothing of the provider's speed);
+    /// `outstanding` how many were in flight when it was sent. For a credential refusal `needsCredentialCheck`
+    /// asked about, `credentialMarkedBroken` is the store's answer (false: the credential was replaced since).
+    mutating func answered(
+        _ job: ClaimedDelivery, _ result: PushResult, sentAt: Timestamp, roundTrip: Duration?, outstanding: Int,
+        credentialMarkedBroken: Bool? = nil, at now: Timestamp
+    ) -> Answered {
+        let key = Self.key(job.notification.businessID, job.platform)
+        let outcome: DeliveryCompletion.Outcome
+        let label: String
+        switch result {
+        case .delivered(let messageID):
+            (outcome, label) = (.delivered(providerMessageID: messageID), "delivered")
+        case .retryable(let reason, let retryAfter):
+            if let delay = configuration.retry.delay(
+                afterAttempt: job.attempts, retryAfter: retryAfter, random: random())
+            {
+                (outcome, label) = (.retry(at: now.adding(delay), reason: reason), "retried")
+            } else {
+                (outcome, label) = (.failed(reason: "gave up after \(job.attempts) attempts: \(reason)"), "failed")
+            }
+        case .unregistered(let reason, let since):
+            (outcome, label) = (.pruned(reason: reason, unregisteredAt: since), "pruned")
+        case .credentialRejected(let reason, _):
+            if broken[key] != nil || credentialMarkedBroken ?? true {
+                if broken[key] == nil { broken[key] = "credential broken: " + reason }
+                (outcome, label) = (parked(job, reason: "credential broken: \(reason)", at: now), "waiting")
+            } else {
+                // Refused with the key the operator has replaced since: go again, with the new one.
+                (outcome, label) = (.retry(at: now, reason: "refused with a replaced credential: \(reason)"), "retried")
+            }
+        case .notConfigured(let reason):
+            // Not an error yet: the operator may add the credential, which makes the job due again at once.
+            broken[key] = reason
+            (outcome, label) = (parked(job, reason: reason, at: now), "waiting")
+        case .failed(let reason):
+            (outcome, label) = (.failed(reason: reason), "failed")
+        }
+        add(
+            DeliveryCompletion(
+                id: job.id, leaseOwner: configuration.owner, outcome: outcome, deviceID: job.deviceID,
+                token: job.token),
+            at: now)
+        inFlight -= 1
+        if let roundTrip { window.record(seconds: roundTrip / .seconds(1), inFlight: outstanding) }
+        // Wake the runner to refill the window an eighth at a time, to start the clock of a first answer, to write
+        // a full batch, and to finish a stop.
+        let limit = window.limit
+        let refill = asleep && limit - inFlight >= max(1, limit / 8)
+        let wake =
+            refill || completions.count == 1 || completions.count == configuration.recordBatch
+            || (stopping && inFlight == 0)
+        if wake { asleep = false }
+        return Answered(label: label, wake: wake)
+    }
+
+    // MARK: - Decisions
+
+    /// What to do at `now`: refill the window first (an answer waiting for a write transaction would lengthen
+    /// every round trip), then write the answers that are due, then claim ahead, else sleep.
+    mutating func step(at now: Timestamp) -> Step {
+        var step = Step()
+        asleep = false
+        if !stopping {
+            while inFlight < window.limit, let next = pending.popLast() {
+                dispatch(next.job, leaseUntil: next.leaseUntil, at: now, into: &step)
+            }
+        }
+        let recordAt = firstCompletionAt.map {
+            completions.count >= configuration.recordBatch || stopping ? now : $0.adding(configuration.recordDelay)
+        }
+        if let recordAt, recordAt <= now {
+            step.record = completions
+            completions.removeAll(keepingCapacity: true)
+            firstCompletionAt = nil
+        }
+        if stopping {
+            step.finished = inFlight == 0 && completions.isEmpty
+            if !step.finished { step.sleepUntil = firstCompletionAt?.adding(configuration.recordDelay) }
+            asleep = !step.finished && step.sends.isEmpty && step.record.isEmpty
+            return step
+        }
+        // Keep several windows claimed ahead: claims are then few and large, and what waits here was never sent,
+        // so a crash costs it nothing. Not more, so that it is sent long before its lease runs out.
+        let ahead = min(configuration.claimBatch, max(8 * window.limit, 64))
+        let mayClaim = (drainedUntil.map { now >= $0 } ?? true) && (claimPausedUntil.map { now >= $0 } ?? true)
+        if mayClaim && pending.count <= ahead / 2 {
+            step.claim = ahead - pending.count
+            return step
+        }
+        if step.sends.isEmpty && step.record.isEmpty && step.settled.isEmpty {
+            // Room to send and jobs waiting would have been sent: nothing to do until an answer, a wake-up, the
+            // first answer's record delay, or the next look at a drained queue.
+            let deadlines = [
+                firstCompletionAt?.adding(configuration.recordDelay), drainedUntil, claimPausedUntil,
+                now.adding(configuration.idlePoll),
+            ]
+            step.sleepUntil = deadlines.compactMap { $0 }.min()
+            asleep = true
+        }
+        return step
+    }
+
+    /// Sends `job`, or settles it at once when it can't be sent.
+    private mutating func dispatch(
+        _ job: ClaimedDelivery, leaseUntil: Timestamp, at now: Timestamp, into step: inout Step
+    ) {
+        func settle(_ outcome: DeliveryCompletion.Outcome, _ label: String) {
+            step.settled.append((job.platform, label))
+            add(
+                DeliveryCompletion(
+                    id: job.id, leaseOwner: configuration.owner, outcome: outcome, deviceID: job.deviceID,
+                    token: job.token),
+                at: now)
+        }
+        // Held here so long that its lease is half gone (a provider stalling): hand it back to the queue, due now
+        // and with the attempt it never made returned, rather than risk a send racing another claim.
+        guard now < leaseUntil.adding(.zero - configuration.lease / 2) else {
+            return settle(.wait(until: now, reason: "held past half its lease"), "requeued")
+        }
+        guard job.deviceBelongsToRecipient else {
+            return settle(.skipped(reason: "device now signed in as another user"), "skipped")
+        }
+        guard let token = job.token else {
+            return settle(.skipped(reason: "token cleared (logged out or pruned)"), "skipped")
+        }
+        guard platforms.contains(job.platform) else {
+            return settle(.failed(reason: "no provider for \(job.platform)"), "failed")
+        }
+        if let reason = broken[Self.key(job.notification.businessID, job.platform)] {
+            return settle(parked(job, reason: reason, at: now), "waiting")
+        }
+        let entry = job.notification
+        let background = entry.pushStyle == .background
+        let push = OutgoingPush(
+            deliveryID: job.id, businessID: entry.businessID, token: token, apnsID: job.apnsID,
+            content: PushContent(
+                notificationID: entry.id, title: entry.title, subtitle: entry.subtitle, body: entry.body,
+                sound: entry.sound, badge: background ? nil : job.badge, media: entry.media,
+                extras: entry.extras.objectValue ?? [], isBackground: background),
+            expiresAt: entry.createdAt.adding(configuration.expiration), collapseID: entry.collapseID,
+            attempt: job.attempts)
+        inFlight += 1
+        step.sends.append((job, push))
+    }
+
+    /// A job that can't go out until its business's credential is set or fixed: it waits, unless it is past the
+    /// time Apple or Google would still deliver it anyway.
+    private func parked(_ job: ClaimedDelivery, reason: String, at now: Timestamp) -> DeliveryCompletion.Outcome {
+        let expires = job.notification.createdAt.adding(configuration.expiration)
+        guard now < expires else { return .failed(reason: "expired while waiting: \(reason)") }
+        return .wait(until: min(expires, now.adding(configuration.brokenCredentialWait)), reason: reason)
+    }
+
+    private mutating func add(_ completion: DeliveryCompletion, at now: Timestamp) {
+        completions.append(completion)
+        if firstCompletionAt == nil { firstCompletionAt = now }
+    }
+
+    static func key(_ businessID: Int64, _ platform: PushPlatform) -> String { "\(businessID)/\(platform)" }
+}

@@ -1,0 +1,116 @@
+import HeraldModel
+import HeraldStore
+
+/// Users, the devices they call from, and their sessions: sign-up (with its welcome), profile changes, push
+/// tokens, log-out. Password hashing is the caller's: this service receives hashes.
+public struct AccountService: Sendable {
+    let store: Store
+    let notifications: NotificationService
+    let loyalty: LoyaltyService
+    let clock: WallClock
+
+    /// The service over `store`.
+    public init(store: Store, notifications: NotificationService, loyalty: LoyaltyService, clock: WallClock) {
+        self.store = store
+        self.notifications = notifications
+        self.loyalty = loyalty
+        self.clock = clock
+    }
+
+    /// Signs a user up, in one transaction: the user, the device they call from (`device`, given the new user; nil
+    /// for none), the `signup` notice and the business's welcome offer (when it has one available now). A taken
+    /// email or phone is a `StoreError.conflict` naming it, decided by the database even when two sign-ups race.
+    public func signUp(
+        _ new: NewUser, business: Business, device registration: (User) throws -> DeviceRegistration?
+    ) throws -> (user: User, device: Device?) {
+        let now = clock.now()
+        return try store.transaction { tx in
+            let user = try tx.users.insert(new, at: now)
+            let device = try registration(user).map {
+                try register($0, userID: user.id, businessID: business.id, tx, now)
+            }
+            let notifier = notifications.notifier(for: business, in: tx, at: now)
+            try notifier.notify(Notice(user: user, event: .signup))
+            if let offerID = business.settings.welcomeOfferID,
+                let offer = try tx.offers.find(businessID: business.id, id: offerID), offer.isAvailable(at: now)
+            {
+                _ = try loyalty.grant(
+                    offer, to: user, source: "welcome_offer", event: .welcomeOffer, tx, notifier, at: now)
+            }
+            return (user, device)
+        }
+    }
+
+    /// Records the device a user calls from and sets or clears its token, atomically.
+    public func registerDevice(businessID: Int64, userID: Int64, _ registration: DeviceRegistration) throws -> Device {
+        let now = clock.now()
+        return try store.transaction { tx in
+            guard try tx.users.find(businessID: businessID, id: userID) != nil else {
+                throw DomainError.notFound("user")
+            }
+            return try register(registration, userID: userID, businessID: businessID, tx, now)
+        }
+    }
+
+    /// The device named by `registration` made or moved to `userID`, its token set as asked; a token claimed
+    /// here leaves any other device of the business that held it.
+    func register(
+        _ registration: DeviceRegistration, userID: Int64, businessID: Int64, _ tx: StoreTransaction, _ now: Timestamp
+    ) throws -> Device {
+        var (device, _) = try tx.devices.findOrInsert(
+            businessID: businessID, key: registration.deviceKey, userID: userID, platform: registration.platform,
+            at: now)
+        if let token = device.register(registration, by: userID, at: now) {
+            try tx.devices.releaseToken(
+                token, platform: device.platform, businessID: businessID, except: device.id, at: now)
+        }
+        try tx.devices.save(device)
+        return device
+    }
+
+    /// Applies `changes` to a user's profile (a taken email or phone is a conflict) and, with `registration`,
+    /// records the calling device's token, in one transaction.
+    public func updateProfile(user: User, _ changes: UserChanges, device registration: DeviceRegistration?) throws
+        -> User
+    {
+        let now = clock.now()
+        return try store.transaction { tx in
+            guard var current = try tx.users.lock(businessID: user.businessID, id: user.id) else {
+                throw DomainError.notFound("user")
+            }
+            current.apply(changes, at: now)
+            try tx.users.saveProfile(current)
+            if let registration {
+                _ = try register(registration, userID: user.id, businessID: user.businessID, tx, now)
+            }
+            return current
+        }
+    }
+
+    /// Stores a new session for a token (kept only as its hash).
+    public func startSession(tokenHash: String, user: User, deviceID: Int64?, expiresAt: Timestamp) throws -> Session {
+        let now = clock.now()
+        return try store.transaction { tx in
+            try tx.sessions.insert(
+                tokenHash: tokenHash, businessID: user.businessID, userID: user.id, deviceID: deviceID,
+                expiresAt: expiresAt, at: now)
+        }
+    }
+
+    /// Logs a session out: revokes it and clears the push token of every device that was signed in through it —
+    /// the session's device, the device making this call (`deviceKey`: a token may have been registered on it
+    /// after sign-in), and for a session that named no device, the devices under the user's own key (tokens
+    /// registered without naming one) — of the devices still signed in as this user.
+    public func logOut(session: Session, user: User, deviceKey: String?) throws {
+        let now = clock.now()
+        try store.transaction { tx in
+            try tx.sessions.revoke(id: session.id, at: now)
+            for device in try tx.devices.all(userID: user.id)
+            where device.id == session.deviceID || device.deviceKey == deviceKey
+                || (session.deviceID == nil && device.deviceKey.hasPrefix("user:\(user.id):"))
+            {
+                try tx.devices.clearToken(id: device.id, at: now)
+            }
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import HeraldModel
+import HeraldStore
+
+/// Profile fields to change; nil leaves a field as it is.
+public struct UserChanges: Sendable {
+    /// New email (lower-cased).
+    public var email: String?
+    /// New password hash.
+    public var passwordHash: String?
+    /// New given name.
+    public var firstName: String?
+    /// New family name.
+    public var lastName: String?
+    /// New phone; `.some(nil)` clears it.
+    public var phone: String??
+
+    /// No changes.
+    public init(
+        email: String? = nil, passwordHash: String? = nil, firstName: String? = nil, lastName: String? = nil,
+        phone: String?? = nil
+    ) {
+        self.email = email
+        self.passwordHash = passwordHash
+        self.firstName = firstName
+        self.lastName = lastName
+        self.phone = phone
+    }
+}
+
+extension User {
+    /// Takes `changes` (what they leave out stays), updated at `now`: what every store does with them.
+    public mutating func apply(_ changes: UserChanges, at now: Timestamp) {
+        if let email = changes.email { self.email = email }
+        if let hash = changes.passwordHash { passwordHash = hash }
+        if let first = changes.firstName { firstName = first }
+        if let last = changes.lastName { lastName = last }
+        if let phone = changes.phone { self.phone = phone }
+        updatedAt = now
+    }
+}

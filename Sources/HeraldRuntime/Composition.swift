@@ -1,0 +1,75 @@
+import Foundation
+import HeraldAPNs
+import HeraldCrypto
+import HeraldDelivery
+import HeraldFCM
+import HeraldHTTP
+import HeraldModel
+import HeraldObservability
+import HeraldSQLite
+import HeraldServer
+import HeraldStore
+
+/// The one place Herald's concrete parts are chosen: the database a URL names, the push providers, and the
+/// application over them. `herald serve` and the tests' in-process Herald both build it here.
+public enum Composition {
+    /// Opens the database `url` names (`sqlite:<path>`) and brings its schema up to date.
+    public static func openStore(_ url: String, clock: WallClock, logger: Logger) throws -> Store {
+        if url.hasPrefix("sqlite:") {
+            let path = String(url.dropFirst("sqlite:".count))
+            let database = try SQLiteDatabase(path: path)
+            let applied = try Migrator.migrate(database, Schema.migrations, at: clock.now().milliseconds)
+            if !applied.isEmpty {
+                logger.info("database migrated", ["db.versions": applied.map(String.init).joined(separator: ",")])
+            }
+            return Store(database: database)
+        }
+        throw HeraldConfiguration.ConfigurationError(
+            description: "PostgreSQL is not built into this version yet; use sqlite:<path>")
+    }
+
+    /// Apple's and Google's providers, as configured, loading credentials with `credentials`.
+    public static func pushProviders(
+        _ configuration: HeraldConfiguration, credentials: CredentialLoader, clock: WallClock, logger: Logger
+    ) throws -> [any PushProvider] {
+        let options = configuration.delivery
+        var clientConfiguration = HTTP2Client.Configuration()
+        clientConfiguration.extraCAFile = configuration.caFile
+        clientConfiguration.maxConnectionsPerHost = options.connectionsPerHost
+        clientConfiguration.eventLoops = min(2, ProcessInfo.processInfo.activeProcessorCount)
+        var apnsConfiguration = APNsProvider.Configuration(baseURLOverride: configuration.apnsURL)
+        apnsConfiguration.requestTimeout = options.requestTimeout
+        var fcmConfiguration = FCMProvider.Configuration(baseURLOverride: configuration.fcmURL)
+        fcmConfiguration.requestTimeout = options.requestTimeout
+        return [
+            APNsProvider(
+                makeClient: { [clientConfiguration] in try HTTP2Client(configuration: clientConfiguration) },
+                credential: credentials.apns, clock: clock, configuration: apnsConfiguration,
+                logger: logger.labeled("herald.apns")),
+            FCMProvider(
+                client: try HTTP2Client(configuration: clientConfiguration), credential: credentials.fcm, clock: clock,
+                configuration: fcmConfiguration, logger: logger.labeled("herald.fcm")),
+        ]
+    }
+
+    /// Herald as `configuration` describes it: its data directory, its database, and Apple's and Google's
+    /// providers — or those `providers` makes (a recording provider in tests).
+    public static func application(
+        _ configuration: HeraldConfiguration, logger: Logger, clock: WallClock = .system,
+        providers: ((CredentialLoader) throws -> [any PushProvider])? = nil
+    ) throws -> HeraldApplication {
+        let directory = try DataDirectory(path: configuration.dataDirectory)
+        let sealer = try SecretSealer(key: try directory.secretKey(configured: configuration.secretKey))
+        let store = try openStore(configuration.databaseURL, clock: clock, logger: logger)
+        let credentials = CredentialLoader(store: store, sealer: sealer)
+        let chosen =
+            configuration.delivery.enabled
+            ? try providers?(credentials)
+                ?? pushProviders(
+                    configuration, credentials: credentials, clock: clock, logger: logger.labeled("herald.delivery"))
+            : []
+        return try HeraldApplication(
+            configuration: configuration, directory: directory, sealer: sealer, store: store, providers: chosen,
+            logger: logger, clock: clock)
+    }
+}

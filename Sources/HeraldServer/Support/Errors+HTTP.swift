@@ -1,0 +1,25 @@
+import HeraldDomain
+import HeraldHTTP
+import HeraldStore
+
+extension StoreError: HTTPErrorConvertible {
+    /// Not found → 404; a taken unique value → 422 on its field, in Punchh's words; anything else → 503
+    /// (the database is unavailable or failed: a client may retry).
+    public var httpError: HTTPError {
+        switch code {
+        case .notFound: return .notFound(message)
+        case .conflict: return .invalid(field ?? "base", "has already been taken")
+        default: return HTTPError(.serviceUnavailable, field: "base", "storage unavailable, retry later")
+        }
+    }
+}
+
+extension DomainError: HTTPErrorConvertible {
+    /// Not found → 404; a conflict or a broken rule → 422 on its field, saying why.
+    public var httpError: HTTPError {
+        switch code {
+        case .notFound: return .notFound(message)
+        default: return .invalid(field ?? "base", message)
+        }
+    }
+}

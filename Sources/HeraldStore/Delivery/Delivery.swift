@@ -1,0 +1,170 @@
+import HeraldModel
+
+/// A delivery job: one inbox entry to one device.
+public struct Delivery: Sendable, Equatable {
+    /// Store id.
+    public var id: Int64
+    /// The inbox entry sent.
+    public var notificationID: Int64
+    /// Owning business.
+    public var businessID: Int64
+    /// The device it goes to.
+    public var deviceID: Int64
+    /// APNs or FCM.
+    public var platform: PushPlatform
+    /// Where it stands.
+    public var status: DeliveryStatus
+    /// Send attempts so far.
+    public var attempts: Int
+    /// When it may next be tried (queued jobs).
+    public var nextAttemptAt: Timestamp
+    /// Why the last attempt ended as it did.
+    public var lastReason: String?
+    /// Apple's `apns-id` or FCM's message name, once delivered.
+    public var providerMessageID: String?
+    /// The `apns-id` sent with every attempt: stable, so retries are recognisable.
+    public var apnsID: String
+    /// When the job was created.
+    public var createdAt: Timestamp
+    /// When it last changed.
+    public var updatedAt: Timestamp
+
+    /// A delivery record.
+    public init(
+        id: Int64, notificationID: Int64, businessID: Int64, deviceID: Int64, platform: PushPlatform,
+        status: DeliveryStatus, attempts: Int, nextAttemptAt: Timestamp, lastReason: String?,
+        providerMessageID: String?, apnsID: String, createdAt: Timestamp, updatedAt: Timestamp
+    ) {
+        self.id = id
+        self.notificationID = notificationID
+        self.businessID = businessID
+        self.deviceID = deviceID
+        self.platform = platform
+        self.status = status
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+        self.lastReason = lastReason
+        self.providerMessageID = providerMessageID
+        self.apnsID = apnsID
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// A claimed job with everything a worker needs to send it.
+public struct ClaimedDelivery: Sendable, Equatable {
+    /// The job's id.
+    public var id: Int64
+    /// Attempts including this one.
+    public var attempts: Int
+    /// The stable `apns-id`.
+    public var apnsID: String
+    /// APNs or FCM.
+    public var platform: PushPlatform
+    /// The device's token now; nil when it was cleared since the job was created.
+    public var token: String?
+    /// When that token was set (compared with APNs' 410 timestamp).
+    public var tokenUpdatedAt: Timestamp?
+    /// The device.
+    public var deviceID: Int64
+    /// False when the device now belongs to another user: the job must not be sent.
+    public var deviceBelongsToRecipient: Bool
+    /// The inbox entry.
+    public var notification: InboxEntry
+    /// The recipient's unread count now: the push's badge.
+    public var badge: Int
+
+    /// A claimed job.
+    public init(
+        id: Int64, attempts: Int, apnsID: String, platform: PushPlatform, token: String?, tokenUpdatedAt: Timestamp?,
+        deviceID: Int64, deviceBelongsToRecipient: Bool, notification: InboxEntry, badge: Int
+    ) {
+        self.id = id
+        self.attempts = attempts
+        self.apnsID = apnsID
+        self.platform = platform
+        self.token = token
+        self.tokenUpdatedAt = tokenUpdatedAt
+        self.deviceID = deviceID
+        self.deviceBelongsToRecipient = deviceBelongsToRecipient
+        self.notification = notification
+        self.badge = badge
+    }
+}
+
+/// How an attempt ended, as the worker reports it to the store.
+public struct DeliveryCompletion: Sendable, Equatable {
+    /// The outcome and what follows from it.
+    public enum Outcome: Sendable, Equatable {
+        /// Accepted; the provider's id for it.
+        case delivered(providerMessageID: String?)
+        /// Try again at `at`.
+        case retry(at: Timestamp, reason: String)
+        /// Wait until `until` without counting as failure (broken credential).
+        case wait(until: Timestamp, reason: String)
+        /// Give up.
+        case failed(reason: String)
+        /// The token is dead: clear it from the device unless it was set again after `unregisteredAt`.
+        case pruned(reason: String, unregisteredAt: Timestamp?)
+        /// Not sent (token cleared or moved).
+        case skipped(reason: String)
+
+        /// The job's status after it.
+        public var status: DeliveryStatus {
+            switch self {
+            case .delivered: .delivered
+            case .retry, .wait: .queued
+            case .failed: .failed
+            case .pruned: .pruned
+            case .skipped: .skipped
+            }
+        }
+
+        /// The reason recorded with it (none for a delivery).
+        public var reason: String? {
+            switch self {
+            case .delivered: nil
+            case .retry(_, let reason), .wait(_, let reason), .failed(let reason), .pruned(let reason, _),
+                .skipped(let reason):
+                reason
+            }
+        }
+    }
+
+    /// The job.
+    public var id: Int64
+    /// The lease holder reporting; a report from a holder whose lease was taken over is ignored.
+    public var leaseOwner: String
+    /// The outcome.
+    public var outcome: Outcome
+    /// For pruning: the device and the token that was sent.
+    public var deviceID: Int64
+    /// The token the attempt used.
+    public var token: String?
+
+    /// A completion report.
+    public init(id: Int64, leaseOwner: String, outcome: Outcome, deviceID: Int64, token: String?) {
+        self.id = id
+        self.leaseOwner = leaseOwner
+        self.outcome = outcome
+        self.deviceID = deviceID
+        self.token = token
+    }
+}
+
+/// Jobs per status, for `/metrics`.
+public struct QueueDepth: Sendable, Equatable {
+    /// Jobs waiting (including retries and credential waits).
+    public var queued: Int
+    /// Jobs due now.
+    public var due: Int
+    /// Jobs under a lease.
+    public var sending: Int
+
+    /// Counts.
+    public init(queued: Int, due: Int, sending: Int) {
+        self.queued = queued
+        self.due = due
+        self.sending = sending
+    }
+}

@@ -1,0 +1,40 @@
+import HeraldModel
+
+/// Delivery jobs as the domain writes and admins read them (the engine works through `DeliveryQueue`).
+public struct DeliveryRecords {
+    let tx: StoreTransaction
+    init(_ tx: StoreTransaction) { self.tx = tx }
+
+    static let columns = """
+        id, notification_id, business_id, device_id, platform, status, attempts, next_attempt_at, last_reason, \
+        provider_message_id, apns_id, created_at, updated_at
+        """
+
+    static func decode(_ row: SQLRow) -> Delivery {
+        Delivery(
+            id: row.int(0), notificationID: row.int(1), businessID: row.int(2), deviceID: row.int(3),
+            platform: PushPlatform(row.text(4)), status: DeliveryStatus(row.text(5)), attempts: Int(row.int(6)),
+            nextAttemptAt: row.timestamp(7), lastReason: row.optionalText(8), providerMessageID: row.optionalText(9),
+            apnsID: row.text(10), createdAt: row.timestamp(11), updatedAt: row.timestamp(12))
+    }
+
+    /// Queues `entry` for one device, due at once, with its own stable `apns-id`. The delivery engine is woken
+    /// when the transaction commits.
+    public func enqueue(_ entry: InboxEntry, deviceID: Int64, platform: PushPlatform, at now: Timestamp) throws {
+        try tx.connection.execute(
+            """
+            INSERT INTO deliveries (notification_id, business_id, device_id, platform, status, attempts,
+                next_attempt_at, apns_id, created_at, updated_at)
+            VALUES (\(entry.id), \(entry.businessID), \(deviceID), \(platform.rawValue), 'queued', 0, \(now),
+                \(tx.makeUUID()), \(now), \(now))
+            """)
+        tx.deliveriesEnqueued += 1
+    }
+
+    /// The jobs of one inbox entry, by id.
+    public func all(notificationID: Int64) throws -> [Delivery] {
+        try tx.connection.rows(
+            "SELECT \(raw: Self.columns) FROM deliveries WHERE notification_id = \(notificationID) ORDER BY id"
+        ).map(Self.decode)
+    }
+}

@@ -1,0 +1,195 @@
+import HeraldModel
+
+/// `DeliveryQueue` over the store's SQL database. Claims take due rows with `FOR UPDATE SKIP LOCKED` where rows
+/// can be locked, so several nodes claim from one table without taking the same job.
+public final class SQLDeliveryQueue: DeliveryQueue {
+    private let database: any SQLDatabase
+    private let changes: ChangeSignals
+
+    init(database: any SQLDatabase, changes: ChangeSignals) {
+        self.database = database
+        self.changes = changes
+    }
+
+    public func onJobsAdded(_ wake: @escaping @Sendable () -> Void) { changes.onDeliveriesAdded(wake) }
+
+    /// Jobs may have been added by another process (its notification arrived): wakes the engine.
+    public func jobsAddedElsewhere() { changes.deliveriesAdded() }
+
+    private static let notificationColumns = Columns.qualified(InboxRecords.columns, "n")
+    /// What a claim reads before the entry's columns: the job, its device's token, and the badge (the recipient's
+    /// unread count).
+    private static let claimColumns = """
+        d.id, d.attempts, d.apns_id, d.platform, v.token, v.token_updated_at, d.device_id, v.user_id, \
+        (SELECT COUNT(*) FROM notifications u WHERE u.user_id = n.user_id AND u.read_at IS NULL \
+        AND u.deleted_at IS NULL AND u.visible = 1)
+        """
+    private static let claimColumnCount = Columns.count(claimColumns)
+
+    public func claim(owner: String, limit: Int, leaseUntil: Timestamp, at now: Timestamp) throws
+        -> [ClaimedDelivery]
+    {
+        guard limit > 0 else { return [] }
+        let lock = database.dialect.skipLocked
+        defer { changes.queueWritten() }
+        return try database.write { db in
+            var ids: [Int64] = []
+            // Jobs whose worker died: their lease ran out.
+            try db.forEachRow(
+                """
+                UPDATE deliveries SET status = 'sending', lease_owner = \(owner), lease_until = \(leaseUntil),
+                    attempts = attempts + 1, updated_at = \(now)
+                WHERE id IN (SELECT id FROM deliveries WHERE status = 'sending' AND lease_until <= \(now)
+                             ORDER BY lease_until LIMIT \(limit) \(raw: lock))
+                RETURNING id
+                """
+            ) { ids.append($0.int(0)) }
+            if ids.count < limit {
+                try db.forEachRow(
+                    """
+                    UPDATE deliveries SET status = 'sending', lease_owner = \(owner), lease_until = \(leaseUntil),
+                        attempts = attempts + 1, updated_at = \(now)
+                    WHERE id IN (SELECT id FROM deliveries WHERE status = 'queued' AND next_attempt_at <= \(now)
+                                 ORDER BY next_attempt_at, id LIMIT \(limit - ids.count) \(raw: lock))
+                    RETURNING id
+                    """
+                ) { ids.append($0.int(0)) }
+            }
+            guard !ids.isEmpty else { return [] }
+            var claimed: [ClaimedDelivery] = []
+            claimed.reserveCapacity(ids.count)
+            try db.forEachRow(
+                """
+                SELECT \(raw: Self.claimColumns), \(raw: Self.notificationColumns)
+                FROM deliveries d
+                JOIN notifications n ON n.id = d.notification_id
+                JOIN devices v ON v.id = d.device_id
+                WHERE d.id IN (\(list: ids))
+                ORDER BY d.id
+                """
+            ) { row in
+                let entry = InboxRecords.decode(row, from: Self.claimColumnCount)
+                claimed.append(
+                    ClaimedDelivery(
+                        id: row.int(0), attempts: Int(row.int(1)), apnsID: row.text(2),
+                        platform: PushPlatform(row.text(3)), token: row.optionalText(4),
+                        tokenUpdatedAt: row.optionalTimestamp(5), deviceID: row.int(6),
+                        deviceBelongsToRecipient: row.int(7) == entry.userID, notification: entry,
+                        badge: Int(row.int(8))))
+            }
+            return claimed
+        }
+    }
+
+    public func record(_ completions: [DeliveryCompletion], at now: Timestamp) throws -> Int {
+        guard !completions.isEmpty else { return 0 }
+        defer { changes.queueWritten() }
+        return try database.write { db in
+            var applied = 0
+            for completion in completions {
+                let owned: SQLQuery =
+                    " WHERE id = \(completion.id) AND status = 'sending' AND lease_owner = \(completion.leaseOwner)"
+                let changed: Int
+                switch completion.outcome {
+                case .delivered(let messageID):
+                    changed = try db.execute(
+                        """
+                        UPDATE deliveries SET status = 'delivered', provider_message_id = \(messageID), last_reason = NULL,
+                            lease_owner = NULL, lease_until = NULL, updated_at = \(now)\(owned)
+                        """)
+                case .retry(let at, let reason):
+                    changed = try db.execute(
+                        """
+                        UPDATE deliveries SET status = 'queued', next_attempt_at = \(at), last_reason = \(reason),
+                            lease_owner = NULL, lease_until = NULL, updated_at = \(now)\(owned)
+                        """)
+                case .wait(let until, let reason):
+                    changed = try db.execute(
+                        """
+                        UPDATE deliveries SET status = 'queued', next_attempt_at = \(until), last_reason = \(reason),
+                            attempts = attempts - 1, lease_owner = NULL, lease_until = NULL, updated_at = \(now)\(owned)
+                        """)
+                case .failed, .skipped, .pruned:
+                    changed = try db.execute(
+                        """
+                        UPDATE deliveries SET status = \(completion.outcome.status.rawValue),
+                            last_reason = \(completion.outcome.reason),
+                            lease_owner = NULL, lease_until = NULL, updated_at = \(now)\(owned)
+                        """)
+                }
+                if changed > 0, case .pruned(_, let unregisteredAt) = completion.outcome, let token = completion.token {
+                    // A token registered again after Apple saw it die stays.
+                    let cutoff = unregisteredAt ?? Timestamp(milliseconds: Int64.max)
+                    try db.execute(
+                        """
+                        UPDATE devices SET token = NULL, token_updated_at = \(now), updated_at = \(now)
+                        WHERE id = \(completion.deviceID) AND token = \(token)
+                          AND COALESCE(token_updated_at, 0) < \(cutoff)
+                        """)
+                }
+                applied += changed
+            }
+            return applied
+        }
+    }
+
+    public func handBack(owner: String, at now: Timestamp) throws -> Int {
+        defer { changes.queueWritten() }
+        return try database.write { db in
+            try db.execute(
+                """
+                UPDATE deliveries SET status = 'queued', attempts = attempts - 1, next_attempt_at = \(now),
+                    lease_owner = NULL, lease_until = NULL, updated_at = \(now)
+                WHERE status = 'sending' AND lease_owner = \(owner)
+                """)
+        }
+    }
+
+    public func depth(at now: Timestamp) throws -> QueueDepth {
+        try database.read { db in
+            let row = try db.row(
+                """
+                SELECT
+                    (SELECT COUNT(*) FROM deliveries WHERE status = 'queued'),
+                    (SELECT COUNT(*) FROM deliveries WHERE status = 'queued' AND next_attempt_at <= \(now)),
+                    (SELECT COUNT(*) FROM deliveries WHERE status = 'sending')
+                """)!
+            return QueueDepth(queued: Int(row.int(0)), due: Int(row.int(1)), sending: Int(row.int(2)))
+        }
+    }
+
+    public func brokenCredentials() throws -> [PushCredential] {
+        try database.read { db in
+            try db.rows(
+                """
+                SELECT \(raw: CredentialRecords.columns) FROM credentials WHERE broken_reason IS NOT NULL
+                ORDER BY business_id, platform
+                """
+            ).map(CredentialRecords.decode)
+        }
+    }
+
+    public func markCredentialBroken(businessID: Int64, platform: PushPlatform, reason: String, observedAt: Timestamp)
+        throws -> Bool
+    {
+        defer { changes.queueWritten() }
+        return try database.write { db in
+            try db.execute(
+                """
+                UPDATE credentials SET broken_reason = \(reason)
+                WHERE business_id = \(businessID) AND platform = \(platform.rawValue) AND updated_at <= \(observedAt)
+                """) > 0
+        }
+    }
+
+    public func reschedule(businessID: Int64, platform: PushPlatform, dueAt: Timestamp) throws {
+        try database.write { db in
+            try db.execute(
+                """
+                UPDATE deliveries SET next_attempt_at = \(dueAt)
+                WHERE business_id = \(businessID) AND platform = \(platform.rawValue) AND status = 'queued'
+                """)
+        }
+        changes.deliveriesAdded()
+    }
+}

@@ -1,0 +1,149 @@
+import HeraldModel
+
+/// Inbox entries and the events apps report about them. Every change to what a user's inbox shows bumps the
+/// user's `inbox_version`.
+public struct InboxRecords {
+    let tx: StoreTransaction
+    init(_ tx: StoreTransaction) { self.tx = tx }
+
+    static let columns = """
+        id, business_id, user_id, kind, event, title, subtitle, body, sound, media_url, media_type, extras, push_style, \
+        visible, reward_id, created_at, read_at, collapse_id
+        """
+
+    /// Decodes the entry columns starting at `o`.
+    static func decode(_ row: SQLRow, from o: Int = 0) -> InboxEntry {
+        let draft = NotificationDraft(
+            businessID: row.int(o + 1), userID: row.int(o + 2), kind: InboxKind(row.text(o + 3)),
+            event: row.text(o + 4), title: row.text(o + 5), subtitle: row.optionalText(o + 6), body: row.text(o + 7),
+            sound: row.optionalText(o + 8),
+            media: row.optionalText(o + 9).map { MediaAttachment(url: $0, type: row.text(o + 10)) },
+            extras: Columns.json(row.text(o + 11)), pushStyle: PushStyle(row.text(o + 12)),
+            visibleInInbox: row.bool(o + 13), rewardID: row.optionalInt(o + 14), collapseID: row.optionalText(o + 17))
+        return InboxEntry(
+            id: row.int(o), draft: draft, createdAt: row.timestamp(o + 15), readAt: row.optionalTimestamp(o + 16))
+    }
+
+    /// Writes an entry (no delivery jobs: see `DeliveryRecords.enqueue`).
+    public func insert(_ draft: NotificationDraft, at now: Timestamp) throws -> InboxEntry {
+        let id = try tx.connection.scalar(
+            """
+            INSERT INTO notifications (business_id, user_id, kind, event, title, subtitle, body, sound, media_url, media_type,
+                extras, push_style, visible, reward_id, created_at, collapse_id)
+            VALUES (\(draft.businessID), \(draft.userID), \(draft.kind.rawValue), \(draft.event), \(draft.title),
+                \(draft.subtitle), \(draft.body), \(draft.sound), \(draft.media?.url), \(draft.media?.type),
+                \(draft.extras.encodedString), \(draft.pushStyle.rawValue), \(draft.visibleInInbox), \(draft.rewardID),
+                \(now), \(draft.collapseID))
+            RETURNING id
+            """)
+        if draft.visibleInInbox { try tx.users.bumpInboxVersion(id: draft.userID) }
+        return InboxEntry(id: id, draft: draft, createdAt: now)
+    }
+
+    /// A user's visible entries, newest first, at most `limit`, skipping `offset`.
+    public func page(userID: Int64, limit: Int, offset: Int) throws -> [InboxEntry] {
+        try tx.connection.rows(
+            """
+            SELECT \(raw: Self.columns) FROM notifications
+            WHERE user_id = \(userID) AND deleted_at IS NULL AND visible = 1
+            ORDER BY id DESC LIMIT \(max(0, limit)) OFFSET \(max(0, offset))
+            """
+        ).map { Self.decode($0) }
+    }
+
+    /// A user's visible entry `id` (nil for another user's or a deleted one).
+    public func find(userID: Int64, id: Int64) throws -> InboxEntry? {
+        try tx.connection.row(
+            """
+            SELECT \(raw: Self.columns) FROM notifications
+            WHERE id = \(id) AND user_id = \(userID) AND deleted_at IS NULL AND visible = 1
+            """
+        ).map { Self.decode($0) }
+    }
+
+    /// The entry `id` of a business (nil for another business's), deleted or not.
+    public func find(businessID: Int64, id: Int64) throws -> InboxEntry? {
+        try tx.connection.row(
+            "SELECT \(raw: Self.columns) FROM notifications WHERE id = \(id) AND business_id = \(businessID)"
+        ).map { Self.decode($0) }
+    }
+
+    /// The entry `id`, whoever's it is.
+    public func find(id: Int64) throws -> InboxEntry? {
+        try tx.connection.row("SELECT \(raw: Self.columns) FROM notifications WHERE id = \(id)").map {
+            Self.decode($0)
+        }
+    }
+
+    /// Deletes a user's visible entry; false when it isn't theirs or is already gone.
+    public func delete(userID: Int64, id: Int64, at now: Timestamp) throws -> Bool {
+        let deleted =
+            try tx.connection.execute(
+                """
+                UPDATE notifications SET deleted_at = \(now)
+                WHERE id = \(id) AND user_id = \(userID) AND deleted_at IS NULL AND visible = 1
+                """) > 0
+        if deleted { try tx.users.bumpInboxVersion(id: userID) }
+        return deleted
+    }
+
+    /// Which of `ids` are the user's visible entries.
+    public func visible(userID: Int64, among ids: [Int64]) throws -> Set<Int64> {
+        guard !ids.isEmpty else { return [] }
+        var owned = Set<Int64>()
+        try tx.connection.forEachRow(
+            """
+            SELECT id FROM notifications
+            WHERE user_id = \(userID) AND id IN (\(list: ids)) AND deleted_at IS NULL AND visible = 1
+            """
+        ) { owned.insert($0.int(0)) }
+        return owned
+    }
+
+    /// Marks a user's entries read (those unread and not deleted); returns how many changed.
+    public func markRead(userID: Int64, ids: [Int64], at now: Timestamp) throws -> Int {
+        guard !ids.isEmpty else { return 0 }
+        let changed = try tx.connection.execute(
+            """
+            UPDATE notifications SET read_at = \(now)
+            WHERE user_id = \(userID) AND id IN (\(list: ids)) AND read_at IS NULL AND deleted_at IS NULL
+            """)
+        if changed > 0 { try tx.users.bumpInboxVersion(id: userID) }
+        return changed
+    }
+
+    /// The user's unread visible entries: the badge.
+    public func unreadCount(userID: Int64) throws -> Int {
+        Int(
+            try tx.connection.scalar(
+                """
+                SELECT COUNT(*) FROM notifications
+                WHERE user_id = \(userID) AND read_at IS NULL AND deleted_at IS NULL AND visible = 1
+                """))
+    }
+
+    /// Whether entry `id` is the user's (visible, deleted or silent).
+    public func belongs(id: Int64, to userID: Int64) throws -> Bool {
+        try tx.connection.row("SELECT id FROM notifications WHERE id = \(id) AND user_id = \(userID)") != nil
+    }
+
+    /// Records an app-reported event about an entry.
+    public func recordEvent(notificationID: Int64, userID: Int64, kind: NotificationEventKind, at now: Timestamp)
+        throws
+    {
+        try tx.connection.execute(
+            """
+            INSERT INTO notification_events (notification_id, user_id, kind, created_at)
+            VALUES (\(notificationID), \(userID), \(kind.rawValue), \(now))
+            """)
+    }
+
+    /// How many events of `kind` an entry has.
+    public func eventCount(notificationID: Int64, kind: NotificationEventKind) throws -> Int {
+        Int(
+            try tx.connection.scalar(
+                """
+                SELECT COUNT(*) FROM notification_events WHERE notification_id = \(notificationID) AND kind = \(kind.rawValue)
+                """))
+    }
+}

@@ -1,0 +1,73 @@
+import HeraldModel
+
+/// One transaction (or read) on the store: its rows, grouped by concern. Each group is a thin view over the
+/// same connection, made on use: `tx.users.find(…)`, `tx.inbox.insert(…)`.
+public final class StoreTransaction {
+    let connection: any SQLConnection
+    /// How the database spells what engines disagree on.
+    public let dialect: SQLDialect
+    let makeUUID: @Sendable () -> String
+    /// Delivery jobs written so far (the engine is woken for them after the commit).
+    var deliveriesEnqueued = 0
+
+    init(connection: any SQLConnection, dialect: SQLDialect, makeUUID: @escaping @Sendable () -> String) {
+        self.connection = connection
+        self.dialect = dialect
+        self.makeUUID = makeUUID
+    }
+
+    /// Businesses and their settings.
+    public var businesses: BusinessRecords { BusinessRecords(self) }
+    /// Push credentials.
+    public var credentials: CredentialRecords { CredentialRecords(self) }
+    /// Templates businesses saved.
+    public var templates: TemplateRecords { TemplateRecords(self) }
+    /// Locations.
+    public var locations: LocationRecords { LocationRecords(self) }
+    /// Users and their loyalty balances.
+    public var users: UserRecords { UserRecords(self) }
+    /// Devices and their push tokens.
+    public var devices: DeviceRecords { DeviceRecords(self) }
+    /// Signed-in sessions.
+    public var sessions: SessionRecords { SessionRecords(self) }
+    /// Inbox entries and what apps report about them.
+    public var inbox: InboxRecords { InboxRecords(self) }
+    /// Delivery jobs, as written with their entries and listed for admins (the engine uses `DeliveryQueue`).
+    public var deliveries: DeliveryRecords { DeliveryRecords(self) }
+    /// Offers and the rewards granted from them.
+    public var offers: OfferRecords { OfferRecords(self) }
+    /// Check-ins.
+    public var checkins: CheckinRecords { CheckinRecords(self) }
+    /// Redemptions.
+    public var redemptions: RedemptionRecords { RedemptionRecords(self) }
+    /// Gift cards.
+    public var giftCards: GiftCardRecords { GiftCardRecords(self) }
+    /// Surveys and the ones sent to users.
+    public var surveys: SurveyRecords { SurveyRecords(self) }
+
+    /// `FOR UPDATE` where rows can be locked (PostgreSQL), nothing where the writer is alone (SQLite).
+    var forUpdate: SQLQuery { SQLQuery(stringLiteral: dialect.forUpdate) }
+}
+
+/// Column lists: each record group keeps its own in a `static let`, worked out once.
+enum Columns {
+    /// A column list with every column prefixed by a table alias (`"id, name"`, `"u"` → `"u.id, u.name"`).
+    static func qualified(_ columns: String, _ alias: String) -> String {
+        columns.split(separator: ",").map { alias + "." + trimmed($0) }.joined(separator: ", ")
+    }
+
+    /// How many columns a list names: where the next table's columns start in a joined row.
+    static func count(_ columns: String) -> Int {
+        columns.utf8.reduce(1) { $1 == UInt8(ascii: ",") ? $0 + 1 : $0 }
+    }
+
+    /// A JSON column's value, an empty object when it is not JSON.
+    static func json(_ text: String) -> JSON { (try? JSON.parse(text)) ?? .object([]) }
+
+    private static func trimmed(_ name: Substring) -> String {
+        var slice = name
+        while slice.first?.isWhitespace == true { slice = slice.dropFirst() }
+        while slice.last?.isWhitespace == true { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

@@ -1,0 +1,86 @@
+import HeraldDomain
+import HeraldModel
+import HeraldStore
+import HeraldTesting
+import Testing
+
+@Suite("Domain conformance: accounts and devices")
+struct AccountServiceTests {
+    @Test(arguments: StoreBackend.allCases)
+    func tokensMoveClearAndFollowTheDevice(_ backend: StoreBackend) throws {
+        let world = try StoreFixture(backend)
+        let store = world.store
+        let ann = world.user
+        let bob = try world.addUser("bob@example.com")
+        func device(_ id: Int64) throws -> Device? { try store.read { try $0.devices.find(id: id) } }
+
+        let phone = try world.register(ann, key: "device-A", token: "aaaa", at: at(1))
+        #expect(phone.token == "aaaa")
+        #expect(phone.userAgent == "Tests/1.0")
+        #expect(phone.tokenUpdatedAt == at(1))
+
+        // Another user registers the same token from another install: it moves to them.
+        let bobPhone = try world.register(bob, key: "device-B", token: "aaaa", at: at(2))
+        #expect(bobPhone.token == "aaaa")
+        #expect(try device(phone.id)?.token == nil)
+
+        // Same device, same token again: registered anew (Apple's 410 timestamp is compared with this).
+        let again = try world.register(bob, key: "device-B", token: "aaaa", at: at(3))
+        #expect(again.tokenUpdatedAt == at(3))
+
+        // Registering without a token leaves it; "" (nil) clears it.
+        #expect(try world.register(bob, key: "device-B", token: nil, at: at(4)).token == "aaaa")
+        #expect(try world.register(bob, key: "device-B", token: .some(nil), at: at(5)).token == nil)
+
+        // A device that changes hands does not carry the old user's token.
+        try world.register(ann, key: "device-C", token: "cccc", at: at(5))
+        let handedOver = try world.register(bob, key: "device-C", token: nil, at: at(6))
+        #expect(handedOver.userID == bob.id)
+        #expect(handedOver.token == nil)
+        #expect(try store.read { try $0.devices.all(userID: ann.id) }.allSatisfy { $0.token == nil })
+
+        try world.register(bob, key: "device-D", token: "dddd", platform: .fcm)
+        let fcmDevice = try store.read { try $0.devices.all(userID: bob.id) }.first { $0.deviceKey == "device-D" }!
+        #expect(fcmDevice.platform == .fcm)
+        try store.transaction { try $0.devices.clearToken(id: fcmDevice.id, at: at(9)) }
+        #expect(try device(fcmDevice.id)?.token == nil)
+        #expect(throws: DomainError.notFound("user")) {
+            try world.accounts.registerDevice(
+                businessID: world.business.id, userID: 999,
+                DeviceRegistration(deviceKey: "z", platform: .apns, token: "z", userAgent: nil))
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func aSignUpIsOneTransactionWithItsWelcome(_ backend: StoreBackend) throws {
+        let world = try StoreFixture(backend)
+        let welcome = try world.offer(validFor: 3600)
+        try world.settings { $0.welcomeOfferID = welcome.id }
+        let business = try world.store.read { try $0.businesses.find(id: world.business.id) }!
+        world.clock.set(at(1))
+        let (user, device) = try world.accounts.signUp(
+            NewUser(
+                businessID: business.id, email: "dan@example.com", passwordHash: "h", firstName: "Dan", lastName: "K"),
+            business: business
+        ) { user in
+            DeviceRegistration(deviceKey: "user:\(user.id):apns", platform: .apns, token: "dddd", userAgent: nil)
+        }
+        #expect(device?.deviceKey == "user:\(user.id):apns")
+        let entries = try world.entries(of: user)
+        #expect(Set(entries.map(\.event)) == ["signup", "welcome_offer"])
+        #expect(try entries.allSatisfy { try world.deliveries(of: $0).count == 1 }, "each pushed to the new device")
+        #expect(try world.liveRewards(user, at: at(2)).count == 1)
+
+        // A taken email writes nothing at all: no user, no device, no entries.
+        let taken = #expect(throws: StoreError.self) {
+            try world.accounts.signUp(
+                NewUser(
+                    businessID: business.id, email: "dan@example.com", passwordHash: "h", firstName: "X", lastName: "Y"),
+                business: business
+            ) { _ in DeviceRegistration(deviceKey: "other-phone", platform: .apns, token: "eeee", userAgent: nil) }
+        }
+        #expect(taken?.field == "email")
+        #expect(try world.store.read { try $0.devices.find(id: 2) } == nil || device?.id == 2)
+        #expect(try world.store.read { try $0.devices.all(userID: user.id) }.count == 1)
+    }
+}

@@ -1,0 +1,152 @@
+import Dispatch
+import HeraldDomain
+import HeraldModel
+import HeraldStore
+import HeraldTesting
+import Synchronization
+import Testing
+
+/// Two nodes racing on one database: each call through its own connection (its own `Store`), at the same moment.
+/// One wins; the other is a repeat or a clear refusal — never a second debit, a second account, a second
+/// redemption. (On SQLite the database serialises whole write transactions; on PostgreSQL they interleave, and
+/// only the guarded updates and constraints keep these true.)
+@Suite("Domain conformance: racing nodes")
+struct ConcurrencyTests {
+    /// Runs `body(0…count-1)` on `count` threads released together; returns each run's result.
+    private func race<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) -> [Result<
+        T, any Error
+    >] {
+        let results = Mutex<[Int: Result<T, any Error>]>([:])
+        let gate = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        for index in 0..<count {
+            done.enter()
+            DispatchQueue.global().async {
+                gate.wait()
+                let result = Result { try body(index) }
+                results.withLock { $0[index] = result }
+                done.leave()
+            }
+        }
+        for _ in 0..<count { gate.signal() }
+        done.wait()
+        return results.withLock { all in (0..<count).map { all[$0]! } }
+    }
+
+    /// A second node's services over its own connection to `world`'s database.
+    private func node(_ world: StoreFixture) throws -> (store: Store, loyalty: LoyaltyService, accounts: AccountService)
+    {
+        let store = try world.backend.reopen(world.path)
+        let notifications = NotificationService()
+        let loyalty = LoyaltyService(store: store, notifications: notifications, clock: world.clock.wallClock)
+        return (
+            store, loyalty,
+            AccountService(store: store, notifications: notifications, loyalty: loyalty, clock: world.clock.wallClock)
+        )
+    }
+
+    @Test("two voids of one check-in debit its points once", arguments: StoreBackend.allCases)
+    func twoVoids(_ backend: StoreBackend) throws {
+        let world = try StoreFixture(backend)
+        let place = try world.location()
+        let checkin = try world.checkin(
+            NewCheckin(userID: world.user.id, locationID: place.id, points: 40, source: "qr", transactionID: "V-1"),
+            at: at(1))
+        _ = try world.checkin(
+            NewCheckin(userID: world.user.id, locationID: place.id, points: 10, source: "qr", transactionID: "V-2"),
+            at: at(1))
+        let nodes: [LoyaltyService] = [world.loyalty, try node(world).loyalty]
+        let business = world.business
+        world.clock.set(at(2))
+        let results = race(8) { index -> CheckinResult in
+            try nodes[index % 2].changeCheckin(
+                business: business, id: checkin.checkin.id, from: [.approved, .pending], to: .void, event: .checkinVoid)
+        }
+        let answers: [CheckinResult] = try results.map { try $0.get() }
+        #expect(answers.filter(\.created).count == 1, "one void; the others are its repeat")
+        #expect(Set(answers.compactMap(\.notification?.id)).count == 1, "one notification")
+        #expect(try world.reload(world.user).points == 10, "40 points taken back once")
+        #expect(try world.entries(of: world.user).filter { $0.event == "checkin_void" }.count == 1)
+    }
+
+    @Test(
+        "the record-level guard refuses a change from a status the check-in no longer has",
+        arguments: StoreBackend.allCases)
+    func staleStatusIsRefused(_ backend: StoreBackend) throws {
+        let world = try StoreFixture(backend)
+        let place = try world.location()
+        let checkin = try world.checkin(
+            NewCheckin(userID: world.user.id, locationID: place.id, points: 5, source: "qr", transactionID: "G-1"),
+            at: at(1))
+        let id = checkin.checkin.id
+        // As a second node would after reading "approved" before the first node's void committed.
+        #expect(
+            try world.store.transaction {
+                try $0.checkins.changeStatus(id: id, from: [.approved], to: .void, isFirst: true, at: at(2))
+            })
+        #expect(
+            try !world.store.transaction {
+                try $0.checkins.changeStatus(id: id, from: [.approved], to: .void, isFirst: true, at: at(3))
+            })
+    }
+
+    @Test("two sign-ups with one email make one account", arguments: StoreBackend.allCases)
+    func twoSignUps(_ backend: StoreBackend) throws {
+        let world = try StoreFixture(backend)
+        let nodes = [world.accounts, try node(world).accounts]
+        let business = world.business
+        let results = race(6) { index in
+            try nodes[index % 2].signUp(
+                NewUser(
+                    businessID: business.id, email: "eve@example.com", passwordHash: "h", firstName: "Eve",
+                    lastName: "\(index)"),
+                business: business
+            ) { _ in nil }.user
+        }
+        let winners = results.compactMap { try? $0.get() }
+        #expect(winners.count == 1)
+        for case .failure(let error) in results {
+            #expect((error as? StoreError)?.code == .conflict && (error as? StoreError)?.field == "email")
+        }
+        #expect(try world.entries(of: winners[0]).map(\.event) == ["signup"], "one welcome")
+    }
+
+    @Test("two honours of one code make one redemption", arguments: StoreBackend.allCases)
+    func twoRedemptions(_ backend: StoreBackend) throws {
+        let world = try StoreFixture(backend)
+        let place = try world.location()
+        let reward = try world.grant(try world.offer(), to: [world.user.id], at: at(1))[0].reward
+        let code = try #require(try world.code(reward.id, for: world.user, at: at(2)).redemptionCode)
+        let nodes = [world.loyalty, try node(world).loyalty]
+        let business = world.business
+        world.clock.set(at(3))
+        let results = race(8) { index in
+            try nodes[index % 2].honorRedemptionCode(
+                business: business, code: code, locationID: place.id, transactionID: nil)
+        }
+        #expect(results.compactMap { try? $0.get() }.count == 1, "one honour wins")
+        for case .failure(let error) in results {
+            #expect(error as? DomainError == DomainError(.conflict, field: "redemption_code", "already redeemed"))
+        }
+        #expect(try world.entries(of: world.user).filter { $0.event == "redemption" }.count == 1)
+    }
+
+    @Test("two check-ins racing with one transaction id make one check-in", arguments: StoreBackend.allCases)
+    func twoCheckins(_ backend: StoreBackend) throws {
+        let world = try StoreFixture(backend)
+        let place = try world.location()
+        let nodes = [world.loyalty, try node(world).loyalty]
+        let business = world.business
+        let user = world.user
+        world.clock.set(at(1))
+        let results = race(8) { index in
+            try nodes[index % 2].recordCheckin(
+                NewCheckin(userID: user.id, locationID: place.id, points: 7, source: "qr", transactionID: "R-1"),
+                business: business)
+        }
+        let answers: [CheckinResult] = try results.map { try $0.get() }
+        #expect(answers.filter(\.created).count == 1)
+        #expect(Set(answers.map(\.checkin.id)).count == 1)
+        #expect(try world.reload(world.user).points == 7)
+    }
+}

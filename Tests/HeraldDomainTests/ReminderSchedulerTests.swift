@@ -1,0 +1,80 @@
+import Foundation
+import HeraldDomain
+import HeraldLifecycle
+import HeraldModel
+import HeraldObservability
+import HeraldSQLite
+import HeraldStore
+import HeraldTesting
+import Testing
+
+/// The offer-expiry reminders: once each across restarts, and passes on the clock it is given.
+@Suite("Reminder scheduler")
+struct ReminderSchedulerTests {
+    @Test("a restart neither repeats a reminder nor loses one that came due while the node was down")
+    func remindersSurviveRestarts() throws {
+        let world = try StoreFixture(.sqlite)
+        try world.settings { $0.offerReminderLeadSeconds = 3600 }
+        /// One run of a node: a store of its own on the file and a scheduler pass.
+        func node() throws -> ReminderScheduler {
+            let store = try world.backend.reopen(world.path)
+            let loyalty = LoyaltyService(
+                store: store, notifications: NotificationService(), clock: world.clock.wallClock)
+            return ReminderScheduler(
+                store: store, loyalty: loyalty, clock: world.clock.wallClock, interval: .seconds(3600),
+                logger: .disabled)
+        }
+        func grant(expiringIn seconds: Int64) throws {
+            _ = try world.grant(try world.offer(validFor: seconds), to: [world.user.id], at: world.clock.now)
+        }
+        func reminders() throws -> Int { try world.entries(of: world.user).filter { $0.event == "offer_expiry" }.count }
+
+        var scheduler = try node()
+        try grant(expiringIn: 600)
+        #expect(scheduler.runOnce() == 1)
+        #expect(scheduler.runOnce() == 0, "never twice in one run")
+
+        // Restart: the reminder sent before is not sent again.
+        scheduler = try node()
+        #expect(scheduler.runOnce() == 0)
+        #expect(try reminders() == 1)
+
+        // A reward that came due while no node ran is reminded by the next one to start, once.
+        try grant(expiringIn: 900)
+        scheduler = try node()
+        #expect(scheduler.runOnce() == 1)
+        scheduler = try node()
+        #expect(scheduler.runOnce() == 0)
+        #expect(try reminders() == 2)
+    }
+
+    @Test("as a service it passes at once, then once per interval of its clock, and stops when asked")
+    func passesFollowTheClock() async throws {
+        let world = try StoreFixture(.sqlite)
+        try world.settings { $0.offerReminderLeadSeconds = 3600 }
+        let scheduler = ReminderScheduler(
+            store: world.store, loyalty: world.loyalty, clock: world.clock.wallClock, interval: .seconds(600),
+            logger: .disabled)
+        let group = ServiceGroup([("scheduler", scheduler)], logger: .disabled)
+        let running = group.start()
+        let waiter = CommitWaiter(world.store)
+        // The first pass ran at start (nothing due); a reward granted now expires within the lead time.
+        #expect(await waitForSleeper(world.clock))
+        _ = try world.grant(try world.offer(validFor: 1800), to: [world.user.id], at: world.clock.now)
+        #expect(try world.entries(of: world.user).filter { $0.event == "offer_expiry" }.isEmpty, "no pass yet")
+        world.clock.advance(by: .seconds(600))
+        #expect(
+            try waiter.wait(timeout: .seconds(10)) { _ in
+                try world.entries(of: world.user).contains { $0.event == "offer_expiry" }
+            })
+        group.stop()
+        try await running.value
+    }
+
+    /// Waits (a little, in real time) until the scheduler sleeps on the clock.
+    private func waitForSleeper(_ clock: ManualClock) async -> Bool {
+        for _ in 0..<1000 where clock.sleeperCount == 0 { await Task.yield() }
+        for _ in 0..<200 where clock.sleeperCount == 0 { try? await Task.sleep(for: .milliseconds(10)) }
+        return clock.sleeperCount > 0
+    }
+}
