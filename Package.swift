@@ -75,6 +75,6 @@ let package = Package(
             dependencies: [
                 "HeraldDelivery", "HeraldAPNs", "HeraldFCM", "HeraldDomain", "HeraldTesting", "HeraldLifecycle",
             ]),
-        .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldTesting"]),
+        .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldDelivery", "HeraldTesting"]),
     ]
 )

@@ -27,6 +27,22 @@ struct APNsDeliveryTests {
         (try herald.signUpSettled(business, email: email, token: token), token)
     }
 
+    @Test func aGiftCardUpdateGoesAsASilentLowPriorityPushThatCollapses() throws {
+        let (app, _) = try signUp("ann@example.com")
+        let response = try herald.pos(
+            business, "POST", "/api/webhooks/gift_cards",
+            json: ["uuid": "GC-1", "user_id": .int(app.userID!), "balance": 25.5])
+        let object = try #require(response.json as? [String: Any])
+        let id = Int64(try #require(object["notification_id"] as? Int))
+        let card = try #require(object["gift_card_id"] as? Int)
+        #expect(try herald.waitForDeliveries(of: id).map(\.status) == [.delivered])
+        let request = try #require(try standIn.apnsRequests().last { $0["payload"]?["gc"] != nil })
+        #expect(request["headers"]?["apns-push-type"] == "background")
+        #expect(request["headers"]?["apns-priority"] == "5")
+        #expect(request["headers"]?["apns-collapse-id"] == .string("gc-\(card)"))
+        #expect(request["payload"] == ["aps": ["content-available": 1], "gc": .int(Int64(card))])
+    }
+
     @Test func newsArrivesSignedAndShapedAsAppleRequires() throws {
         let (app, token) = try signUp("ann@example.com")
         let media = MediaAttachment(url: "https://cdn.example.com/burger.jpg", type: "jpg")

@@ -9,7 +9,6 @@ struct DeliveryQueueTests {
     func entriesAndJobsAreWrittenTogether(_ backend: StoreBackend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        let queue = store.deliveryQueue
         let ios = try fixture.register(fixture.user, key: "ios", token: "aaaa")
         let android = try fixture.register(fixture.user, key: "android", token: "bbbb", platform: .fcm)
         try fixture.register(fixture.user, key: "logged-out", token: .some(nil))

@@ -11,7 +11,6 @@ struct InboxStoreTests {
     func entriesAreListedNewestFirstAndOnlyToTheirOwner(_ backend: StoreBackend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        let queue = store.deliveryQueue
         let ann = fixture.user
         let bob = try fixture.addUser("bob@example.com")
         let entries = try fixture.publish((1...5).map { fixture.draft(ann, "message \($0)") }, at: at(1))
@@ -58,7 +57,6 @@ struct InboxStoreTests {
     func theInboxVersionChangesWithEveryChange(_ backend: StoreBackend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        let queue = store.deliveryQueue
         let bob = try fixture.addUser("bob@example.com")
         func version() throws -> Int64 {
             try store.read { try $0.users.find(businessID: fixture.business.id, id: fixture.user.id) }!.inboxVersion
@@ -85,7 +83,6 @@ struct InboxStoreTests {
     func hiddenEntriesNeitherListNorCount(_ backend: StoreBackend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        let queue = store.deliveryQueue
         let silent = try fixture.publish(
             [fixture.draft(fixture.user, style: .background, visible: false)], at: at(1))[0]
         #expect(try store.read { try $0.inbox.page(userID: fixture.user.id, limit: 10, offset: 0) }.isEmpty)
@@ -97,7 +94,6 @@ struct InboxStoreTests {
     func eventsAreRecordedForTheOwnerOnly(_ backend: StoreBackend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        let queue = store.deliveryQueue
         let bob = try fixture.addUser("bob@example.com")
         let entry = try fixture.publish([fixture.draft(fixture.user)], at: at(1))[0]
         #expect(try fixture.recordEvent(fixture.user.id, entry.id, .opened, at: at(2)))
@@ -113,7 +109,6 @@ struct InboxStoreTests {
         for round in 0..<8 {
             let fixture = try StoreFixture(backend)
             let store = fixture.store
-            let queue = store.deliveryQueue
             let users = [fixture.user, try fixture.addUser("u2@example.com"), try fixture.addUser("u3@example.com")]
             var unread: [Int64: Set<Int64>] = [:]
             var live: [Int64: Set<Int64>] = [:]

@@ -81,6 +81,7 @@ public final class SQLDeliveryQueue: DeliveryQueue {
         }
     }
 
+    @discardableResult
     public func record(_ completions: [DeliveryCompletion], at now: Timestamp) throws -> Int {
         guard !completions.isEmpty else { return 0 }
         defer { changes.queueWritten() }
@@ -133,6 +134,7 @@ public final class SQLDeliveryQueue: DeliveryQueue {
         }
     }
 
+    @discardableResult
     public func handBack(owner: String, at now: Timestamp) throws -> Int {
         defer { changes.queueWritten() }
         return try database.write { db in

@@ -1,16 +1,19 @@
 import Foundation
 import HeraldCrypto
+import HeraldDelivery
 import HeraldModel
 import HeraldServer
 import HeraldStore
 import HeraldTesting
 import Testing
 
-/// Every loyalty event from the POS (or admin) call to what the APNs and FCM stand-ins receive, and the
-/// callbacks the app then makes.
-@Suite("Loyalty events to the phone", .serialized)
+/// Every loyalty event from the POS (or admin) call to the push Herald hands to Apple and Google — recorded
+/// in-process, rendered by the same payload code the providers send — and the callbacks the app then makes. The
+/// wire itself (HTTP/2, TLS, tokens, headers) is `APNsDeliveryTests` and `FCMDeliveryTests`' business.
+@Suite("Loyalty events to the phone")
 struct LoyaltyPushTests {
-    let standIn: StandIn
+    let apns = RecordingPushProvider(platform: .apns)
+    let fcm = RecordingPushProvider(platform: .fcm)
     let herald: LiveHerald
     let business: LiveHerald.BusinessKeys
     let location: Int64
@@ -18,15 +21,9 @@ struct LoyaltyPushTests {
     let bob: MobileTestClient  // Android
 
     init() throws {
-        standIn = try StandIn()
-        let standIn = self.standIn
-        herald = try LiveHerald {
-            $0.deliver(to: standIn)
-            $0.schedulerInterval = .milliseconds(200)
-        }
+        let providers: [any PushProvider] = [apns, fcm]
+        herald = try LiveHerald(configure: { $0.schedulerInterval = .milliseconds(200) }, providers: { _ in providers })
         business = try herald.createBusiness(name: "Burger Co")
-        try herald.configureAPNs(business, standIn: standIn)
-        try herald.configureFCM(business, standIn: standIn)
         location = try herald.createLocation(business)
         ann = try herald.signUpSettled(business, email: "ann@example.com", firstName: "Ann", token: randomAPNsToken())
         bob = try herald.signUpSettled(
@@ -68,22 +65,27 @@ struct LoyaltyPushTests {
         ((response.json as? [String: Any])?[key] as? Int).map(Int64.init)
     }
 
-    /// What the APNs stand-in received for notification `n`.
+    /// The push handed to Apple for notification `n`: its `payload` as Apple receives it, whether it goes as a
+    /// `background` push, and its `collapse_id`.
     private func apnsRequest(_ n: Int64) throws -> JSON {
-        let id = try #require(
+        let delivery = try #require(
             try herald.waitForDeliveries(of: n).first { $0.platform == .apns }, "no APNs delivery for \(n)")
-        #expect(id.status == .delivered, "\(id)")
-        return try #require(try standIn.apnsRequests().last { $0["request_apns_id"]?.stringValue == id.apnsID })
+        #expect(delivery.status == .delivered, "\(delivery)")
+        let push = try #require(apns.pushes.last { $0.deliveryID == delivery.id })
+        return [
+            "payload": push.payload, "background": .bool(push.content.isBackground),
+            "collapse_id": JSON(push.collapseID),
+        ]
     }
 
-    /// The FCM message received for notification `n`.
+    /// The FCM message sent for notification `n`.
     private func fcmMessage(_ n: Int64) throws -> JSON {
         let delivery = try #require(
             try herald.waitForDeliveries(of: n).first { $0.platform == .fcm }, "no FCM delivery for \(n)")
         #expect(delivery.status == .delivered, "\(delivery)")
-        let sent = try #require(
-            try standIn.fcmRequests().last { $0["body"]?["message"]?["data"]?["n"]?.stringValue == String(n) })
-        return try #require(sent["body"]?["message"])
+        let push = try #require(fcm.pushes.last { $0.deliveryID == delivery.id })
+        return try #require(
+            FCMPayload.message(token: push.token, content: push.content, collapseKey: push.collapseID)["message"])
     }
 
     // MARK: - Check-ins
@@ -442,10 +444,9 @@ struct LoyaltyPushTests {
             json: ["uuid": "GC-3122", "user_id": .int(ann.userID!), "balance": 25.5])
         #expect(response.status == 202, "\(response)")
         let request = try apnsRequest(value(response, "notification_id")!)
-        #expect(request["headers"]?["apns-push-type"] == "background")
-        #expect(request["headers"]?["apns-priority"] == "5")
+        #expect(request["background"] == true)
         // A newer balance replaces one still held for an offline phone.
-        #expect(request["headers"]?["apns-collapse-id"] == .string("gc-\(value(response, "gift_card_id")!)"))
+        #expect(request["collapse_id"] == .string("gc-\(value(response, "gift_card_id")!)"))
         #expect(request["payload"] == ["aps": ["content-available": 1], "gc": .int(value(response, "gift_card_id")!)])
         let balance = try ann.call("GET", "/api2/mobile/gift_cards/GC-3122/balance?client=\(business.client)")
         #expect(balance.status == 200)
@@ -461,10 +462,7 @@ struct LoyaltyPushTests {
         let android = try herald.pos(
             business, "POST", "/api/webhooks/gift_cards",
             json: ["uuid": "GC-9", "user_id": .int(bob.userID!), "balance": 10])
-        let delivery = try #require(try herald.waitForDeliveries(of: value(android, "notification_id")!).first)
-        #expect(delivery.status == .delivered)
-        let message = try #require(
-            try standIn.fcmRequests().last { $0["body"]?["message"]?["data"]?["gc"] != nil }?["body"]?["message"])
+        let message = try fcmMessage(value(android, "notification_id")!)
         #expect(message["notification"] == nil)
         #expect(message["android"]?["priority"] == "normal")
         #expect(message["android"]?["collapse_key"] == .string("gc-\(value(android, "gift_card_id")!)"))
