@@ -49,4 +49,26 @@ public final class SQLiteDatabase: SQLDatabase {
             }
         }
     }
+
+    /// With foreign keys off while the transaction runs (SQLite ignores the switch inside one), then checked: a
+    /// rebuilt table is dropped and its copy renamed into its place, as SQLite's documentation of ALTER TABLE
+    /// describes, and any reference left dangling fails the migration before it commits.
+    public func migrate<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try writer.withLock { connection in
+            try connection.executeScript("PRAGMA foreign_keys = OFF")
+            defer { _ = try? connection.executeScript("PRAGMA foreign_keys = ON") }
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                let result = try body(connection)
+                if let dangling = try connection.row("PRAGMA foreign_key_check") {
+                    throw StoreError(.schema, "the migration leaves a dangling reference in \(dangling.text(0))")
+                }
+                try connection.execute("COMMIT")
+                return result
+            } catch {
+                _ = try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
 }

@@ -44,6 +44,10 @@ public final class StoreTransaction {
     public var giftCards: GiftCardRecords { GiftCardRecords(self) }
     /// Surveys and the ones sent to users.
     public var surveys: SurveyRecords { SurveyRecords(self) }
+    /// Campaigns and their counters.
+    public var campaigns: CampaignRecords { CampaignRecords(self) }
+    /// What devices report, and the answers kept for their idempotency keys.
+    public var deviceEvents: DeviceEventRecords { DeviceEventRecords(self) }
 
     /// `FOR UPDATE` where rows can be locked (PostgreSQL), nothing where the writer is alone (SQLite).
     var forUpdate: SQLQuery { SQLQuery(stringLiteral: dialect.forUpdate) }

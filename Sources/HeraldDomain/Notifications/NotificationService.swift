@@ -32,14 +32,21 @@ public struct NotificationService: Sendable {
         Notifier(service: self, business: business, tx: tx, now: now)
     }
 
-    /// Writes `draft` as an entry and, unless it is not pushed, one delivery job for each of the recipient's
-    /// devices that has a push token.
+    /// Writes `draft` as an entry and, unless it is not pushed, a delivery job for each device it goes to that
+    /// has a push token: the one device a campaign's message is addressed to, else every device of the recipient.
     public func publish(_ draft: NotificationDraft, in tx: StoreTransaction, at now: Timestamp) throws -> InboxEntry {
         let entry = try tx.inbox.insert(draft, at: now)
-        if draft.pushStyle != .none {
-            for device in try tx.devices.withTokens(userID: draft.userID) {
-                try tx.deliveries.enqueue(entry, deviceID: device.id, platform: device.platform, at: now)
-            }
+        guard draft.pushStyle != .none else { return entry }
+        let devices: [(id: Int64, platform: PushPlatform)]
+        if let deviceID = draft.deviceID {
+            devices = try tx.devices.find(id: deviceID).flatMap { $0.token == nil ? nil : [($0.id, $0.platform)] } ?? []
+        } else if let userID = draft.userID {
+            devices = try tx.devices.withTokens(userID: userID)
+        } else {
+            devices = []
+        }
+        for device in devices {
+            try tx.deliveries.enqueue(entry, deviceID: device.id, platform: device.platform, at: now)
         }
         return entry
     }

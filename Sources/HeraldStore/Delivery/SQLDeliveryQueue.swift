@@ -74,7 +74,8 @@ public final class SQLDeliveryQueue: DeliveryQueue {
                         id: row.int(0), attempts: Int(row.int(1)), apnsID: row.text(2),
                         platform: PushPlatform(row.text(3)), token: row.optionalText(4),
                         tokenUpdatedAt: row.optionalTimestamp(5), deviceID: row.int(6),
-                        deviceBelongsToRecipient: row.int(7) == entry.userID, notification: entry,
+                        deviceBelongsToRecipient: entry.deviceID.map { $0 == row.int(6) }
+                            ?? (row.optionalInt(7) == entry.userID), notification: entry,
                         badge: Int(row.int(8))))
             }
             return claimed

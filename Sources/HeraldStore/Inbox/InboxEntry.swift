@@ -4,8 +4,8 @@ import HeraldModel
 public struct NotificationDraft: Sendable, Equatable {
     /// Owning business.
     public var businessID: Int64
-    /// Recipient.
-    public var userID: Int64
+    /// Recipient (nil: a campaign's message to a device nobody is signed in on).
+    public var userID: Int64?
     /// Inbox grouping.
     public var kind: InboxKind
     /// The event that produced it (`checkin`, `news`, …).
@@ -30,13 +30,31 @@ public struct NotificationDraft: Sendable, Equatable {
     public var rewardID: Int64?
     /// Pushes sharing it replace one another on the device (`apns-collapse-id`, FCM's `collapse_key`).
     public var collapseID: String?
+    /// The campaign that sent it, if one did.
+    public var campaignID: Int64?
+    /// What sent it (`launch`, a geofence visit's key): a device, or a user's inbox, gets a campaign's message once
+    /// per trigger.
+    public var triggerKey: String?
+    /// The one device a campaign's message is for (nil for an entry addressed to a user and all their devices).
+    public var deviceID: Int64?
+    /// The message as the SDK reads it (`HeraldMessage`'s JSON, its id this entry's), for a campaign's message.
+    public var message: JSON?
+    /// Whether a pull hands it to its device (once).
+    public var pullable: Bool
 
     /// A draft.
     public init(
-        businessID: Int64, userID: Int64, kind: InboxKind, event: String, title: String, subtitle: String? = nil,
+        businessID: Int64, userID: Int64?, kind: InboxKind, event: String, title: String, subtitle: String? = nil,
         body: String, sound: String? = "default", media: MediaAttachment? = nil, extras: JSON = .object([]),
-        pushStyle: PushStyle = .alert, visibleInInbox: Bool = true, rewardID: Int64? = nil, collapseID: String? = nil
+        pushStyle: PushStyle = .alert, visibleInInbox: Bool = true, rewardID: Int64? = nil, collapseID: String? = nil,
+        campaignID: Int64? = nil, triggerKey: String? = nil, deviceID: Int64? = nil, message: JSON? = nil,
+        pullable: Bool = false
     ) {
+        self.campaignID = campaignID
+        self.triggerKey = triggerKey
+        self.deviceID = deviceID
+        self.message = message
+        self.pullable = pullable
         self.businessID = businessID
         self.userID = userID
         self.kind = kind
@@ -66,9 +84,14 @@ public struct InboxEntry: Sendable, Equatable {
     public var createdAt: Timestamp
     /// When the user read it, if they have.
     public var readAt: Timestamp?
+    /// When a pull handed it to its device, if one has.
+    public var pulledAt: Timestamp?
 
     /// The entry `draft` became.
-    public init(id: Int64, draft: NotificationDraft, createdAt: Timestamp, readAt: Timestamp? = nil) {
+    public init(
+        id: Int64, draft: NotificationDraft, createdAt: Timestamp, readAt: Timestamp? = nil, pulledAt: Timestamp? = nil
+    ) {
+        self.pulledAt = pulledAt
         self.id = id
         self.draft = draft
         self.createdAt = createdAt

@@ -8,7 +8,8 @@ public struct InboxRecords {
 
     static let columns = """
         id, business_id, user_id, kind, event, title, subtitle, body, sound, media_url, media_type, extras, push_style, \
-        visible, reward_id, created_at, read_at, collapse_id
+        visible, reward_id, created_at, read_at, collapse_id, campaign_id, trigger_key, device_id, message, pullable, \
+        pulled_at
         """
 
     /// Decodes the entry columns starting at `o`.
@@ -19,9 +20,13 @@ public struct InboxRecords {
             sound: row.optionalText(o + 8),
             media: row.optionalText(o + 9).map { MediaAttachment(url: $0, type: row.text(o + 10)) },
             extras: Columns.json(row.text(o + 11)), pushStyle: PushStyle(row.text(o + 12)),
-            visibleInInbox: row.bool(o + 13), rewardID: row.optionalInt(o + 14), collapseID: row.optionalText(o + 17))
+            visibleInInbox: row.bool(o + 13), rewardID: row.optionalInt(o + 14), collapseID: row.optionalText(o + 17),
+            campaignID: row.optionalInt(o + 18), triggerKey: row.optionalText(o + 19),
+            deviceID: row.optionalInt(o + 20),
+            message: row.optionalText(o + 21).map(Columns.json), pullable: row.bool(o + 22))
         return InboxEntry(
-            id: row.int(o), draft: draft, createdAt: row.timestamp(o + 15), readAt: row.optionalTimestamp(o + 16))
+            id: row.int(o), draft: draft, createdAt: row.timestamp(o + 15), readAt: row.optionalTimestamp(o + 16),
+            pulledAt: row.optionalTimestamp(o + 23))
     }
 
     /// Writes an entry (no delivery jobs: see `DeliveryRecords.enqueue`).
@@ -29,14 +34,16 @@ public struct InboxRecords {
         let id = try tx.connection.scalar(
             """
             INSERT INTO notifications (business_id, user_id, kind, event, title, subtitle, body, sound, media_url, media_type,
-                extras, push_style, visible, reward_id, created_at, collapse_id)
+                extras, push_style, visible, reward_id, created_at, collapse_id, campaign_id, trigger_key, device_id, message,
+                pullable)
             VALUES (\(draft.businessID), \(draft.userID), \(draft.kind.rawValue), \(draft.event), \(draft.title),
                 \(draft.subtitle), \(draft.body), \(draft.sound), \(draft.media?.url), \(draft.media?.type),
                 \(draft.extras.encodedString), \(draft.pushStyle.rawValue), \(draft.visibleInInbox), \(draft.rewardID),
-                \(now), \(draft.collapseID))
+                \(now), \(draft.collapseID), \(draft.campaignID), \(draft.triggerKey), \(draft.deviceID),
+                \(draft.message?.encodedString), \(draft.pullable))
             RETURNING id
             """)
-        if draft.visibleInInbox { try tx.users.bumpInboxVersion(id: draft.userID) }
+        if draft.visibleInInbox, let userID = draft.userID { try tx.users.bumpInboxVersion(id: userID) }
         return InboxEntry(id: id, draft: draft, createdAt: now)
     }
 
@@ -145,5 +152,59 @@ public struct InboxRecords {
                 """
                 SELECT COUNT(*) FROM notification_events WHERE notification_id = \(notificationID) AND kind = \(kind.rawValue)
                 """))
+    }
+}
+
+extension InboxRecords {
+    /// Hands a device up to `limit` of the messages waiting for its pull, oldest first, marking them handed: each
+    /// message goes to one pull, however many run at once (the update re-checks each row it takes).
+    public func pull(deviceID: Int64, limit: Int, at now: Timestamp) throws -> [InboxEntry] {
+        try tx.connection.rows(
+            """
+            UPDATE notifications SET pulled_at = \(now)
+            WHERE id IN (SELECT id FROM notifications WHERE device_id = \(deviceID) AND pullable = 1 AND pulled_at IS NULL
+                         ORDER BY id LIMIT \(max(0, limit)) \(raw: tx.dialect.skipLocked))
+              AND pulled_at IS NULL
+            RETURNING \(raw: Self.columns)
+            """
+        ).map { Self.decode($0) }.sorted { $0.id < $1.id }
+    }
+
+    /// The campaign message `id` addressed to `deviceID` (nil for any other).
+    public func message(deviceID: Int64, id: Int64) throws -> InboxEntry? {
+        try tx.connection.row(
+            "SELECT \(raw: Self.columns) FROM notifications WHERE id = \(id) AND device_id = \(deviceID)"
+        ).map { Self.decode($0) }
+    }
+
+    /// Records that `notificationID` reached milestone `type` (received, displayed, opened, …), once: false when
+    /// it had already.
+    public func reachMilestone(notificationID: Int64, type: String, at now: Timestamp) throws -> Bool {
+        try tx.connection.execute(
+            """
+            INSERT INTO notification_milestones (notification_id, type, at) VALUES (\(notificationID), \(type), \(now))
+            ON CONFLICT (notification_id, type) DO NOTHING
+            """) == 1
+    }
+
+    /// Whether `notificationID` reached milestone `type`.
+    public func hasMilestone(notificationID: Int64, type: String) throws -> Bool {
+        try tx.connection.row(
+            "SELECT at FROM notification_milestones WHERE notification_id = \(notificationID) AND type = \(type)")
+            != nil
+    }
+
+    /// The campaign messages delivered to `deviceID` (their push accepted) from `since` on, newest first: what an
+    /// app opening then may have been influenced by.
+    public func deliveredCampaignMessages(deviceID: Int64, since: Timestamp, until: Timestamp) throws -> [InboxEntry] {
+        try tx.connection.rows(
+            """
+            SELECT \(raw: Self.columns) FROM notifications
+            WHERE device_id = \(deviceID) AND campaign_id IS NOT NULL
+              AND id IN (SELECT notification_id FROM deliveries WHERE device_id = \(deviceID) AND status = 'delivered'
+                         AND updated_at >= \(since) AND updated_at <= \(until))
+            ORDER BY id DESC LIMIT 20
+            """
+        ).map { Self.decode($0) }
     }
 }

@@ -21,7 +21,7 @@ public enum Migrator {
     /// A database newer than `migrations` is refused rather than written to.
     @discardableResult
     public static func migrate(_ database: any SQLDatabase, _ migrations: [Migration], at now: Int64) throws -> [Int] {
-        try database.write { connection in
+        try database.migrate { connection in
             try connection.executeScript(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
             )

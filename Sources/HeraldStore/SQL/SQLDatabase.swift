@@ -39,6 +39,14 @@ public protocol SQLDatabase: Sendable {
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
     @discardableResult
     func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T
+    /// Runs migrations' statements in one transaction, as `write` does, with what a schema change needs of the
+    /// engine: SQLite checks foreign keys once at the end instead of on each statement (a table rebuilt to change a
+    /// column's constraints is dropped and its copy renamed into its place).
+    func migrate<T>(_ body: (any SQLConnection) throws -> T) throws -> T
+}
+
+extension SQLDatabase {
+    public func migrate<T>(_ body: (any SQLConnection) throws -> T) throws -> T { try write(body) }
 }
 
 /// The words that differ between SQL engines.

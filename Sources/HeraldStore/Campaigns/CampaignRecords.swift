@@ -1,0 +1,116 @@
+import HeraldModel
+
+/// Campaigns, their counters, and the devices their fan-out walks.
+public struct CampaignRecords {
+    let tx: StoreTransaction
+    init(_ tx: StoreTransaction) { self.tx = tx }
+
+    static let columns = """
+        id, business_id, name, message, audience, channels, trigger, limits, sandbox, status, fanout_cursor, start_at, \
+        launched_at, finished_at, created_at, updated_at
+        """
+
+    static func decode(_ row: SQLRow) -> Campaign {
+        Campaign(
+            id: row.int(0), businessID: row.int(1), name: row.text(2), message: Columns.json(row.text(3)),
+            audience: Columns.json(row.text(4)),
+            channels: (Columns.json(row.text(5)).arrayValue ?? []).compactMap(\.stringValue),
+            trigger: Columns.json(row.text(6)), limits: Columns.json(row.text(7)), sandbox: row.bool(8),
+            status: Campaign.Status(row.text(9)), fanoutCursor: row.int(10), startAt: row.optionalTimestamp(11),
+            launchedAt: row.optionalTimestamp(12), finishedAt: row.optionalTimestamp(13), createdAt: row.timestamp(14),
+            updatedAt: row.timestamp(15))
+    }
+
+    /// Creates a campaign (its id is the store's).
+    public func insert(_ campaign: Campaign) throws -> Campaign {
+        let channels = JSON.array(campaign.channels.map { .string($0) }).encodedString
+        return Self.decode(
+            try tx.connection.row(
+                """
+                INSERT INTO campaigns (business_id, name, message, audience, channels, trigger, limits, sandbox, status,
+                    start_at, created_at, updated_at)
+                VALUES (\(campaign.businessID), \(campaign.name), \(campaign.message.encodedString),
+                    \(campaign.audience.encodedString), \(channels), \(campaign.trigger.encodedString),
+                    \(campaign.limits.encodedString), \(campaign.sandbox), \(campaign.status.rawValue), \(campaign.startAt),
+                    \(campaign.createdAt), \(campaign.updatedAt))
+                RETURNING \(raw: Self.columns)
+                """)!)
+    }
+
+    /// The campaign `id` of `businessID`.
+    public func find(businessID: Int64, id: Int64) throws -> Campaign? {
+        try tx.connection.row(
+            "SELECT \(raw: Self.columns) FROM campaigns WHERE id = \(id) AND business_id = \(businessID)"
+        ).map(Self.decode)
+    }
+
+    /// The campaign `id`, locked to the transaction where rows can be locked.
+    public func lock(id: Int64) throws -> Campaign? {
+        try tx.connection.row("SELECT \(raw: Self.columns) FROM campaigns WHERE id = \(id) \(tx.forUpdate)").map(
+            Self.decode)
+    }
+
+    /// A business's campaigns, newest first.
+    public func all(businessID: Int64, limit: Int, offset: Int) throws -> [Campaign] {
+        try tx.connection.rows(
+            """
+            SELECT \(raw: Self.columns) FROM campaigns WHERE business_id = \(businessID)
+            ORDER BY id DESC LIMIT \(max(0, limit)) OFFSET \(max(0, offset))
+            """
+        ).map(Self.decode)
+    }
+
+    /// Moves a campaign from one of `from` to `status`; false when it was in none of them (another call moved it).
+    public func changeStatus(
+        id: Int64, from: [Campaign.Status], to status: Campaign.Status, at now: Timestamp,
+        launched: Bool = false, finished: Bool = false
+    ) throws -> Bool {
+        let launchedAt: SQLQuery = launched ? ", launched_at = COALESCE(launched_at, \(now))" : ""
+        let finishedAt: SQLQuery = finished ? ", finished_at = \(now)" : ""
+        return try tx.connection.execute(
+            """
+            UPDATE campaigns SET status = \(status.rawValue), updated_at = \(now)\(launchedAt)\(finishedAt)
+            WHERE id = \(id) AND status IN (\(list: from.map(\.rawValue)))
+            """) == 1
+    }
+
+    /// Running campaigns whose sending may be due at `now` (started, and with targets left or trigger-driven),
+    /// oldest first.
+    public func running(at now: Timestamp, limit: Int) throws -> [Campaign] {
+        try tx.connection.rows(
+            """
+            SELECT \(raw: Self.columns) FROM campaigns
+            WHERE status = 'running' AND (start_at IS NULL OR start_at <= \(now))
+            ORDER BY id LIMIT \(max(0, limit))
+            """
+        ).map(Self.decode)
+    }
+
+    /// Moves a campaign's fan-out cursor forward to `cursor` (never back).
+    public func advanceCursor(id: Int64, to cursor: Int64, at now: Timestamp) throws {
+        try tx.connection.execute(
+            """
+            UPDATE campaigns SET fanout_cursor = \(cursor), updated_at = \(now)
+            WHERE id = \(id) AND fanout_cursor < \(cursor)
+            """)
+    }
+
+    /// Adds `amount` to a campaign's counter `metric`.
+    public func count(_ metric: String, by amount: Int64 = 1, campaignID: Int64) throws {
+        guard amount != 0 else { return }
+        try tx.connection.execute(
+            """
+            INSERT INTO campaign_stats (campaign_id, metric, count) VALUES (\(campaignID), \(metric), \(amount))
+            ON CONFLICT (campaign_id, metric) DO UPDATE SET count = campaign_stats.count + excluded.count
+            """)
+    }
+
+    /// A campaign's counters.
+    public func counters(campaignID: Int64) throws -> [String: Int64] {
+        var counters: [String: Int64] = [:]
+        try tx.connection.forEachRow(
+            "SELECT metric, count FROM campaign_stats WHERE campaign_id = \(campaignID)"
+        ) { counters[$0.text(0)] = $0.int(1) }
+        return counters
+    }
+}

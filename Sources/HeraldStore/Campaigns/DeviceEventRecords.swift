@@ -1,0 +1,44 @@
+import HeraldModel
+
+/// What devices report (CONTRACT §6 lifecycle events), each kept once per device and event id.
+public struct DeviceEventRecords {
+    let tx: StoreTransaction
+    init(_ tx: StoreTransaction) { self.tx = tx }
+
+    /// Keeps an event; false when the device had sent this event id before (a retried batch).
+    public func insert(
+        deviceID: Int64, businessID: Int64, eventID: String, type: String, notificationID: Int64?,
+        occurredAt: Timestamp, data: JSON?, at now: Timestamp
+    ) throws -> Bool {
+        try tx.connection.execute(
+            """
+            INSERT INTO device_events (device_id, event_id, business_id, type, notification_id, occurred_at, data,
+                received_at)
+            VALUES (\(deviceID), \(eventID), \(businessID), \(type), \(notificationID), \(occurredAt),
+                \(data?.encodedString), \(now))
+            ON CONFLICT (device_id, event_id) DO NOTHING
+            """) == 1
+    }
+
+    /// How many events a device has sent.
+    public func count(deviceID: Int64) throws -> Int {
+        Int(try tx.connection.scalar("SELECT COUNT(*) FROM device_events WHERE device_id = \(deviceID)"))
+    }
+
+    /// The answer kept for a device's `key` (an `Idempotency-Key`), if it sent that key before.
+    public func answer(deviceID: Int64, key: String) throws -> JSON? {
+        try tx.connection.row(
+            "SELECT answer FROM idempotency_keys WHERE device_id = \(deviceID) AND key = \(key)"
+        ).map { Columns.json($0.text(0)) }
+    }
+
+    /// Keeps the answer to a device's `key`; false when one was kept already (a concurrent twin).
+    public func keep(answer: JSON, deviceID: Int64, key: String, at now: Timestamp) throws -> Bool {
+        try tx.connection.execute(
+            """
+            INSERT INTO idempotency_keys (device_id, key, answer, created_at)
+            VALUES (\(deviceID), \(key), \(answer.encodedString), \(now))
+            ON CONFLICT (device_id, key) DO NOTHING
+            """) == 1
+    }
+}

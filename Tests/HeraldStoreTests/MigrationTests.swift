@@ -1,0 +1,64 @@
+import Foundation
+import HeraldModel
+import HeraldSQLite
+import HeraldStore
+import HeraldTesting
+import Testing
+
+/// Migrations applied to a database that already holds data, as an upgrade meets them.
+@Suite("Migrations")
+struct MigrationTests {
+    @Test("devices and campaigns (7) keeps every row and every reference of a database made by 1–6")
+    func devicesAndCampaignsKeepsTheData() throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.file("herald.db"))
+        let before = Schema.migrations.filter { $0.version < 7 }
+        try Migrator.migrate(database, before, at: 0)
+        // Rows as version 6 wrote them (the record code of today writes today's columns).
+        try database.write { db in
+            for statement in [
+                "INSERT INTO businesses (id, name, client_id, sealed_secret, pos_key_hash, settings, created_at) VALUES (1, 'Old Co', 'c', x'01', 'p', '{}', 0)",
+                "INSERT INTO users (id, business_id, email, password_hash, first_name, last_name, points, banked_cents, created_at, updated_at) VALUES (1, 1, 'ann@example.com', 'h', 'Ann', 'L', 40, 250, 0, 0)",
+                "INSERT INTO devices (id, business_id, user_id, device_key, platform, token, created_at, updated_at) VALUES (1, 1, 1, 'phone', 'apns', 'aaaa', 0, 0)",
+                "INSERT INTO sessions (id, token_hash, business_id, user_id, device_id, created_at, expires_at) VALUES (1, 't', 1, 1, 1, 0, \(at(100).milliseconds))",
+                "INSERT INTO notifications (id, business_id, user_id, kind, event, title, body, extras, push_style, visible, created_at) VALUES (1, 1, 1, 'news', 'news', 'T', 'B', '{}', 'alert', 1, \(at(1).milliseconds))",
+                "INSERT INTO deliveries (id, notification_id, business_id, device_id, platform, status, attempts, next_attempt_at, apns_id, created_at, updated_at) VALUES (1, 1, 1, 1, 'apns', 'queued', 0, \(at(1).milliseconds), 'x', 0, 0)",
+            ] {
+                try db.executeScript(statement)
+            }
+        }
+        let store = Store(database: database)
+        let user = (businessID: Int64(1), id: Int64(1))
+        let device = (id: Int64(1), ())
+        let entry = (id: Int64(1), ())
+        #expect(try Migrator.migrate(database, Schema.migrations, at: 0) == [7])
+        try database.read { db throws in
+            #expect(try db.rows("PRAGMA foreign_key_check").isEmpty, "every reference still resolves")
+        }
+        try store.read { tx throws in
+            let migrated = try #require(try tx.users.find(businessID: user.businessID, id: user.id))
+            #expect(migrated.email == "ann@example.com" && migrated.points == 40)
+            #expect(migrated.bankedCurrency == Money(cents: 250))
+            #expect(migrated.attributes == .object([]) && migrated.externalID == nil)
+            #expect(try tx.devices.find(id: device.id)?.token == "aaaa")
+            #expect(try tx.devices.find(id: device.id)?.install == nil, "a Punchh device, no install yet")
+            #expect(try tx.sessions.find(tokenHash: "t")?.deviceID == device.id)
+            #expect(try tx.inbox.find(userID: user.id, id: entry.id)?.body == "B")
+            #expect(try tx.deliveries.all(notificationID: entry.id).map(\.deviceID) == [device.id])
+        }
+        // The rebuilt tables keep their constraints.
+        let taken = #expect(throws: StoreError.self) {
+            try store.transaction {
+                try $0.users.insert(
+                    NewUser(
+                        businessID: user.businessID, email: "ann@example.com", passwordHash: "h", firstName: "A",
+                        lastName: "B"),
+                    at: at(2))
+            }
+        }
+        #expect(taken?.field == "email")
+        // …and the queue still claims the job made before the upgrade.
+        let claimed = try store.deliveryQueue.claim(owner: "n", limit: 10, leaseUntil: at(100), at: at(2))
+        #expect(claimed.map(\.notification.id) == [entry.id] && claimed.first?.deviceBelongsToRecipient == true)
+    }
+}
