@@ -40,17 +40,20 @@ public final class SQLiteDatabase: SQLDatabase {
     @discardableResult
     public func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         // Prepared once and kept, like every statement: `sqlite3_exec` would parse them on every transaction.
-        try writer.withLock { connection in
+        let (result, committed) = try writer.withLock { connection in
             try connection.execute("BEGIN IMMEDIATE")
             do {
                 let result = try body(connection)
                 try connection.execute("COMMIT")
                 commits.add(1, ordering: .releasing)
-                return result
+                return (result, connection.takeCommitActions())
             } catch {
                 _ = try? connection.execute("ROLLBACK")
+                _ = connection.takeCommitActions()
                 throw error
             }
         }
+        for action in committed { action() }
+        return result
     }
 }

@@ -15,6 +15,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible, Equatable {
         public static let database = Code("database")
         /// The stored schema is newer than this program knows.
         public static let schema = Code("schema")
+        /// The transaction lost a race with another (a serialization failure or a deadlock) and was rolled back:
+        /// running it again, whole, may succeed.
+        public static let retryable = Code("retryable")
 
         public var description: String { rawValue }
     }
