@@ -18,6 +18,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // Value types shared by server and SDK: Foundation only, no I/O.
         .target(name: "HeraldModel"),
@@ -27,6 +28,7 @@ let package = Package(
         .target(name: "HeraldHTTP", dependencies: ["HeraldModel", "HeraldObservability", "CMicroHTTPD", "CCurl"]),
         .target(name: "HeraldStore", dependencies: ["HeraldModel", "HeraldObservability"]),
         .target(name: "HeraldSQLite", dependencies: ["HeraldStore", "CSQLite"]),
+        .target(name: "HeraldPostgres", dependencies: ["HeraldStore", "CLibPQ"]),
         .target(name: "HeraldDelivery", dependencies: ["HeraldModel", "HeraldStore", "HeraldHTTP"]),
         .target(name: "HeraldAPNs", dependencies: ["HeraldDelivery", "HeraldCrypto"]),
         .target(name: "HeraldFCM", dependencies: ["HeraldDelivery", "HeraldCrypto"]),
@@ -40,13 +42,19 @@ let package = Package(
         .executableTarget(name: "herald", dependencies: ["HeraldServer", "HeraldHTTP", "HeraldObservability"]),
         .target(
             name: "HeraldTesting",
-            dependencies: ["HeraldServer", "HeraldCrypto", "HeraldStore", "HeraldModel", "HeraldObservability"]),
+            dependencies: [
+                "HeraldServer", "HeraldCrypto", "HeraldStore", "HeraldPostgres", "HeraldModel", "HeraldObservability",
+            ]),
 
         .testTarget(name: "HeraldModelTests", dependencies: ["HeraldModel", "HeraldTesting"]),
         .testTarget(name: "HeraldObservabilityTests", dependencies: ["HeraldObservability"]),
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
         .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldTesting"]),
-        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldTesting"]),
+        .testTarget(
+            name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldPostgres", "HeraldTesting"]),
+        .testTarget(
+            name: "HeraldPostgresTests",
+            dependencies: ["HeraldPostgres", "HeraldStore", "HeraldSQLite", "HeraldTesting"]),
         .testTarget(
             name: "HeraldDeliveryTests", dependencies: ["HeraldDelivery", "HeraldAPNs", "HeraldFCM", "HeraldTesting"]),
         .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldTesting"]),

@@ -1,12 +1,18 @@
 import Foundation
 import HeraldModel
+import HeraldPostgres
 import HeraldSQLite
 import HeraldStore
+import HeraldTesting
 
-/// The backends every conformance test runs against. PostgreSQL joins this list when it lands.
+/// The backends every conformance test runs against. PostgreSQL is the server `HERALD_TEST_POSTGRES_URL` names
+/// (`scripts/test` starts one), each test in a schema of its own; `HERALD_TEST_POSTGRES=off` leaves it out.
 enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case memory
     case sqlite
+    case postgres
+
+    static var allCases: [StoreBackend] { TestPostgres.isOff ? [.memory, .sqlite] : [.memory, .sqlite, .postgres] }
 
     var testDescription: String { rawValue }
 
@@ -19,6 +25,10 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
                 "herald-store-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let database = try SQLiteDatabase(path: directory.appendingPathComponent("test.db").path)
+            try Migrator.migrate(database, Schema.migrations, at: 0)
+            return SQLStore(database: database)
+        case .postgres:
+            let database = try TestPostgres.database()
             try Migrator.migrate(database, Schema.migrations, at: 0)
             return SQLStore(database: database)
         }
