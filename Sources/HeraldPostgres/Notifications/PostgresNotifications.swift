@@ -60,8 +60,8 @@ public final class PostgresNotifications: Sendable {
     /// Connections the listener has made so far (a number above 1 means it reconnected).
     public var connectionCount: Int { state.withLock { $0.connections } }
 
-    /// Starts the listener thread (connecting, and listening on every channel with a listener). Does nothing if it
-    /// is running.
+    /// Starts the listener thread and returns once its first attempt to connect has ended (so that `listen` calls
+    /// made next wait for their LISTEN when the server is up). Does nothing if it is running.
     public func start() {
         let finished: DispatchSemaphore? = state.withLock { state in
             guard state.thread == nil else { return nil }
@@ -70,12 +70,14 @@ public final class PostgresNotifications: Sendable {
             return state.thread
         }
         guard let finished else { return }
+        let firstAttempt = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
-            loop()
+            loop(firstAttempt: firstAttempt)
             finished.signal()
         }
         thread.name = "herald-postgres-listener"
         thread.start()
+        firstAttempt.wait()
     }
 
     /// Stops the listener thread and closes its connection; returns when it has ended. `start` may follow.
@@ -147,21 +149,28 @@ public final class PostgresNotifications: Sendable {
 
     // MARK: - The listener thread
 
-    private func loop() {
+    private func loop(firstAttempt: DispatchSemaphore) {
         var connection: PostgresConnection?
         var delay = options.reconnectDelay
+        var attempted = false
         while !state.withLock({ $0.stopping }) {
             if connection == nil {
                 connection = try? PostgresConnection(settings: settings)
+                if connection != nil {
+                    delay = options.reconnectDelay
+                    state.withLock { state in
+                        state.connected = true
+                        state.connections += 1
+                    }
+                }
+                if !attempted {
+                    attempted = true
+                    firstAttempt.signal()
+                }
                 guard connection != nil else {
                     if wait(socket: nil, timeout: delay) == .woken { wake.drain() }
                     delay = min(delay * 2, options.maxReconnectDelay)
                     continue
-                }
-                delay = options.reconnectDelay
-                state.withLock { state in
-                    state.connected = true
-                    state.connections += 1
                 }
             }
             guard let current = connection, synchronize(current) else {
@@ -180,6 +189,7 @@ public final class PostgresNotifications: Sendable {
                 disconnected()
             }
         }
+        if !attempted { firstAttempt.signal() }
         connection = nil
         disconnected()
     }
