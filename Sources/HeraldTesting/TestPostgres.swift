@@ -16,6 +16,10 @@ public enum TestPostgres {
         return url
     }()
 
+    /// The directory of the throwaway cluster `scripts/postgres` started, which holds its unix socket (unset for a
+    /// server of one's own).
+    public static let clusterDirectory: String? = ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES_DIR"]
+
     /// Whether the PostgreSQL tests were turned off (`HERALD_TEST_POSTGRES=off`).
     public static let isOff = ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"] == "off"
 

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import HeraldPostgres
 import HeraldStore
 import HeraldTesting
@@ -27,6 +28,26 @@ struct PostgresDatabaseTests {
         #expect(database.openConnections == 2)
         database.closeIdleConnections()
         #expect(database.openConnections == 0)
+    }
+
+    /// The forms libpq reads besides postgres://host URLs: a unix socket given as `host=` (in a URL's query, as
+    /// key=value pairs, or percent-encoded as the URL's host). The throwaway cluster trusts its socket's users.
+    @Test(.enabled(if: TestPostgres.clusterDirectory != nil, "needs the throwaway cluster's socket (scripts/postgres)"))
+    func unixSocketFormsConnect() throws {
+        let directory = try #require(TestPostgres.clusterDirectory)
+        let port = try TestPostgres.database(options: .init(poolSize: 1)).read { db in
+            try db.row("SHOW port")?.text(0) ?? ""
+        }
+        let encoded = try #require(directory.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        for url in [
+            "postgresql://herald@/herald?host=\(directory)&port=\(port)",
+            "host=\(directory) port=\(port) user=herald dbname=herald",
+            "postgresql://herald@\(encoded):\(port)/herald",
+        ] {
+            let database = try PostgresDatabase(url: url)
+            #expect(
+                try database.read { db in try db.row("SELECT inet_server_addr() IS NULL")?.bool(0) } == true, "\(url)")
+        }
     }
 
     @Test func aConnectionEndedWhileIdleIsReplaced() throws {
