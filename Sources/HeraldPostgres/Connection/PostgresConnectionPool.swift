@@ -23,9 +23,7 @@ final class PostgresConnectionPool: Sendable {
     /// A connection for one thread until `release`: an idle one (`reused`: it may have died while idle, which only
     /// using it shows) or a new one. Waits up to the acquire timeout for one to come free.
     func acquire() throws(PostgresError) -> (connection: PostgresConnection, reused: Bool) {
-        let (seconds, attoseconds) = acquireTimeout.components
-        let nanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
-        guard slots.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success else {
+        guard slots.wait(timeout: .now() + .milliseconds(acquireTimeout.milliseconds)) == .success else {
             throw PostgresError(.poolTimeout, "no PostgreSQL connection came free within \(acquireTimeout)")
         }
         while let connection = idle.withLock({ $0.popLast() }) {

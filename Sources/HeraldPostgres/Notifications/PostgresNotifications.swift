@@ -45,12 +45,15 @@ public final class PostgresNotifications: Sendable {
     private let state = Mutex(State())
     private let settings: PostgresConnectionSettings
     private let options: Options
-    private let wake = WakePipe()
+    private let wake: WakePipe
 
     /// A listener for the database at `url` (as `PostgresDatabase` reads it). Connects when started.
     public init(url: String, options: Options = Options()) throws {
         self.options = options
-        do { settings = try PostgresConnectionSettings(url: url, parameters: options.parameters) } catch {
+        do {
+            settings = try PostgresConnectionSettings(url: url, parameters: options.parameters)
+            wake = try WakePipe()
+        } catch {
             throw error.storeError
         }
     }
@@ -80,7 +83,8 @@ public final class PostgresNotifications: Sendable {
         firstAttempt.wait()
     }
 
-    /// Stops the listener thread and closes its connection; returns when it has ended. `start` may follow.
+    /// Stops the listener thread and closes its connection; returns when it has ended. `start` may follow. Call it
+    /// (or cancel `run`) to end the listener: its thread keeps it alive until then. Never from a handler.
     public func stop() {
         guard
             let finished = state.withLock({ state -> DispatchSemaphore? in

@@ -6,10 +6,11 @@ final class WakePipe: Sendable {
     private let readEnd: Int32
     private let writeEnd: Int32
 
-    init() {
+    init() throws(PostgresError) {
         var ends: [Int32] = [-1, -1]
-        let status = pipe(&ends)
-        precondition(status == 0, "cannot create a pipe (errno \(errno))")
+        guard pipe(&ends) == 0 else {
+            throw PostgresError(.unableToConnect, "cannot create the listener's wake-up pipe (errno \(errno))")
+        }
         for end in ends {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
