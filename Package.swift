@@ -18,6 +18,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // Value types shared by server and SDK: Foundation only, no I/O.
         .target(name: "HeraldModel"),
@@ -31,6 +32,7 @@ let package = Package(
             dependencies: ["HeraldModel", "HeraldObservability", "HeraldLifecycle", "CMicroHTTPD", "CCurl"]),
         .target(name: "HeraldStore", dependencies: ["HeraldModel", "HeraldObservability"]),
         .target(name: "HeraldSQLite", dependencies: ["HeraldStore", "CSQLite"]),
+        .target(name: "HeraldPostgres", dependencies: ["HeraldStore", "CLibPQ"]),
         // The rules: loyalty, inbox, accounts, the one drafting path; over the store's transactions.
         .target(
             name: "HeraldDomain",
@@ -58,14 +60,18 @@ let package = Package(
             name: "HeraldTesting",
             dependencies: [
                 "HeraldRuntime", "HeraldServer", "HeraldDomain", "HeraldDelivery", "HeraldCrypto", "HeraldStore",
-                "HeraldSQLite", "HeraldModel", "HeraldObservability", "HeraldLifecycle",
+                "HeraldSQLite", "HeraldPostgres", "HeraldModel", "HeraldObservability", "HeraldLifecycle",
             ]),
 
         .testTarget(name: "HeraldModelTests", dependencies: ["HeraldModel", "HeraldTesting"]),
         .testTarget(name: "HeraldObservabilityTests", dependencies: ["HeraldObservability"]),
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
         .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldTesting"]),
-        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldTesting"]),
+        .testTarget(
+            name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldPostgres", "HeraldTesting"]),
+        .testTarget(
+            name: "HeraldPostgresTests",
+            dependencies: ["HeraldPostgres", "HeraldStore", "HeraldSQLite", "HeraldTesting"]),
         .testTarget(
             name: "HeraldDomainTests",
             dependencies: ["HeraldDomain", "HeraldStore", "HeraldTesting", "HeraldLifecycle"]),

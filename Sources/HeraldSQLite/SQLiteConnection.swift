@@ -6,6 +6,7 @@ import HeraldStore
 public final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // used by one thread at a time
     private var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
+    private var commitActions: [@Sendable () -> Void] = []
     private static let statementCacheLimit = 256
     nonisolated(unsafe) private static let empty: UnsafePointer<CChar> = {
         let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
@@ -41,13 +42,23 @@ public final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // us
     private func error(_ status: Int32, _ context: String) -> StoreError {
         let message = String(cString: sqlite3_errmsg(handle))
         if status == herald_sqlite_constraint_unique || status == herald_sqlite_constraint_primarykey {
-            // "UNIQUE constraint failed: users.business_id, users.email": the columns, never the values.
-            let prefix = "constraint failed: "
-            let columns = message.range(of: prefix).map { message[$0.upperBound...] } ?? ""
-            return StoreError.uniqueViolation(
-                columns: columns.split(separator: ",").map { String($0.split(separator: ".").last ?? $0) })
+            return StoreError(.conflict, field: Self.conflictField(message), "\(context): \(message)")
         }
         return StoreError(.database, "\(context): \(message) (SQLite \(status))")
+    }
+
+    /// The field of a uniqueness violation, from SQLite's message: "UNIQUE constraint failed: users.business_id,
+    /// users.email" names the table and columns, "… failed: index 'rewards_code'" an index on expressions.
+    static func conflictField(_ message: String) -> String? {
+        guard let range = message.range(of: "constraint failed: ") else { return nil }
+        let subject = message[range.upperBound...]
+        if subject.hasPrefix("index '") {
+            return UniqueKey.field(constraint: String(subject.dropFirst("index '".count).prefix { $0 != "'" }))
+        }
+        let qualified = subject.split(separator: ",").map { $0.drop { $0 == " " } }
+        let parts = qualified.map { $0.split(separator: ".", maxSplits: 1) }
+        guard let table = parts.first?.first, parts.allSatisfy({ $0.count == 2 && $0[0] == table }) else { return nil }
+        return UniqueKey.field(table: String(table), columns: parts.map { String($0[1]) })
     }
 
     private func prepared(_ sql: String) throws -> OpaquePointer {
@@ -144,6 +155,16 @@ public final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // us
             }
             try body(SQLRow(values: values))
         }
+    }
+
+    public func afterCommit(_ action: @escaping @Sendable () -> Void) {
+        if sqlite3_get_autocommit(handle) == 0 { commitActions.append(action) } else { action() }
+    }
+
+    /// The actions `afterCommit` queued in this transaction, handed over (after a commit) or dropped (rollback).
+    func takeCommitActions() -> [@Sendable () -> Void] {
+        defer { commitActions.removeAll() }
+        return commitActions
     }
 
     public func executeScript(_ sql: String) throws {

@@ -36,39 +36,47 @@ public final class SQLiteDatabase: SQLDatabase {
 
     @discardableResult
     public func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        // Prepared once and kept, like every statement: `sqlite3_exec` would parse them on every transaction.
-        try writer.withLock { connection in
-            try connection.execute("BEGIN IMMEDIATE")
-            do {
-                let result = try body(connection)
-                try connection.execute("COMMIT")
-                return result
-            } catch {
-                _ = try? connection.execute("ROLLBACK")
-                throw error
-            }
-        }
+        try transaction(body)
     }
 
     /// With foreign keys off while the transaction runs (SQLite ignores the switch inside one), then checked: a
     /// rebuilt table is dropped and its copy renamed into its place, as SQLite's documentation of ALTER TABLE
     /// describes, and any reference left dangling fails the migration before it commits.
     public func migrate<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        try writer.withLock { connection in
-            try connection.executeScript("PRAGMA foreign_keys = OFF")
-            defer { _ = try? connection.executeScript("PRAGMA foreign_keys = ON") }
+        try transaction(foreignKeysChecked: .atCommit) { connection in
+            let result = try body(connection)
+            if let dangling = try connection.row("PRAGMA foreign_key_check") {
+                throw StoreError(.schema, "the migration leaves a dangling reference in \(dangling.text(0))")
+            }
+            return result
+        }
+    }
+
+    private enum ForeignKeys { case eachStatement, atCommit }
+
+    /// `body` in one write transaction on the writer; the actions it queued with `afterCommit` run once the writer
+    /// is free again (dropped on a rollback).
+    private func transaction<T>(
+        foreignKeysChecked: ForeignKeys = .eachStatement, _ body: (any SQLConnection) throws -> T
+    ) throws -> T {
+        // Prepared once and kept, like every statement: `sqlite3_exec` would parse them on every transaction.
+        let (result, committed) = try writer.withLock { connection in
+            if foreignKeysChecked == .atCommit { try connection.executeScript("PRAGMA foreign_keys = OFF") }
+            defer {
+                if foreignKeysChecked == .atCommit { _ = try? connection.executeScript("PRAGMA foreign_keys = ON") }
+            }
             try connection.execute("BEGIN IMMEDIATE")
             do {
                 let result = try body(connection)
-                if let dangling = try connection.row("PRAGMA foreign_key_check") {
-                    throw StoreError(.schema, "the migration leaves a dangling reference in \(dangling.text(0))")
-                }
                 try connection.execute("COMMIT")
-                return result
+                return (result, connection.takeCommitActions())
             } catch {
                 _ = try? connection.execute("ROLLBACK")
+                _ = connection.takeCommitActions()
                 throw error
             }
         }
+        for action in committed { action() }
+        return result
     }
 }

@@ -15,6 +15,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible, Equatable {
         public static let database = Code("database")
         /// The stored schema is newer than this program knows.
         public static let schema = Code("schema")
+        /// The transaction lost a race with another (a serialization failure or a deadlock) and was rolled back:
+        /// running it again, whole, may succeed.
+        public static let retryable = Code("retryable")
 
         public var description: String { rawValue }
     }
@@ -35,14 +38,6 @@ public struct StoreError: Error, Sendable, CustomStringConvertible, Equatable {
 
     /// Not found.
     public static func notFound(_ what: String) -> StoreError { StoreError(.notFound, "\(what) not found") }
-
-    /// A unique constraint over `columns` refused a row: a conflict naming the field clients know — the last
-    /// column, without a `_hash` suffix (`email`, `transaction_id`, `pos_key`).
-    public static func uniqueViolation(columns: [String]) -> StoreError {
-        var field = columns.last ?? "base"
-        if field.hasSuffix("_hash") { field.removeLast("_hash".count) }
-        return StoreError(.conflict, field: field, "\(field) already taken")
-    }
 
     public var description: String { "\(code): \(message)" }
 }

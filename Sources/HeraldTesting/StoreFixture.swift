@@ -1,21 +1,28 @@
 import Foundation
 import HeraldDomain
 import HeraldModel
+import HeraldPostgres
 import HeraldSQLite
 import HeraldStore
 
-/// The databases the store and domain conformance suites run on. PostgreSQL joins this list when it lands.
+/// The databases the store and domain conformance suites run on: SQLite, and the PostgreSQL server
+/// `HERALD_TEST_POSTGRES_URL` names (`scripts/test` starts one), each test in a schema of its own;
+/// `HERALD_TEST_POSTGRES=off` leaves it out.
 public enum StoreBackend: String, CaseIterable, Sendable, CustomStringConvertible {
     /// A fresh SQLite file.
     case sqlite
+    /// A fresh schema on the test PostgreSQL server.
+    case postgres
+
+    public static var allCases: [StoreBackend] { TestPostgres.isOff ? [.sqlite] : [.sqlite, .postgres] }
 
     public var description: String { rawValue }
 
     /// A fresh, migrated store on this backend.
     public func make() throws -> Store { try makeDatabase().store }
 
-    /// A fresh, migrated database on this backend, and a store over it; `path` is where another connection (a
-    /// second node) can open it.
+    /// A fresh, migrated database on this backend, and a store over it; `path` (a file, or a PostgreSQL schema)
+    /// is where another connection (a second node) opens it.
     public func makeDatabase() throws -> (store: Store, path: String) {
         switch self {
         case .sqlite:
@@ -26,6 +33,11 @@ public enum StoreBackend: String, CaseIterable, Sendable, CustomStringConvertibl
             let database = try SQLiteDatabase(path: path)
             try Migrator.migrate(database, Schema.migrations, at: 0)
             return (Store(database: database), path)
+        case .postgres:
+            let schema = try TestPostgres.makeSchema()
+            let database = try TestPostgres.database(schema: schema)
+            try Migrator.migrate(database, Schema.migrations, at: 0)
+            return (Store(database: database), schema)
         }
     }
 
@@ -33,6 +45,7 @@ public enum StoreBackend: String, CaseIterable, Sendable, CustomStringConvertibl
     public func reopen(_ path: String) throws -> Store {
         switch self {
         case .sqlite: return Store(database: try SQLiteDatabase(path: path))
+        case .postgres: return Store(database: try TestPostgres.database(schema: path))
         }
     }
 }

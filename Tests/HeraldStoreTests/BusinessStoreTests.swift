@@ -26,7 +26,9 @@ struct BusinessStoreTests {
                 try $0.businesses.insert(name: "Other", clientID: "c1", sealedSecret: [], posKeyHash: "h2", at: at(0))
             }
         }
-        #expect(taken?.code == .conflict && taken?.field == "client_id", "the constraint names the field")
+        #expect(
+            taken?.code == .conflict && taken?.field == "client", "the constraint names the field (as the API calls it)"
+        )
         var settings = BusinessSettings()
         settings.conversionThreshold = 100
         settings.welcomeOfferID = 7

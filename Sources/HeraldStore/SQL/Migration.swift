@@ -18,10 +18,14 @@ public struct Migration: Sendable {
 /// Applies migrations at start-up.
 public enum Migrator {
     /// Applies every migration newer than the database's, in order, in one transaction. Returns the versions applied.
-    /// A database newer than `migrations` is refused rather than written to.
+    /// A database newer than `migrations` is refused rather than written to. Processes that start at once take
+    /// turns (the dialect's `migrationLock`): the first applies, the others find nothing left to do.
     @discardableResult
     public static func migrate(_ database: any SQLDatabase, _ migrations: [Migration], at now: Int64) throws -> [Int] {
         try database.migrate { connection in
+            if !database.dialect.migrationLock.isEmpty {
+                try connection.execute("\(raw: database.dialect.migrationLock)")
+            }
             try connection.executeScript(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
             )
