@@ -46,6 +46,7 @@ public struct PushContent: Sendable, Equatable {
     /// The value of an event key.
     public func extra(_ key: String) -> JSON? { extras.last { $0.key == key }?.value }
 
-    /// Keys the payload reserves for itself; event extras never use them.
-    public static let reservedKeys: Set<String> = ["aps", "ab", "n"]
+    /// Keys the payload reserves for itself; event extras never use them (`herald` is a campaign push's message,
+    /// `MessagePush`).
+    public static let reservedKeys: Set<String> = ["aps", "ab", "n", "herald"]
 }
