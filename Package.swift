@@ -5,12 +5,14 @@ import PackageDescription
 /// Dependencies point down ARCHITECTURE.md's table; only the shim targets touch C.
 let package = Package(
     name: "Herald",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .executable(name: "herald", targets: ["herald"]),
         .library(name: "HeraldModel", targets: ["HeraldModel"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
         .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
+        // Static, so `swift build --product HeraldSDK` builds it alone; apps and their extensions each link a copy.
+        .library(name: "HeraldSDK", type: .static, targets: ["HeraldSDK"]),
     ],
     targets: [
         // C libraries from Debian, each wrapped once.
@@ -38,6 +40,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "herald", dependencies: ["HeraldServer", "HeraldHTTP", "HeraldObservability"]),
+        // The client library apps embed: Foundation (and FoundationNetworking) only, HMAC in Swift, no C.
+        .target(name: "HeraldSDK", dependencies: ["HeraldModel"]),
         .target(
             name: "HeraldTesting",
             dependencies: ["HeraldServer", "HeraldCrypto", "HeraldStore", "HeraldModel", "HeraldObservability"]),
@@ -50,5 +54,8 @@ let package = Package(
         .testTarget(
             name: "HeraldDeliveryTests", dependencies: ["HeraldDelivery", "HeraldAPNs", "HeraldFCM", "HeraldTesting"]),
         .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldTesting"]),
+        .testTarget(
+            name: "HeraldSDKTests",
+            dependencies: ["HeraldSDK", "HeraldModel", "HeraldHTTP", "HeraldCrypto", "HeraldObservability"]),
     ]
 )
