@@ -59,8 +59,9 @@ actor GeofenceTracker {
         guard fix.coordinate.isValid else { return }
         load()
         let now = clock.now()
+        var refreshed = false
         if list?.needsRefresh(at: fix.coordinate, now: now) ?? true {
-            await refresh(around: fix.coordinate)
+            refreshed = await refresh(around: fix.coordinate)
         }
         if let list {
             for transition in states.update(with: fix, geofences: list.geofences) {
@@ -71,18 +72,20 @@ actor GeofenceTracker {
             }
             if pending.count > Self.maximumPending { pending.removeFirst(pending.count - Self.maximumPending) }
             save()
-            await pick(around: fix.coordinate)
+            // The regions follow the list: picked around where it was fetched, again when it is fetched again.
+            if refreshed || monitored.isEmpty { await pick(around: list.around) }
         }
         await postPending()
     }
 
-    /// Fetches the list for `point` (a 304 keeps the one held).
-    func refresh(around point: Coordinate) async {
+    /// Fetches the list for `point` (a 304 keeps the one held); answers whether the list is now current.
+    @discardableResult
+    func refresh(around point: Coordinate) async -> Bool {
         let response: TransportResponse
         do {
             response = try await session.send(.geofences(around: point, etag: list?.etag))
         } catch {
-            return
+            return false
         }
         let now = clock.now()
         switch response.status {
@@ -94,7 +97,7 @@ actor GeofenceTracker {
                 let fetched = GeofenceList(body: body, etag: response.header("ETag"), fetchedAt: now, around: point)
             else {
                 diagnostics(HeraldDiagnostic(code: .malformedResponse, message: "GET /api/v1/geofences answered no list"))
-                return
+                return false
             }
             list = fetched
         default:
@@ -102,9 +105,10 @@ actor GeofenceTracker {
                 diagnostics(
                     HeraldDiagnostic(code: .requestRejected, message: "GET /api/v1/geofences answered \(response.status)"))
             }
-            return
+            return false
         }
         save()
+        return list != nil
     }
 
     /// Posts waiting crossings, oldest first, each with its own key; stops at the first that can't be sent now.

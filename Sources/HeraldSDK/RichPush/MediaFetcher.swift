@@ -1,9 +1,10 @@
-/// Downloads a push's media as a stream of chunks, so the file goes to disk piece by piece: tests hand the
-/// attacher a fake, extensions the real `URLSessionMediaFetcher`.
+/// Downloads a push's media for the attacher, which reads the body a chunk at a time and writes it to its file:
+/// tests hand it a fake, extensions the real `URLSessionMediaFetcher`.
 public protocol MediaFetcher: Sendable {
-    /// Starts fetching `url` and answers once the response's head has arrived. A redirect to anything but https
-    /// (or an allowed plain-http host) fails.
-    func fetch(_ url: String, timeout: Duration) async throws(AttachmentFailure) -> MediaResponse
+    /// Fetches `url`. A fetcher that can tell the body is larger than `maximumBytes` (its `Content-Length`, or the
+    /// bytes so far) stops and throws `tooLarge` at once; the attacher checks again as it reads. A redirect to
+    /// anything but https (or an allowed plain-http host) fails.
+    func fetch(_ url: String, maximumBytes: Int, timeout: Duration) async throws(AttachmentFailure) -> MediaResponse
 }
 
 /// A response's head and its body to read.
@@ -26,8 +27,7 @@ public struct MediaResponse: Sendable {
     }
 }
 
-/// A response body, read a chunk at a time: the fetcher holds at most a bounded number of bytes until they are
-/// read (it pauses the download past that).
+/// A response body, read a chunk at a time, so that no more than a chunk is in memory.
 public protocol MediaBody: Sendable {
     /// The next chunk, or nil at the end.
     func nextChunk() async throws(AttachmentFailure) -> [UInt8]?

@@ -1,8 +1,8 @@
 import Foundation
 import HeraldModel
 
-/// The notification service extension's work, testable anywhere: read `ab.att`, download it over https as a
-/// stream to a file (never more than the fetcher's buffer in memory), stop at the kind's size limit, check the
+/// The notification service extension's work, testable anywhere: read `ab.att`, download it over https to a file
+/// (a chunk at a time, never the whole file in memory), stop at the kind's size limit, check the
 /// bytes are what the type says, and save the file with its type's suffix. Any failure, or time running out,
 /// answers a failure and leaves no file behind: the extension then delivers the notification as it came.
 ///
@@ -70,7 +70,7 @@ public struct RichPushAttacher: Sendable {
     func download(_ plan: AttachmentPlan) async -> Result<PreparedAttachment, AttachmentFailure> {
         let response: MediaResponse
         do {
-            response = try await fetcher.fetch(plan.url, timeout: options.timeout)
+            response = try await fetcher.fetch(plan.url, maximumBytes: plan.maximumBytes, timeout: options.timeout)
         } catch {
             return .failure(error)
         }

@@ -8,9 +8,9 @@ public struct RichPushOptions: Sendable {
     public var maximumAudioBytes = 5_000_000
     /// Largest video, in bytes.
     public var maximumVideoBytes = 50_000_000
-    /// The most downloaded bytes held in memory at once before the download pauses (well under the extension's
-    /// ~24 MB).
-    public var bufferedBytesLimit = 1 << 20
+    /// The size of the chunks the downloaded file is read and written in: all of it that is in memory at once
+    /// (the download itself goes straight to disk).
+    public var chunkBytes = 64 * 1024
     /// How long the whole download may take.
     public var timeout: Duration = .seconds(25)
     /// Hosts whose media may come over plain http. Empty in apps: only for tests against a local server.
