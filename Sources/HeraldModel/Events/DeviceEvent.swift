@@ -34,7 +34,8 @@ public struct DeviceEvent: Sendable, Equatable {
     /// milliseconds (`2025-05-01T09:30:00.250Z`).
     public var json: JSON {
         var pairs: [(key: String, value: JSON)] = [
-            ("id", .string(id)), ("type", .string(type.rawValue)), ("occurred_at", .string(occurredAt.iso8601WithMilliseconds)),
+            ("id", .string(id)), ("type", .string(type.rawValue)),
+            ("occurred_at", .string(occurredAt.iso8601WithMilliseconds)),
         ]
         if let notificationID { pairs.append(("notification_id", .string(notificationID))) }
         if let data { pairs.append(("data", data)) }

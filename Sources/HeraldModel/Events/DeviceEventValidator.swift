@@ -49,7 +49,8 @@ public struct DeviceEventValidator: Sendable {
         _ body: JSON, surveyFor: (_ notificationID: String) -> SurveyDefinition? = { _ in nil }
     ) throws(DeviceEventProblem) -> [DeviceEventCheck] {
         guard body.objectValue != nil else {
-            throw DeviceEventProblem(field: "events", code: .wrongType, message: "must be in an object {\"events\":[…]}")
+            throw DeviceEventProblem(
+                field: "events", code: .wrongType, message: "must be in an object {\"events\":[…]}")
         }
         guard let items = body["events"]?.arrayValue else {
             let missing = body["events"] == nil || body["events"]?.isNull == true
@@ -175,7 +176,8 @@ public struct DeviceEventValidator: Sendable {
                 }
             }
         case .surveySubmitted:
-            checkSurveyAnswers(present("answers"), notificationID: notificationID, surveyFor: surveyFor, into: &problems)
+            checkSurveyAnswers(
+                present("answers"), notificationID: notificationID, surveyFor: surveyFor, into: &problems)
         case .appOpened:
             for key in ["sdk_version", "app_version", "os_version"] {
                 switch present(key) {

@@ -49,7 +49,8 @@ public struct MessageMediaType: RawRepresentable, Sendable, Hashable, CustomStri
     /// The attachable kind whose files are saved with suffix `type` (case-insensitive), if any.
     public init?(attachmentType type: String) {
         let lowered = type.lowercased()
-        guard let kind = [MessageMediaType.image, .audio, .video].first(where: { $0.attachmentTypes.contains(lowered) })
+        guard
+            let kind = [MessageMediaType.image, .audio, .video].first(where: { $0.attachmentTypes.contains(lowered) })
         else { return nil }
         self = kind
     }

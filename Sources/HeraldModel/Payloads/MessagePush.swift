@@ -130,7 +130,9 @@ public struct MessagePush: Sendable, Equatable {
     }
 
     private static func fcmNotification(_ message: HeraldMessage) -> JSON {
-        var pairs: [(key: String, value: JSON)] = [("title", .string(message.headline)), ("body", .string(message.body))]
+        var pairs: [(key: String, value: JSON)] = [
+            ("title", .string(message.headline)), ("body", .string(message.body)),
+        ]
         if let media = message.media, media.type == .image { pairs.append(("image", .string(media.url))) }
         return .object(pairs)
     }

@@ -22,7 +22,9 @@ struct DeviceRequest: Sendable {
     // MARK: - The endpoints
 
     /// `POST /api/v1/installs` (unsigned).
-    static func register(_ body: JSON) -> DeviceRequest { DeviceRequest(method: "POST", path: "/api/v1/installs", body: body) }
+    static func register(_ body: JSON) -> DeviceRequest {
+        DeviceRequest(method: "POST", path: "/api/v1/installs", body: body)
+    }
     /// `PUT /api/v1/installs/current`.
     static func update(_ body: JSON) -> DeviceRequest {
         DeviceRequest(method: "PUT", path: "/api/v1/installs/current", body: body)

@@ -8,7 +8,8 @@
         /// system clock, the SDK's card and `UNUserNotificationCenter`, `UIApplication.open` for links.
         @MainActor
         public static func live(
-            regionMonitor: (any RegionMonitor)? = nil, diagnostics: @escaping @Sendable (HeraldDiagnostic) -> Void = { _ in }
+            regionMonitor: (any RegionMonitor)? = nil,
+            diagnostics: @escaping @Sendable (HeraldDiagnostic) -> Void = { _ in }
         ) throws -> HeraldEnvironment {
             HeraldEnvironment(
                 transport: URLSessionTransport(), storage: try FileStorage.applicationSupport(),
@@ -37,13 +38,15 @@
         init() {
             available = UIApplication.shared.isProtectedDataAvailable
             let center = NotificationCenter.default
-            center.addObserver(forName: UIApplication.protectedDataDidBecomeAvailableNotification, object: nil, queue: nil)
-            { [weak self] _ in
+            center.addObserver(
+                forName: UIApplication.protectedDataDidBecomeAvailableNotification, object: nil, queue: nil
+            ) { [weak self] _ in
                 self?.set(true)
                 Task { await Herald.protectedDataDidBecomeAvailable() }
             }
-            center.addObserver(forName: UIApplication.protectedDataWillBecomeUnavailableNotification, object: nil, queue: nil)
-            { [weak self] _ in self?.set(false) }
+            center.addObserver(
+                forName: UIApplication.protectedDataWillBecomeUnavailableNotification, object: nil, queue: nil
+            ) { [weak self] _ in self?.set(false) }
         }
 
         var isAvailable: Bool { lock.withLock { available } }

@@ -19,7 +19,8 @@
         open var options: RichPushOptions { RichPushOptions() }
 
         open override func didReceive(
-            _ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void
+            _ request: UNNotificationRequest,
+            withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void
         ) {
             delivery.prepare(original: request.content, handler: contentHandler)
             guard let payload = PushPayload.json(fromUserInfo: request.content.userInfo),
@@ -66,7 +67,8 @@
         }
 
         func deliverOriginal() {
-            let (handler, original) = lock.withLock { () -> (((UNNotificationContent) -> Void)?, UNNotificationContent?) in
+            let (handler, original) = lock.withLock {
+                () -> (((UNNotificationContent) -> Void)?, UNNotificationContent?) in
                 defer { self.handler = nil }
                 return (self.handler, self.original)
             }

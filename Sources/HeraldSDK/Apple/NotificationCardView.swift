@@ -15,7 +15,8 @@
             VStack(alignment: .leading, spacing: 12) {
                 HStack {
                     if card.showsSandboxRibbon {
-                        Text("SANDBOX").font(.caption.bold()).padding(4).background(Color.orange).foregroundColor(.white)
+                        Text("SANDBOX").font(.caption.bold()).padding(4).background(Color.orange).foregroundColor(
+                            .white)
                     }
                     Spacer()
                     Button {
@@ -56,7 +57,11 @@
         @ViewBuilder
         private func mediaView(_ media: NotificationCard.Media) -> some View {
             if media.kind == .image, let url = URL(string: media.url) {
-                AsyncImage(url: url) { image in image.resizable().scaledToFit() } placeholder: { ProgressView() }
+                AsyncImage(url: url) { image in
+                    image.resizable().scaledToFit()
+                } placeholder: {
+                    ProgressView()
+                }
             } else if media.isPlayable {
                 let playing = screen.playback?.isPlaying == true
                 Button(playing ? "Pause" : "Play") { playing ? screen.pause() : screen.play() }

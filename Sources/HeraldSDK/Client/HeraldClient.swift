@@ -23,7 +23,9 @@ public actor HeraldClient {
     private var stopped = false
 
     /// A client; nothing happens until `start()`.
-    public init(configuration: HeraldConfiguration, environment: HeraldEnvironment, linkPolicy: LinkPolicy = LinkPolicy()) {
+    public init(
+        configuration: HeraldConfiguration, environment: HeraldEnvironment, linkPolicy: LinkPolicy = LinkPolicy()
+    ) {
         self.configuration = configuration
         self.environment = environment
         self.linkPolicy = linkPolicy

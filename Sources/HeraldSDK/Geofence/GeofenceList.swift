@@ -42,7 +42,13 @@ struct GeofenceList: Sendable, Equatable {
     var json: JSON {
         var pairs: [(key: String, value: JSON)] = [
             ("data", .array(raw)), ("fetched_at", .int(fetchedAt.milliseconds)), ("around", around.json),
-            ("meta", .object([("refresh_seconds", .int(refreshSeconds)), ("refresh_distance_meters", .double(refreshDistanceMeters))])),
+            (
+                "meta",
+                .object([
+                    ("refresh_seconds", .int(refreshSeconds)),
+                    ("refresh_distance_meters", .double(refreshDistanceMeters)),
+                ])
+            ),
         ]
         if let etag { pairs.append(("etag", .string(etag))) }
         return .object(pairs)

@@ -96,14 +96,16 @@ actor GeofenceTracker {
             guard let body = try? JSON.parse(response.body),
                 let fetched = GeofenceList(body: body, etag: response.header("ETag"), fetchedAt: now, around: point)
             else {
-                diagnostics(HeraldDiagnostic(code: .malformedResponse, message: "GET /api/v1/geofences answered no list"))
+                diagnostics(
+                    HeraldDiagnostic(code: .malformedResponse, message: "GET /api/v1/geofences answered no list"))
                 return false
             }
             list = fetched
         default:
             if !InstallSession.error(from: response).isRetryable {
                 diagnostics(
-                    HeraldDiagnostic(code: .requestRejected, message: "GET /api/v1/geofences answered \(response.status)"))
+                    HeraldDiagnostic(
+                        code: .requestRejected, message: "GET /api/v1/geofences answered \(response.status)"))
             }
             return false
         }

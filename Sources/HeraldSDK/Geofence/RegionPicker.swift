@@ -33,14 +33,16 @@ public struct RegionPicker: Sendable {
         var regions = chosen.map { item -> MonitoredRegion in
             let circle = item.geofence.boundingCircle
             return MonitoredRegion(
-                id: item.geofence.id, center: circle.center, radiusMeters: max(minimumRadiusMeters, circle.radiusMeters))
+                id: item.geofence.id, center: circle.center, radiusMeters: max(minimumRadiusMeters, circle.radiusMeters)
+            )
         }
         var refresh = refreshRadiusMeters
         if ranked.count > chosen.count, let nearestLeftOut = ranked.dropFirst(chosen.count).first {
             refresh = min(refresh, nearestLeftOut.distance)
         }
         regions.append(
-            MonitoredRegion(id: MonitoredRegion.refreshID, center: point, radiusMeters: max(minimumRadiusMeters, refresh)))
+            MonitoredRegion(
+                id: MonitoredRegion.refreshID, center: point, radiusMeters: max(minimumRadiusMeters, refresh)))
         return regions
     }
 }

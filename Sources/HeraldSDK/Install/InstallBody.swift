@@ -36,7 +36,9 @@ enum InstallBody {
 
     /// `{"notifications","location"}`.
     static func permissions(_ permissions: Permissions) -> JSON {
-        .object([("notifications", .bool(permissions.notifications)), ("location", .string(permissions.location.rawValue))])
+        .object([
+            ("notifications", .bool(permissions.notifications)), ("location", .string(permissions.location.rawValue)),
+        ])
     }
 
     /// A digest of what an update would send, to tell whether anything changed.

@@ -44,7 +44,8 @@ actor InstallSession {
                 code: error.code == .unavailable ? .storageUnavailable : .storage, detail: error.description)
         }
         let digest = InstallBody.keyDigest(configuration.apiKey)
-        var loaded = stored.flatMap(InstallRecord.init(json:)) ?? InstallRecord(installID: random.uuid(), apiKeyDigest: digest)
+        var loaded =
+            stored.flatMap(InstallRecord.init(json:)) ?? InstallRecord(installID: random.uuid(), apiKeyDigest: digest)
         if loaded.apiKeyDigest != digest {
             // Another key (live ↔ sandbox): the same install registers again with it.
             loaded.apiKeyDigest = digest
@@ -73,7 +74,8 @@ actor InstallSession {
         do {
             try store.save(value.json)
         } catch {
-            throw HeraldError(code: error.code == .unavailable ? .storageUnavailable : .storage, detail: error.description)
+            throw HeraldError(
+                code: error.code == .unavailable ? .storageUnavailable : .storage, detail: error.description)
         }
         record = value
     }
@@ -128,7 +130,8 @@ actor InstallSession {
             }
             throw error
         }
-        guard let answer = try? JSON.parse(response.body), let credential = Credential(json: answer["credential"]) else {
+        guard let answer = try? JSON.parse(response.body), let credential = Credential(json: answer["credential"])
+        else {
             diagnostics(HeraldDiagnostic(code: .malformedResponse, message: "registration answered no credential"))
             throw HeraldError(code: .malformedResponse, status: response.status, detail: "no credential")
         }
@@ -152,7 +155,9 @@ actor InstallSession {
             return
         }
         let digest = InstallBody.digest(current, configuration: configuration)
-        let due = current.lastSentAt.map { clock.now().since($0) >= configuration.options.registrationRefreshInterval } ?? true
+        let due =
+            current.lastSentAt.map { clock.now().since($0) >= configuration.options.registrationRefreshInterval }
+            ?? true
         guard force || due || digest != current.lastSentDigest else { return }
         let response = try await send(.update(InstallBody.update(current, configuration: configuration)))
         guard response.isSuccess else { throw Self.error(from: response) }
@@ -245,7 +250,8 @@ actor InstallSession {
         do {
             try store.clear()
         } catch {
-            throw HeraldError(code: error.code == .unavailable ? .storageUnavailable : .storage, detail: error.description)
+            throw HeraldError(
+                code: error.code == .unavailable ? .storageUnavailable : .storage, detail: error.description)
         }
         record = nil
     }
@@ -266,7 +272,8 @@ actor InstallSession {
             let skew = serverTime.seconds - clock.now().seconds
             if abs(skew - clockOffsetSeconds) > DeviceRequestSignature.allowedSkewSeconds / 2 {
                 clockOffsetSeconds = skew
-                diagnostics(HeraldDiagnostic(code: .clockSkew, message: "the device's clock is \(-skew) s off the server's"))
+                diagnostics(
+                    HeraldDiagnostic(code: .clockSkew, message: "the device's clock is \(-skew) s off the server's"))
                 response = try await transmit(request, signedWith: credential)
                 guard response.status == 401 else { return response }
             }

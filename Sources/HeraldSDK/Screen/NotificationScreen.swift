@@ -84,9 +84,17 @@ public final class NotificationScreen: @unchecked Sendable {
     /// Play: records `media.viewed` the first time.
     public func play() { updatePlayback { $0.play() } }
     /// Pause.
-    public func pause() { updatePlayback { playback in playback.pause(); return [] } }
+    public func pause() {
+        updatePlayback { playback in
+            playback.pause(); return []
+        }
+    }
     /// The seek bar moved.
-    public func seek(to seconds: Double) { updatePlayback { playback in playback.seek(to: seconds); return [] } }
+    public func seek(to seconds: Double) {
+        updatePlayback { playback in
+            playback.seek(to: seconds); return []
+        }
+    }
     /// The player's position; the end records `media.completed`.
     public func mediaProgress(position: Double, duration: Double?) {
         updatePlayback { $0.progress(position: position, duration: duration) }
@@ -104,7 +112,8 @@ public final class NotificationScreen: @unchecked Sendable {
         for report in reports {
             switch report {
             case .viewed(let position):
-                recorder.record(.mediaViewed, message: message, data: DeviceEvent.mediaViewedData(positionSeconds: position))
+                recorder.record(
+                    .mediaViewed, message: message, data: DeviceEvent.mediaViewedData(positionSeconds: position))
             case .completed:
                 recorder.record(.mediaCompleted, message: message)
             }

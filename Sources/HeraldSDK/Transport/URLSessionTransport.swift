@@ -42,7 +42,8 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
                         return
                     }
                     guard let http = response as? HTTPURLResponse else {
-                        continuation.resume(returning: .failure(TransportError(code: .offline, detail: "no HTTP response")))
+                        continuation.resume(
+                            returning: .failure(TransportError(code: .offline, detail: "no HTTP response")))
                         return
                     }
                     var headers: [(name: String, value: String)] = []
@@ -51,7 +52,8 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
                     }
                     continuation.resume(
                         returning: .success(
-                            TransportResponse(status: http.statusCode, headers: headers, body: [UInt8](data ?? Data()))))
+                            TransportResponse(status: http.statusCode, headers: headers, body: [UInt8](data ?? Data())))
+                    )
                 }
                 box.set(task)
                 task.resume()
@@ -65,7 +67,9 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     /// The transport error for a URL loading error.
     static func transportError(_ error: any Error) -> TransportError {
         let nsError = error as NSError
-        guard nsError.domain == NSURLErrorDomain else { return TransportError(code: .offline, detail: "\(nsError.domain)") }
+        guard nsError.domain == NSURLErrorDomain else {
+            return TransportError(code: .offline, detail: "\(nsError.domain)")
+        }
         switch nsError.code {
         case NSURLErrorTimedOut: return TransportError(code: .timedOut, detail: "timed out")
         case NSURLErrorCancelled: return TransportError(code: .cancelled, detail: "cancelled")

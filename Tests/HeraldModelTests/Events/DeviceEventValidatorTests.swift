@@ -91,38 +91,74 @@ import Testing
         (event("survey.submitted", data: ["answers": ["stars": 4]]), ["data.answers"]),
         (event("survey.submitted", data: ["answers": [4]]), ["data.answers[0]"]),
         (event("survey.submitted", data: ["answers": [["value": 4]]]), ["data.answers[0].question_id"]),
-        (event("survey.submitted", data: ["answers": [["question_id": "a b", "value": 4]]]),
-         ["data.answers[0].question_id"]),
-        (event("survey.submitted", data: ["answers": [["question_id": "stars", "value": 4], ["question_id": "stars", "value": 5]]]),
-         ["data.answers[1].question_id"]),
+        (
+            event("survey.submitted", data: ["answers": [["question_id": "a b", "value": 4]]]),
+            ["data.answers[0].question_id"]
+        ),
+        (
+            event(
+                "survey.submitted",
+                data: ["answers": [["question_id": "stars", "value": 4], ["question_id": "stars", "value": 5]]]),
+            ["data.answers[1].question_id"]
+        ),
         (event("survey.submitted", data: ["answers": []]), ["data.answers.stars"]),
         (event("survey.submitted", data: ["answers": [["question_id": "stars", "value": 9]]]), ["data.answers.stars"]),
-        (event("survey.submitted", data: ["answers": [["question_id": "stars", "value": 3], ["question_id": "drink", "value": "milk"]]]),
-         ["data.answers.drink"]),
-        (event("survey.submitted", data: ["answers": [["question_id": "stars", "value": 3], ["question_id": "who", "value": 1]]]),
-         ["data.answers.who"]),
-        (event("survey.submitted", notificationID: "m-2", data: ["answers": [["question_id": "stars", "value": 3]]]),
-         ["notification_id"]),
+        (
+            event(
+                "survey.submitted",
+                data: ["answers": [["question_id": "stars", "value": 3], ["question_id": "drink", "value": "milk"]]]),
+            ["data.answers.drink"]
+        ),
+        (
+            event(
+                "survey.submitted",
+                data: ["answers": [["question_id": "stars", "value": 3], ["question_id": "who", "value": 1]]]),
+            ["data.answers.who"]
+        ),
+        (
+            event(
+                "survey.submitted", notificationID: "m-2", data: ["answers": [["question_id": "stars", "value": 3]]]),
+            ["notification_id"]
+        ),
         (event("app.opened", notificationID: nil), ["data.sdk_version", "data.app_version", "data.os_version"]),
-        (event("app.opened", notificationID: nil, data: ["sdk_version": "1", "app_version": " ", "os_version": 17]),
-         ["data.app_version", "data.os_version"]),
-        (event("app.opened", notificationID: nil,
-               data: ["sdk_version": .string(String(repeating: "1", count: 101)), "app_version": "1\n2", "os_version": "x"]),
-         ["data.sdk_version", "data.app_version"]),
+        (
+            event("app.opened", notificationID: nil, data: ["sdk_version": "1", "app_version": " ", "os_version": 17]),
+            ["data.app_version", "data.os_version"]
+        ),
+        (
+            event(
+                "app.opened", notificationID: nil,
+                data: [
+                    "sdk_version": .string(String(repeating: "1", count: 101)), "app_version": "1\n2",
+                    "os_version": "x",
+                ]),
+            ["data.sdk_version", "data.app_version"]
+        ),
         (event("custom", notificationID: nil), ["data.name"]),
         (event("custom", notificationID: nil, data: ["name": ""]), ["data.name"]),
         (event("custom", notificationID: nil, data: ["name": "has space"]), ["data.name"]),
         (event("custom", notificationID: nil, data: ["name": "émoji"]), ["data.name"]),
-        (event("custom", notificationID: nil, data: ["name": .string(String(repeating: "n", count: 101))]), ["data.name"]),
+        (
+            event("custom", notificationID: nil, data: ["name": .string(String(repeating: "n", count: 101))]),
+            ["data.name"]
+        ),
         (event("custom", notificationID: nil, data: ["name": 5]), ["data.name"]),
         (event("custom", notificationID: nil, data: ["name": "ok", "properties": [1]]), ["data.properties"]),
-        (event("custom", notificationID: nil, data: ["name": "ok", "properties": ["deep": ["a": 1]]]),
-         ["data.properties.deep"]),
-        (event("custom", notificationID: nil, data: ["name": "ok", "properties": ["list": [1]]]), ["data.properties.list"]),
+        (
+            event("custom", notificationID: nil, data: ["name": "ok", "properties": ["deep": ["a": 1]]]),
+            ["data.properties.deep"]
+        ),
+        (
+            event("custom", notificationID: nil, data: ["name": "ok", "properties": ["list": [1]]]),
+            ["data.properties.list"]
+        ),
         (event("custom", notificationID: nil, data: ["name": "ok", "properties": ["": 1]]), ["data.properties."]),
-        (event("custom", notificationID: nil,
-               data: ["name": "ok", "properties": ["long": .string(String(repeating: "v", count: 1001))]]),
-         ["data.properties.long"]),
+        (
+            event(
+                "custom", notificationID: nil,
+                data: ["name": "ok", "properties": ["long": .string(String(repeating: "v", count: 1001))]]),
+            ["data.properties.long"]
+        ),
     ]
 
     @Test(arguments: 0..<bad.count) func refusesWithTheFieldsProblems(_ index: Int) {
@@ -134,7 +170,9 @@ import Testing
     }
 
     @Test func customPropertiesAreCappedAt50() {
-        func properties(_ count: Int) -> JSON { .object((0..<count).map { (key: "p\($0)", value: JSON.int(Int64($0))) }) }
+        func properties(_ count: Int) -> JSON {
+            .object((0..<count).map { (key: "p\($0)", value: JSON.int(Int64($0))) })
+        }
         #expect(problems(Self.event("custom", data: ["name": "n", "properties": properties(50)])).isEmpty)
         #expect(
             problems(Self.event("custom", data: ["name": "n", "properties": properties(51)])) == [
@@ -163,7 +201,8 @@ import Testing
         answers["stars"] = 4
         answers["drink"] = "tea"
         let data = DeviceEvent.surveySubmittedData(answers)
-        #expect(data == ["answers": [["question_id": "stars", "value": 4], ["question_id": "drink", "value": "tea"]]])
+        #expect(
+            data == ["answers": [["question_id": "stars", "value": 4], ["question_id": "drink", "value": "tea"]]])
         #expect(DeviceEvent.surveyAnswers(inData: data) == answers)
         #expect(DeviceEvent.surveyAnswers(inData: ["answers": "x"]) == nil)
     }

@@ -6,12 +6,15 @@ import Testing
     static let full: JSON = [
         "id": "m-1", "campaign_id": "c-9", "type": "message", "headline": "Burger Tuesday", "body": "Two for one",
         "sandbox": false,
-        "media": ["type": "video", "url": "https://cdn.example.com/v.mp4", "thumbnail_url": "https://cdn.example.com/v.jpg"],
+        "media": [
+            "type": "video", "url": "https://cdn.example.com/v.mp4", "thumbnail_url": "https://cdn.example.com/v.jpg",
+        ],
         "cta": ["label": "Order now", "url": "https://example.com/order"], "questions": [],
     ]
 
     static let survey: JSON = [
-        "id": "s-1", "campaign_id": "c-2", "type": "survey", "headline": "Your visit", "body": "Tell us", "sandbox": true,
+        "id": "s-1", "campaign_id": "c-2", "type": "survey", "headline": "Your visit", "body": "Tell us",
+        "sandbox": true,
         "questions": [
             ["id": "stars", "text": "Rate us", "type": "rating", "required": true],
             [
@@ -29,8 +32,11 @@ import Testing
         #expect(message.headline == "Burger Tuesday")
         #expect(message.body == "Two for one")
         #expect(!message.isSandbox)
-        #expect(message.media == MessageMedia(type: .video, url: "https://cdn.example.com/v.mp4",
-                                              thumbnailURL: "https://cdn.example.com/v.jpg"))
+        #expect(
+            message.media
+                == MessageMedia(
+                    type: .video, url: "https://cdn.example.com/v.mp4",
+                    thumbnailURL: "https://cdn.example.com/v.jpg"))
         #expect(message.cta == CallToAction(label: "Order now", url: "https://example.com/order"))
         #expect(message.questions.isEmpty)
         #expect(message.survey == nil)
@@ -102,7 +108,8 @@ import Testing
 
     /// What isn't a message: each change to a good message that must make `init?(json:)` answer nil.
     static let refused: [(String, JSON?)] = [
-        ("id", nil), ("id", ""), ("id", -1), ("id", 1.5), ("id", true), ("id", .string(String(repeating: "x", count: 256))),
+        ("id", nil), ("id", ""), ("id", -1), ("id", 1.5), ("id", true),
+        ("id", .string(String(repeating: "x", count: 256))),
         ("id", "a\u{0}b"), ("type", nil), ("type", ""), ("type", 3), ("headline", nil), ("headline", 1),
         ("body", nil), ("body", .null), ("campaign_id", ["x"]), ("campaign_id", ""), ("sandbox", "yes"),
         ("sandbox", 1), ("media", "https://x"), ("media", ["url": "https://x"]), ("media", ["type": "image"]),

@@ -40,7 +40,10 @@ import Testing
 
     @Test func jsonRoundTrips() {
         let media = MessageMedia(type: .youtube, url: "https://youtu.be/abc", thumbnailURL: "https://i.example/t.jpg")
-        #expect(media.json == ["type": "youtube", "url": "https://youtu.be/abc", "thumbnail_url": "https://i.example/t.jpg"])
+        #expect(
+            media.json == [
+                "type": "youtube", "url": "https://youtu.be/abc", "thumbnail_url": "https://i.example/t.jpg",
+            ])
         #expect(MessageMedia(json: media.json) == media)
         #expect(MessageMedia(json: ["type": "image", "url": "u", "thumbnail_url": ""])?.thumbnailURL == nil)
     }

@@ -21,13 +21,16 @@ import Testing
         // The SDK reads it back: the message, and the attachment through the existing APNs decoder.
         let push = try #require(MessagePush(apnsPayload: payload))
         #expect(push == MessagePush(id: "m-1", message: Self.message))
-        #expect(APNsPayload.decode(payload)?.media == MediaAttachment(url: "https://cdn.example.com/b.png", type: "png"))
+        #expect(
+            APNsPayload.decode(payload)?.media == MediaAttachment(url: "https://cdn.example.com/b.png", type: "png"))
         #expect(APNsPayload.decode(payload)?.extras.isEmpty == true, "herald is a reserved key, not an event extra")
     }
 
     @Test func noAttachmentNoMutableContent() throws {
-        for media in [nil, MessageMedia(type: .youtube, url: "https://youtu.be/x"),
-                      MessageMedia(type: .file, url: "https://x.example/a.pdf")] {
+        for media in [
+            nil, MessageMedia(type: .youtube, url: "https://youtu.be/x"),
+            MessageMedia(type: .file, url: "https://x.example/a.pdf"),
+        ] {
             var message = Self.message
             message.media = media
             let payload = try JSON.parse(MessagePush.apnsPayload(for: message))

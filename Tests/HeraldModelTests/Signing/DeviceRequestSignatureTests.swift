@@ -11,7 +11,9 @@ import Testing
         let get = DeviceRequestSignature.message(
             method: "GET", path: "/api/v1/geofences", query: [("longitude", "-74.0"), ("latitude", "40.7")],
             timestamp: "1714555800", body: [])
-        #expect(String(decoding: get, as: UTF8.self) == "GET\n/api/v1/geofences\nlatitude=40.7&longitude=-74.0\n1714555800\n")
+        #expect(
+            String(decoding: get, as: UTF8.self)
+                == "GET\n/api/v1/geofences\nlatitude=40.7&longitude=-74.0\n1714555800\n")
     }
 
     @Test func bodyBytesAreKeptAsTheyAre() {
@@ -45,11 +47,14 @@ import Testing
             method: "GET", target: "/x?q=a+b&r=%c3%a9&&s", timestamp: "9", body: [])
         #expect(String(decoding: form, as: UTF8.self) == "GET\n/x\nq=a%20b&r=%C3%A9&s=\n9\n")
         #expect(
-            String(decoding: DeviceRequestSignature.message(method: "GET", target: "/x?bad=%zz%4", timestamp: "1", body: []),
-                   as: UTF8.self) == "GET\n/x\nbad=%25zz%254\n1\n")
+            String(
+                decoding: DeviceRequestSignature.message(
+                    method: "GET", target: "/x?bad=%zz%4", timestamp: "1", body: []),
+                as: UTF8.self) == "GET\n/x\nbad=%25zz%254\n1\n")
         #expect(
-            String(decoding: DeviceRequestSignature.message(method: "GET", target: "/x?", timestamp: "1", body: []),
-                   as: UTF8.self) == "GET\n/x\n\n1\n")
+            String(
+                decoding: DeviceRequestSignature.message(method: "GET", target: "/x?", timestamp: "1", body: []),
+                as: UTF8.self) == "GET\n/x\n\n1\n")
     }
 
     @Test func timestampsAreFreshWithinFiveMinutes() {

@@ -57,7 +57,9 @@ import Testing
         let payload = try Self.apnsPayload(message, includingMessage: false)
         #expect(payload["herald"] == ["id": "m/with space"])
         #expect(await client.handlePush(payload, tapped: false) == .handled(.shownOnScreen))
-        #expect(harness.transport.requests.current.last?.url == "https://push.example.com/api/v1/notifications/m%2Fwith%20space")
+        #expect(
+            harness.transport.requests.current.last?.url
+                == "https://push.example.com/api/v1/notifications/m%2Fwith%20space")
         #expect(harness.presenter.screens.first?.message == message)
         // Seen already: a second push of the same id doesn't even fetch.
         let requests = harness.transport.requests.current.count
@@ -132,7 +134,8 @@ import Testing
         for n in 0..<201 { _ = await client.handlePush(try Self.apnsPayload(testMessage("m\(n)")), tapped: false) }
         client = await harness.relaunch()
         await client.setForeground(false)
-        #expect(await client.handlePush(try Self.apnsPayload(testMessage("m200")), tapped: false) == .handled(.duplicate))
+        #expect(
+            await client.handlePush(try Self.apnsPayload(testMessage("m200")), tapped: false) == .handled(.duplicate))
         #expect(await client.handlePush(try Self.apnsPayload(testMessage("m1")), tapped: false) == .handled(.duplicate))
         // The oldest was forgotten to make room.
         #expect(

@@ -35,8 +35,10 @@ import Testing
         let message = DeviceRequestSignature.message(
             method: "POST", target: "/api/v1/events?b=2%203&a=1", timestamp: "1714555800", body: body)
         #expect(
-            String(decoding: message, as: UTF8.self) == "POST\n/api/v1/events\na=1&b=2%203\n1714555800\n{\"events\":[]}")
-        let expected = Hex.encode(HeraldCrypto.HMACSHA256.authenticationCode(for: message, key: Array(credential.secret.utf8)))
+            String(decoding: message, as: UTF8.self) == "POST\n/api/v1/events\na=1&b=2%203\n1714555800\n{\"events\":[]}"
+        )
+        let expected = Hex.encode(
+            HeraldCrypto.HMACSHA256.authenticationCode(for: message, key: Array(credential.secret.utf8)))
         #expect(headers[2].value == expected)
         #expect(headers[2].value.count == 64 && headers[2].value == headers[2].value.lowercased())
     }

@@ -63,7 +63,8 @@ import Testing
 
     @Test func jitterSpreadsRetries() {
         let delays = (0..<20).map { seed in
-            EventQueueState.backoff(failures: 3, base: .seconds(2), maximum: .seconds(600), random: seededRandom(UInt64(seed)))
+            EventQueueState.backoff(
+                failures: 3, base: .seconds(2), maximum: .seconds(600), random: seededRandom(UInt64(seed)))
         }
         #expect(Set(delays).count > 10)
         #expect(delays.allSatisfy { $0 >= .seconds(4) && $0 <= .seconds(8) })
@@ -72,7 +73,8 @@ import Testing
     @Test func retryAfterIsHonoured() {
         var state = EventQueueState()
         _ = state.append(Self.event(1))
-        _ = state.complete([Self.event(1).id], outcome: .retryable(retryAfter: .seconds(120)), now: Self.start, random: seededRandom())
+        _ = state.complete(
+            [Self.event(1).id], outcome: .retryable(retryAfter: .seconds(120)), now: Self.start, random: seededRandom())
         #expect(state.retryAt == Self.start.adding(.seconds(120)))
     }
 
@@ -80,7 +82,8 @@ import Testing
         var state = EventQueueState()
         for n in 0..<3 { _ = state.append(Self.event(n)) }
         let diagnostics = state.complete(
-            [Self.event(0).id, Self.event(1).id], outcome: .refused(status: 400), now: Self.start, random: seededRandom())
+            [Self.event(0).id, Self.event(1).id], outcome: .refused(status: 400), now: Self.start,
+            random: seededRandom())
         #expect(state.events.map(\.id) == [Self.event(2).id])
         #expect(diagnostics.map(\.code) == [.eventDropped])
         #expect(diagnostics[0].message.contains("400"))
@@ -90,7 +93,8 @@ import Testing
         var state = EventQueueState()
         _ = state.append(Self.event(1))
         let diagnostics = state.complete(
-            [Self.event(1).id], outcome: .accepted(rejected: [(Self.event(1).id, "{\"type\":[\"bad\"]}")]), now: Self.start,
+            [Self.event(1).id], outcome: .accepted(rejected: [(Self.event(1).id, "{\"type\":[\"bad\"]}")]),
+            now: Self.start,
             random: seededRandom())
         #expect(state.events.isEmpty)
         #expect(diagnostics.count == 1 && diagnostics[0].message.contains("rejected"))

@@ -6,7 +6,8 @@ import Testing
 /// Location fixes into enter and exit, with hysteresis and accuracy.
 @Suite struct GeofenceStatesTests {
     static let center = GeometryTests.timesSquare
-    static let fence = Geofence(id: "g", name: "", shape: .circle(center: center, radiusMeters: 100), triggers: [.enter, .exit])
+    static let fence = Geofence(
+        id: "g", name: "", shape: .circle(center: center, radiusMeters: 100), triggers: [.enter, .exit])
     static let start = Timestamp(iso8601: "2025-05-01T09:30:00Z")!
 
     /// A fix `meters` north of the centre, `seconds` after the start.

@@ -17,7 +17,8 @@ import Testing
                 "data": [
                     [
                         "id": "g1", "name": "Times Square", "shape": "circle",
-                        "center": ["latitude": .double(center.latitude), "longitude": .double(center.longitude)], "radius_meters": 100,
+                        "center": ["latitude": .double(center.latitude), "longitude": .double(center.longitude)],
+                        "radius_meters": 100,
                         "triggers": ["enter"], "location_id": 17,
                     ],
                     [

@@ -20,7 +20,9 @@ import Testing
         var fences = Self.fences(30)
         // Far centre, huge radius: its edge is 100 m away, so it is among the nearest.
         fences.append(
-            Geofence(id: "huge", name: "", shape: .circle(center: GeometryTests.north(of: Self.here, 10_100), radiusMeters: 10_000)))
+            Geofence(
+                id: "huge", name: "",
+                shape: .circle(center: GeometryTests.north(of: Self.here, 10_100), radiusMeters: 10_000)))
         let regions = RegionPicker().pick(fences, around: Self.here, refreshRadiusMeters: 100_000)
         #expect(regions.count == 20)
         #expect(regions.first?.id == "huge")
@@ -39,7 +41,10 @@ import Testing
     }
 
     @Test func noGeofencesStillWatchTheRefreshRegion() {
-        #expect(RegionPicker().pick([], around: Self.here, refreshRadiusMeters: 1000).map(\.id) == [MonitoredRegion.refreshID])
+        #expect(
+            RegionPicker().pick([], around: Self.here, refreshRadiusMeters: 1000).map(\.id) == [
+                MonitoredRegion.refreshID
+            ])
         #expect(RegionPicker(maximumRegions: 0).pick(Self.fences(2), around: Self.here, refreshRadiusMeters: 1).isEmpty)
     }
 

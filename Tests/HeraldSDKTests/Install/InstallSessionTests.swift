@@ -86,7 +86,10 @@ import Testing
         let pulled = try await client.pull()
         #expect(pulled.map(\.id) == ["m-9"])
         #expect(harness.api.registrations == 2)
-        #expect(harness.transport.lines.suffix(3) == ["POST /api/v1/notifications/pull", "POST /api/v1/installs", "POST /api/v1/notifications/pull"])
+        #expect(
+            harness.transport.lines.suffix(3) == [
+                "POST /api/v1/notifications/pull", "POST /api/v1/installs", "POST /api/v1/notifications/pull",
+            ])
         let installs = harness.transport.requests.current.filter { $0.url.hasSuffix("/installs") }
         let ids = try installs.map { try JSON.parse($0.body)["install_id"] }
         #expect(ids[0] == ids[1], "the same install id registers again")
@@ -106,7 +109,8 @@ import Testing
         let harness = Harness()
         let client = await harness.start()
         harness.api.force(401, times: 2, on: "/api/v1/notifications/pull")
-        await #expect(throws: HeraldError(code: .unauthorized, status: 401, detail: "POST /api/v1/notifications/pull")) {
+        await #expect(throws: HeraldError(code: .unauthorized, status: 401, detail: "POST /api/v1/notifications/pull"))
+        {
             try await client.pull()
         }
     }
@@ -224,7 +228,9 @@ import Testing
 
     @Test func httpDates() {
         #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == Timestamp(iso8601: "1994-11-06T08:49:37Z"))
-        #expect(HTTPDate.parse(httpDate(Timestamp(iso8601: "2025-05-01T09:30:00Z")!)) == Timestamp(iso8601: "2025-05-01T09:30:00Z"))
+        #expect(
+            HTTPDate.parse(httpDate(Timestamp(iso8601: "2025-05-01T09:30:00Z")!))
+                == Timestamp(iso8601: "2025-05-01T09:30:00Z"))
         #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == nil)
         #expect(HTTPDate.parse("") == nil)
     }

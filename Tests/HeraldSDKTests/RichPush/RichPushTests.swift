@@ -12,7 +12,8 @@ final class MemoryBody: MediaBody, @unchecked Sendable {
     let hangs: Bool
 
     init(_ bytes: [UInt8], chunkSize: Int = 4096, hangs: Bool = false) {
-        chunks = LockedValue(stride(from: 0, to: bytes.count, by: chunkSize).map { Array(bytes[$0..<min($0 + chunkSize, bytes.count)]) })
+        chunks = LockedValue(
+            stride(from: 0, to: bytes.count, by: chunkSize).map { Array(bytes[$0..<min($0 + chunkSize, bytes.count)]) })
         self.hangs = hangs
     }
 
@@ -56,13 +57,21 @@ final class CannedFetcher: MediaFetcher, @unchecked Sendable {
     static let gif: [UInt8] = Array("GIF89a".utf8) + [UInt8](repeating: 2, count: 100)
 
     static func payload(_ url: String, _ type: String) -> JSON {
-        ["aps": ["alert": ["title": "t", "body": "b"], "mutable-content": 1], "ab": ["att": ["url": .string(url), "type": .string(type)]]]
+        [
+            "aps": ["alert": ["title": "t", "body": "b"], "mutable-content": 1],
+            "ab": ["att": ["url": .string(url), "type": .string(type)]],
+        ]
     }
 
     static func ok(_ bytes: [UInt8], contentType: String? = "image/png", length: Int? = nil, hangs: Bool = false)
         -> @Sendable () -> Result<MediaResponse, AttachmentFailure>
     {
-        { .success(MediaResponse(status: 200, contentType: contentType, expectedLength: length, body: MemoryBody(bytes, hangs: hangs))) }
+        {
+            .success(
+                MediaResponse(
+                    status: 200, contentType: contentType, expectedLength: length, body: MemoryBody(bytes, hangs: hangs)
+                ))
+        }
     }
 
     static func directory() -> URL {
@@ -105,7 +114,8 @@ final class CannedFetcher: MediaFetcher, @unchecked Sendable {
             "https://x.example/c": Self.ok(Self.jpeg, contentType: "application/octet-stream"),
         ])
         for (url, declared, saved) in [
-            ("https://x.example/a", "jpg", "png"), ("https://x.example/b", "png", "gif"), ("https://x.example/c", "jpeg", "jpeg"),
+            ("https://x.example/a", "jpg", "png"), ("https://x.example/b", "png", "gif"),
+            ("https://x.example/c", "jpeg", "jpeg"),
         ] {
             let (result, directory) = await attach(Self.payload(url, declared), fetcher)
             #expect(try result.get().fileURL.pathExtension == saved, "\(url)")
@@ -119,7 +129,9 @@ final class CannedFetcher: MediaFetcher, @unchecked Sendable {
             "https://x.example/a": Self.ok(bytes, contentType: "audio/mpeg"),
             "https://x.example/v": Self.ok(bytes, contentType: "video/mp4"),
         ])
-        for (url, type, kind) in [("https://x.example/a", "mp3", MessageMediaType.audio), ("https://x.example/v", "MP4", .video)] {
+        for (url, type, kind) in [
+            ("https://x.example/a", "mp3", MessageMediaType.audio), ("https://x.example/v", "MP4", .video),
+        ] {
             let (result, directory) = await attach(Self.payload(url, type), fetcher)
             let file = try result.get()
             #expect(file.kind == kind && file.fileURL.pathExtension == type.lowercased())
@@ -128,25 +140,45 @@ final class CannedFetcher: MediaFetcher, @unchecked Sendable {
     }
 
     /// A payload, the fetcher's answer, and the failure expected; no file must be left.
-    static let failures: [(String, JSON, (@Sendable () -> Result<MediaResponse, AttachmentFailure>)?, AttachmentFailure.Code)] = [
-        ("no ab", ["aps": ["alert": "x"]], nil, .noAttachment),
-        ("no type", ["ab": ["att": ["url": "https://x.example/f"]]], nil, .noAttachment),
-        ("http", payload("http://x.example/f", "png"), nil, .insecureURL),
-        ("ftp", payload("ftp://x.example/f", "png"), nil, .insecureURL),
-        ("userinfo", payload("https://user@x.example/f", "png"), nil, .insecureURL),
-        ("no host", payload("https:///f", "png"), nil, .insecureURL),
-        ("space", payload("https://x.example/a b", "png"), nil, .insecureURL),
-        ("webp", payload("https://x.example/f", "webp"), nil, .unsupportedType),
-        ("exe", payload("https://x.example/f", "exe"), nil, .unsupportedType),
-        ("404", payload("https://x.example/f", "png"), { .success(MediaResponse(status: 404, contentType: nil, expectedLength: nil, body: MemoryBody([]))) }, .httpStatus),
-        ("html", payload("https://x.example/f", "png"), ok(Array("<html>".utf8), contentType: "text/html; charset=utf-8"), .wrongContent),
-        ("html unlabelled", payload("https://x.example/f", "mp4"), ok(Array("  <!DOCTYPE html>".utf8), contentType: nil), .wrongContent),
-        ("not an image", payload("https://x.example/f", "jpg"), ok([UInt8](repeating: 0x52, count: 64), contentType: nil), .wrongContent),
-        ("empty", payload("https://x.example/f", "mp3"), ok([], contentType: nil), .wrongContent),
-        ("declared too large", payload("https://x.example/f", "png"), ok(png, length: 10_000_001), .tooLarge),
-        ("audio too large", payload("https://x.example/f", "m4a"), ok([UInt8](repeating: 0, count: 5_000_001), contentType: nil), .tooLarge),
-        ("network", payload("https://x.example/f", "png"), { .failure(AttachmentFailure(code: .network)) }, .network),
-    ]
+    static let failures:
+        [(String, JSON, (@Sendable () -> Result<MediaResponse, AttachmentFailure>)?, AttachmentFailure.Code)] = [
+            ("no ab", ["aps": ["alert": "x"]], nil, .noAttachment),
+            ("no type", ["ab": ["att": ["url": "https://x.example/f"]]], nil, .noAttachment),
+            ("http", payload("http://x.example/f", "png"), nil, .insecureURL),
+            ("ftp", payload("ftp://x.example/f", "png"), nil, .insecureURL),
+            ("userinfo", payload("https://user@x.example/f", "png"), nil, .insecureURL),
+            ("no host", payload("https:///f", "png"), nil, .insecureURL),
+            ("space", payload("https://x.example/a b", "png"), nil, .insecureURL),
+            ("webp", payload("https://x.example/f", "webp"), nil, .unsupportedType),
+            ("exe", payload("https://x.example/f", "exe"), nil, .unsupportedType),
+            (
+                "404", payload("https://x.example/f", "png"),
+                { .success(MediaResponse(status: 404, contentType: nil, expectedLength: nil, body: MemoryBody([]))) },
+                .httpStatus
+            ),
+            (
+                "html", payload("https://x.example/f", "png"),
+                ok(Array("<html>".utf8), contentType: "text/html; charset=utf-8"), .wrongContent
+            ),
+            (
+                "html unlabelled", payload("https://x.example/f", "mp4"),
+                ok(Array("  <!DOCTYPE html>".utf8), contentType: nil), .wrongContent
+            ),
+            (
+                "not an image", payload("https://x.example/f", "jpg"),
+                ok([UInt8](repeating: 0x52, count: 64), contentType: nil), .wrongContent
+            ),
+            ("empty", payload("https://x.example/f", "mp3"), ok([], contentType: nil), .wrongContent),
+            ("declared too large", payload("https://x.example/f", "png"), ok(png, length: 10_000_001), .tooLarge),
+            (
+                "audio too large", payload("https://x.example/f", "m4a"),
+                ok([UInt8](repeating: 0, count: 5_000_001), contentType: nil), .tooLarge
+            ),
+            (
+                "network", payload("https://x.example/f", "png"), { .failure(AttachmentFailure(code: .network)) },
+                .network
+            ),
+        ]
 
     @Test(arguments: 0..<failures.count) func failuresFallBackAndLeaveNothing(_ index: Int) async {
         let (name, payload, response, code) = Self.failures[index]
@@ -166,7 +198,9 @@ final class CannedFetcher: MediaFetcher, @unchecked Sendable {
         let big = Self.png + [UInt8](repeating: 0, count: 10_000_000)
         let body = MemoryBody(big, chunkSize: 1 << 20)
         let fetcher = CannedFetcher([
-            "https://x.example/f": { .success(MediaResponse(status: 200, contentType: "image/png", expectedLength: 100, body: body)) }
+            "https://x.example/f": {
+                .success(MediaResponse(status: 200, contentType: "image/png", expectedLength: 100, body: body))
+            }
         ])
         let (result, directory) = await attach(Self.payload("https://x.example/f", "png"), fetcher)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -192,9 +226,12 @@ final class CannedFetcher: MediaFetcher, @unchecked Sendable {
     @Test func slowMediaTimesOutAndLeavesNothing() async {
         let body = MemoryBody(Self.png, chunkSize: 100, hangs: true)
         let fetcher = CannedFetcher([
-            "https://x.example/slow": { .success(MediaResponse(status: 200, contentType: "image/png", expectedLength: nil, body: body)) }
+            "https://x.example/slow": {
+                .success(MediaResponse(status: 200, contentType: "image/png", expectedLength: nil, body: body))
+            }
         ])
-        let (result, directory) = await attach(Self.payload("https://x.example/slow", "png"), fetcher, sleep: Self.atOnce)
+        let (result, directory) = await attach(
+            Self.payload("https://x.example/slow", "png"), fetcher, sleep: Self.atOnce)
         defer { try? FileManager.default.removeItem(at: directory) }
         guard case .failure(let failure) = result else {
             Issue.record("a download that never ends attached")
@@ -208,7 +245,9 @@ final class CannedFetcher: MediaFetcher, @unchecked Sendable {
     @Test func cancellingTheTaskFallsBack() async {
         let body = MemoryBody(Self.png, hangs: true)
         let fetcher = CannedFetcher([
-            "https://x.example/slow": { .success(MediaResponse(status: 200, contentType: nil, expectedLength: nil, body: body)) }
+            "https://x.example/slow": {
+                .success(MediaResponse(status: 200, contentType: nil, expectedLength: nil, body: body))
+            }
         ])
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -228,7 +267,11 @@ final class CannedFetcher: MediaFetcher, @unchecked Sendable {
     @Test func plainHTTPOnlyForNamedHosts() {
         var options = RichPushOptions()
         options.plainHTTPHosts = ["127.0.0.1"]
-        #expect((try? AttachmentPlan.make(payload: Self.payload("http://127.0.0.1:8080/a.png", "png"), options: options).get()) != nil)
-        #expect((try? AttachmentPlan.make(payload: Self.payload("http://localhost:8080/a.png", "png"), options: options).get()) == nil)
+        #expect(
+            (try? AttachmentPlan.make(payload: Self.payload("http://127.0.0.1:8080/a.png", "png"), options: options)
+                .get()) != nil)
+        #expect(
+            (try? AttachmentPlan.make(payload: Self.payload("http://localhost:8080/a.png", "png"), options: options)
+                .get()) == nil)
     }
 }

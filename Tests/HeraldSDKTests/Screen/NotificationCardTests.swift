@@ -17,7 +17,8 @@ import Testing
     @Test func ctaLabelDefaultsToTheURL() {
         let card = NotificationCard(testMessage(cta: CallToAction(label: nil, url: "https://example.com/x")))
         #expect(card.ctaLabel == "https://example.com/x")
-        #expect(NotificationCard(testMessage(cta: CallToAction(label: " ", url: "https://e.x"))).ctaLabel == "https://e.x")
+        #expect(
+            NotificationCard(testMessage(cta: CallToAction(label: " ", url: "https://e.x"))).ctaLabel == "https://e.x")
         #expect(NotificationCard(testMessage(cta: nil)).ctaLabel == nil)
     }
 
@@ -50,7 +51,8 @@ import Testing
 
     @Test(arguments: [
         "https://evil.example/watch?v=dQw4w9WgXcQ", "https://youtube.com.evil.example/watch?v=dQw4w9WgXcQ",
-        "https://www.youtube.com/watch?v=short", "https://www.youtube.com/watch?v=dQw4w9WgXcQ%22", "javascript:alert(1)",
+        "https://www.youtube.com/watch?v=short", "https://www.youtube.com/watch?v=dQw4w9WgXcQ%22",
+        "javascript:alert(1)",
         "https://user@evil.example/watch?v=dQw4w9WgXcQ", "ftp://youtube.com/watch?v=dQw4w9WgXcQ",
     ])
     func otherLinksAreNotEmbedded(url: String) {

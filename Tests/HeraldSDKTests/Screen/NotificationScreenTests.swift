@@ -41,7 +41,8 @@ import Testing
     }
 
     static func imageScreenHasNoPlayer(_ client: HeraldClient) -> Bool {
-        client.screen(for: testMessage(media: MessageMedia(type: .image, url: "https://cdn.example.com/a.png"))).playback
+        client.screen(for: testMessage(media: MessageMedia(type: .image, url: "https://cdn.example.com/a.png")))
+            .playback
             == nil
     }
 
@@ -88,14 +89,16 @@ import Testing
         #expect(harness.opener.opened.current == ["https://example.com/order"])
         #expect(screen.isClosed)
         screen.close()
-        #expect(harness.eventTypes == ["notification.displayed", "notification.cta_clicked"], "no dismissed after acting")
+        #expect(
+            harness.eventTypes == ["notification.displayed", "notification.cta_clicked"], "no dismissed after acting")
         #expect(harness.events.current[1].data == ["url": "https://example.com/order"])
     }
 
     @Test func changesAreAnnounced() async throws {
         let harness = Harness()
         let client = await harness.start()
-        let screen = client.screen(for: testMessage(media: MessageMedia(type: .audio, url: "https://cdn.example.com/a.mp3")))
+        let screen = client.screen(
+            for: testMessage(media: MessageMedia(type: .audio, url: "https://cdn.example.com/a.mp3")))
         let changes = LockedValue(0)
         screen.onChange { changes.update { $0 += 1 } }
         screen.didAppear()

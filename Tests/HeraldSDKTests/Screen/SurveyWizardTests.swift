@@ -19,7 +19,9 @@ import Testing
         #expect(wizard.step == .question(0) && wizard.currentQuestion?.id == "stars")
         #expect([wizard.progress.current, wizard.progress.total] == [1, 3] && wizard.fractionComplete == 0)
         #expect(!wizard.canGoBack && !wizard.canGoNext, "required and unanswered")
-        #expect(wizard.next() == .blocked(SurveyAnswerProblem(questionID: "stars", code: .required, message: "is required")))
+        #expect(
+            wizard.next() == .blocked(SurveyAnswerProblem(questionID: "stars", code: .required, message: "is required"))
+        )
         #expect(wizard.shownProblem?.code == .required)
         wizard.answer(9)
         #expect(wizard.currentProblem?.code == .outOfRange && !wizard.canGoNext)
@@ -42,7 +44,9 @@ import Testing
             return
         }
         #expect(answers.json == ["stars": 4, "drink": ["coffee"], "more": "great"], "normalized: trimmed")
-        #expect(wizard.step == .thankYou && [wizard.progress.current, wizard.progress.total] == [3, 3] && wizard.fractionComplete == 1)
+        #expect(
+            wizard.step == .thankYou && [wizard.progress.current, wizard.progress.total] == [3, 3]
+                && wizard.fractionComplete == 1)
         #expect(wizard.cta == Self.survey.cta)
         #expect(!wizard.canGoBack && !wizard.canGoNext)
         guard case .blocked = wizard.next() else {

@@ -35,7 +35,9 @@ import Testing
         try storage.write("../escape/me", [1])
         #expect(try storage.read("../escape/me") == [1])
         #expect(try FileManager.default.contentsOfDirectory(atPath: url.path) == ["___escape_me.json"])
-        #expect(!FileManager.default.fileExists(atPath: url.deletingLastPathComponent().appendingPathComponent("escape").path))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: url.deletingLastPathComponent().appendingPathComponent("escape").path))
     }
 
     @Test func nothingIsReadOrWrittenWhileUnavailable() throws {

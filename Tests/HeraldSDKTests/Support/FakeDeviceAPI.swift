@@ -102,7 +102,8 @@ final class FakeDeviceAPI: @unchecked Sendable {
         guard let install = verify(request, path: path, query: components.percentEncodedQuery) else {
             signatureFailures += 1
             return .success(
-                .json(401, ["errors": ["signature": ["is wrong or missing"]]], headers: [("Date", httpDate(serverTime))]))
+                .json(
+                    401, ["errors": ["signature": ["is wrong or missing"]]], headers: [("Date", httpDate(serverTime))]))
         }
         let body = request.body.isEmpty ? nil : try? JSON.parse(request.body)
         switch (request.method, path) {

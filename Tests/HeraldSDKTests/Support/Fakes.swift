@@ -53,7 +53,9 @@ final class ManualScheduler: Scheduler, @unchecked Sendable {
         while true {
             let now = clock.time
             let item = lock.withLock { () -> Item? in
-                guard let index = items.indices.filter({ items[$0].due <= now }).min(by: { items[$0].due < items[$1].due })
+                guard
+                    let index = items.indices.filter({ items[$0].due <= now }).min(by: { items[$0].due < items[$1].due }
+                    )
                 else { return nil }
                 return items.remove(at: index)
             }
@@ -193,6 +195,7 @@ func testMessage(
     questions: [SurveyQuestion] = []
 ) -> HeraldMessage {
     HeraldMessage(
-        id: id, campaignID: "c-1", type: questions.isEmpty ? .message : .survey, headline: headline, body: "Two for one",
+        id: id, campaignID: "c-1", type: questions.isEmpty ? .message : .survey, headline: headline,
+        body: "Two for one",
         isSandbox: sandbox, media: media, cta: cta, questions: questions)
 }

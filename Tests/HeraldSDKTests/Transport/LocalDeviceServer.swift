@@ -29,7 +29,9 @@ final class LocalDeviceServer: HTTPResponder, @unchecked Sendable {
 
     init(message: HeraldMessage, imageSize: Int) throws {
         self.message = message
-        image = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<imageSize - 8).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        image =
+            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            + (0..<imageSize - 8).map { UInt8(truncatingIfNeeded: $0 &* 13) }
         let logger = Logger(label: "sdk-e2e", level: .critical)
         var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
         configuration.threadCount = 2
@@ -76,7 +78,9 @@ final class LocalDeviceServer: HTTPResponder, @unchecked Sendable {
             return .json(["data": ["results": .array(results)]], status: .accepted)
         case (.get, "/api/v1/geofences"):
             if request.header("if-none-match") == "\"v1\"" { return HTTPResponse(status: .notModified) }
-            var response = HTTPResponse.json(["data": [], "meta": ["refresh_seconds": 600, "refresh_distance_meters": 500]])
+            var response = HTTPResponse.json([
+                "data": [], "meta": ["refresh_seconds": 600, "refresh_distance_meters": 500],
+            ])
             response.headers.append(("etag", "\"v1\""))
             return response
         default:

@@ -64,7 +64,10 @@ import Testing
         #expect(
             geofenceGets.last?.headers.contains { $0.name == "if-none-match" && $0.value == "\"v1\"" } == true)
         let events = try JSON.parse(try #require(seen.first { $0.target == "/api/v1/events" }).body)
-        #expect(events["events"]?.arrayValue?.map { $0["type"] } == ["notification.received", "notification.displayed", "custom"])
+        #expect(
+            events["events"]?.arrayValue?.map { $0["type"] } == [
+                "notification.received", "notification.displayed", "custom",
+            ])
         let update = try JSON.parse(try #require(seen.first { $0.target == "/api/v1/installs/current" }).body)
         #expect(update["push_token"] == .string(HexEncoding.encode((0..<32).map { UInt8($0) })))
     }
@@ -72,7 +75,8 @@ import Testing
     @Test func transportErrorsAreOffline() async {
         // Nothing listens on port 9 of the loopback.
         do {
-            _ = try await URLSessionTransport().send(TransportRequest(method: "GET", url: "http://127.0.0.1:9/x", timeout: .seconds(5)))
+            _ = try await URLSessionTransport().send(
+                TransportRequest(method: "GET", url: "http://127.0.0.1:9/x", timeout: .seconds(5)))
             Issue.record("answered")
         } catch {
             #expect(error.code == .offline || error.code == .timedOut)
@@ -132,7 +136,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let fetcher = URLSessionMediaFetcher(plainHTTPHosts: ["127.0.0.1"], directory: directory)
         do {
-            _ = try await fetcher.fetch("\(server.baseURL)/media/huge.png", maximumBytes: 1_000_000, timeout: .seconds(20))
+            _ = try await fetcher.fetch(
+                "\(server.baseURL)/media/huge.png", maximumBytes: 1_000_000, timeout: .seconds(20))
             Issue.record("fetched past the limit")
         } catch {
             #expect(error.code == .tooLarge)
