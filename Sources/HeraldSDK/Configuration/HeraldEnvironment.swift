@@ -9,7 +9,7 @@ public struct HeraldEnvironment: Sendable {
     /// The time.
     public var clock: WallClock
     /// Later work (retries, refreshes).
-    public var scheduler: any Scheduler
+    public var scheduler: any WorkScheduler
     /// Ids and jitter.
     public var random: RandomSource
     /// The notification screen and system notifications.
@@ -24,7 +24,7 @@ public struct HeraldEnvironment: Sendable {
     /// An environment.
     public init(
         transport: any HTTPTransport, storage: any PersistentStorage, clock: WallClock = .system,
-        scheduler: any Scheduler = TaskScheduler(), random: RandomSource = .system,
+        scheduler: any WorkScheduler = TaskScheduler(), random: RandomSource = .system,
         presenter: any NotificationPresenter = SilentPresenter(), regionMonitor: (any RegionMonitor)? = nil,
         urlOpener: any URLOpener, diagnostics: @escaping @Sendable (HeraldDiagnostic) -> Void = { _ in }
     ) {

@@ -16,14 +16,14 @@ final class EventQueue: @unchecked Sendable {
     private let store: StoredValue
     private let clock: WallClock
     private let random: RandomSource
-    private let scheduler: any Scheduler
+    private let scheduler: any WorkScheduler
     private let sendDelay: Duration
     private let diagnostics: @Sendable (HeraldDiagnostic) -> Void
     private var sender: Sender?
 
     init(
         options: HeraldConfiguration.Options, storage: any PersistentStorage, clock: WallClock, random: RandomSource,
-        scheduler: any Scheduler, diagnostics: @escaping @Sendable (HeraldDiagnostic) -> Void
+        scheduler: any WorkScheduler, diagnostics: @escaping @Sendable (HeraldDiagnostic) -> Void
     ) {
         state = EventQueueState()
         state.maximumEvents = options.maximumQueuedEvents

@@ -17,7 +17,7 @@ final class TestClock: @unchecked Sendable {
 }
 
 /// Work scheduled on the test's clock, run when the test says.
-final class ManualScheduler: Scheduler, @unchecked Sendable {
+final class ManualScheduler: WorkScheduler, @unchecked Sendable {
     struct Item {
         let id: Int
         let due: Timestamp

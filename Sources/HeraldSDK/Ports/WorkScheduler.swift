@@ -1,5 +1,5 @@
 /// Runs work later: retries with backoff, the daily token refresh. Injected, so tests decide when "later" is.
-public protocol Scheduler: Sendable {
+public protocol WorkScheduler: Sendable {
     /// Runs `work` once after `delay`, unless the returned handle is cancelled first.
     func schedule(after delay: Duration, _ work: @escaping @Sendable () async -> Void) -> ScheduledWork
 }
@@ -16,7 +16,7 @@ public struct ScheduledWork: Sendable {
 }
 
 /// The real scheduler: a task that sleeps, then runs the work.
-public struct TaskScheduler: Scheduler {
+public struct TaskScheduler: WorkScheduler {
     /// A scheduler.
     public init() {}
 
