@@ -1,6 +1,6 @@
 import HeraldModel
 
-/// Signs device-API requests (CONTRACT's `X-Herald-*` headers): HMAC-SHA256 in Swift over
+/// Signs device-API requests (the `X-Herald-*` headers): HMAC-SHA256 in Swift over
 /// `DeviceRequestSignature.message`, the bytes the server rebuilds.
 struct RequestSigner: Sendable {
     /// The credential.

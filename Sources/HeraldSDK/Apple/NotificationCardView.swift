@@ -7,8 +7,13 @@
     /// and the survey wizard. All its logic is `NotificationScreen`'s.
     struct NotificationCardView: View {
         let screen: NotificationScreen
-        @State private var revision = 0
+        @StateObject private var model: CardModel
         @Environment(\.dismiss) private var dismiss
+
+        init(screen: NotificationScreen) {
+            self.screen = screen
+            _model = StateObject(wrappedValue: CardModel())
+        }
 
         var body: some View {
             let card = screen.card
@@ -47,9 +52,10 @@
             .background(Color(uiColor: .systemBackground))
             .cornerRadius(16)
             .padding()
-            .id(revision)
+            .id(model.revision)
             .onAppear {
-                screen.onChange { Task { @MainActor in revision += 1 } }
+                let model = self.model
+                screen.onChange { Task { @MainActor in model.revision += 1 } }
                 screen.didAppear()
             }
         }
@@ -95,5 +101,11 @@
                 }
             }
         }
+    }
+    /// Redraws the card when the screen changes.
+    @MainActor
+    final class CardModel: ObservableObject {
+        @Published var revision = 0
+        nonisolated init() {}
     }
 #endif
