@@ -2,15 +2,17 @@
 import PackageDescription
 
 /// Herald: one server binary (`herald`) and the libraries it is layered from.
-/// Dependencies point down ARCHITECTURE.md's table; only the shim targets touch C.
+/// Dependencies point down the layers the README describes; only the shim targets touch C.
 let package = Package(
     name: "Herald",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .executable(name: "herald", targets: ["herald"]),
         .library(name: "HeraldModel", targets: ["HeraldModel"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
         .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
+        // Static, so `swift build --product HeraldSDK` builds it alone; apps and their extensions each link a copy.
+        .library(name: "HeraldSDK", type: .static, targets: ["HeraldSDK"]),
     ],
     targets: [
         // C libraries from Debian, each wrapped once.
@@ -56,6 +58,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "herald", dependencies: ["HeraldRuntime"]),
+        // The client library apps embed: Foundation (and FoundationNetworking) only, HMAC in Swift, no C.
+        .target(name: "HeraldSDK", dependencies: ["HeraldModel"]),
         .target(
             name: "HeraldTesting",
             dependencies: [
@@ -82,5 +86,8 @@ let package = Package(
                 "HeraldDelivery", "HeraldAPNs", "HeraldFCM", "HeraldDomain", "HeraldTesting", "HeraldLifecycle",
             ]),
         .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldDelivery", "HeraldTesting"]),
+        .testTarget(
+            name: "HeraldSDKTests",
+            dependencies: ["HeraldSDK", "HeraldModel", "HeraldHTTP", "HeraldCrypto", "HeraldObservability"]),
     ]
 )

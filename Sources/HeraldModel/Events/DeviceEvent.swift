@@ -34,20 +34,12 @@ public struct DeviceEvent: Sendable, Equatable {
     /// milliseconds (`2025-05-01T09:30:00.250Z`).
     public var json: JSON {
         var pairs: [(key: String, value: JSON)] = [
-            ("id", .string(id)), ("type", .string(type.rawValue)), ("occurred_at", .string(Self.format(occurredAt))),
+            ("id", .string(id)), ("type", .string(type.rawValue)),
+            ("occurred_at", .string(occurredAt.iso8601WithMilliseconds)),
         ]
         if let notificationID { pairs.append(("notification_id", .string(notificationID))) }
         if let data { pairs.append(("data", data)) }
         return .object(pairs)
-    }
-
-    /// ISO 8601 in UTC with milliseconds.
-    static func format(_ time: Timestamp) -> String {
-        var text = time.iso8601
-        text.removeLast()
-        let millis = time.milliseconds - time.seconds * 1000
-        let digits = String(millis)
-        return text + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
     // MARK: - Building the data of each type

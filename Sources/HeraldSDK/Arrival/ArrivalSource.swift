@@ -1,0 +1,27 @@
+import HeraldModel
+
+/// How a message reached the device.
+public enum ArrivalSource: Sendable, Equatable {
+    /// A push that arrived with the app in front.
+    case pushInForeground
+    /// A push whose system notification the user tapped.
+    case pushTapped
+    /// `POST /api/v1/notifications/pull` (the app came to the front, or `Herald.pull()`).
+    case pull
+    /// A geofence crossing's answer; `locationID` is the geofence's location, when known.
+    case geofence(locationID: JSON?)
+    /// The app handed it to `Herald.present(_:)` (shown again from its own inbox).
+    case app
+}
+
+/// What the arrival path did with a message.
+public enum ArrivalOutcome: Sendable, Equatable {
+    /// Shown on the notification screen.
+    case shownOnScreen
+    /// Posted as a system notification (the app was in the background).
+    case postedSystemNotification
+    /// Handed to the app's notification listener.
+    case handedToListener
+    /// Seen before: not shown again.
+    case duplicate
+}

@@ -1,0 +1,357 @@
+import HeraldModel
+
+/// The install's identity on the device API: registers once, keeps the credential, signs every call, and
+/// registers again when the server stops accepting the signature (401) or when the registration's details change.
+///
+/// Nothing is assumed while storage is unavailable: an app pre-warmed before the first unlock gets
+/// `storageUnavailable` errors rather than a new install id, and the same identity once the device unlocks.
+actor InstallSession {
+    private let configuration: HeraldConfiguration
+    private let transport: any HTTPTransport
+    private let store: StoredValue
+    private let clock: WallClock
+    private let random: RandomSource
+    private let diagnostics: @Sendable (HeraldDiagnostic) -> Void
+    private var record: InstallRecord?
+    private var registration: Task<Credential, any Error>?
+    /// The server's clock minus the device's, in seconds, once a 401 showed they differ.
+    private(set) var clockOffsetSeconds: Int64 = 0
+    private var stopped = false
+
+    init(
+        configuration: HeraldConfiguration, transport: any HTTPTransport, storage: any PersistentStorage,
+        clock: WallClock, random: RandomSource, diagnostics: @escaping @Sendable (HeraldDiagnostic) -> Void
+    ) {
+        self.configuration = configuration
+        self.transport = transport
+        store = StoredValue(storage: storage, key: "install")
+        self.clock = clock
+        self.random = random
+        self.diagnostics = diagnostics
+    }
+
+    // MARK: - Identity
+
+    /// The stored record, read once storage is available; a new install id only when storage says nothing is
+    /// stored.
+    func loadedRecord() throws(HeraldError) -> InstallRecord {
+        if let record { return record }
+        let stored: JSON?
+        do {
+            stored = try store.load()
+        } catch {
+            throw HeraldError(
+                code: error.code == .unavailable ? .storageUnavailable : .storage, detail: error.description)
+        }
+        let digest = InstallBody.keyDigest(configuration.apiKey)
+        var loaded =
+            stored.flatMap(InstallRecord.init(json:)) ?? InstallRecord(installID: random.uuid(), apiKeyDigest: digest)
+        if loaded.apiKeyDigest != digest {
+            // Another key (live ↔ sandbox): the same install registers again with it.
+            loaded.apiKeyDigest = digest
+            loaded.credential = nil
+            loaded.testDevice = nil
+            loaded.lastSentDigest = nil
+        }
+        if stored == nil || loaded != stored.flatMap(InstallRecord.init(json:)) { try save(loaded) }
+        record = loaded
+        return loaded
+    }
+
+    /// The install id (`install_id`).
+    func installID() throws(HeraldError) -> String { try loadedRecord().installID }
+
+    /// The sandbox standing, when registered with a sandbox key.
+    func testDevice() -> TestDevice? { record?.testDevice }
+
+    /// The push token as last set.
+    func pushToken() -> String? { record?.pushToken }
+
+    /// True once registered.
+    func isRegistered() -> Bool { record?.credential != nil }
+
+    private func save(_ value: InstallRecord) throws(HeraldError) {
+        do {
+            try store.save(value.json)
+        } catch {
+            throw HeraldError(
+                code: error.code == .unavailable ? .storageUnavailable : .storage, detail: error.description)
+        }
+        record = value
+    }
+
+    private func update(_ change: (inout InstallRecord) -> Void) throws(HeraldError) {
+        var value = try loadedRecord()
+        change(&value)
+        try save(value)
+    }
+
+    // MARK: - Registration
+
+    /// The credential, registering first when there is none.
+    func credential() async throws(HeraldError) -> Credential {
+        guard !stopped else { throw HeraldError(code: .stopped) }
+        if let credential = try loadedRecord().credential { return credential }
+        return try await register(replacing: nil)
+    }
+
+    /// Registers (unsigned `POST /api/v1/installs`) unless someone already replaced `old`: concurrent callers that
+    /// all saw the same 401 share one registration.
+    func register(replacing old: Credential?) async throws(HeraldError) -> Credential {
+        guard !stopped else { throw HeraldError(code: .stopped) }
+        if let current = try loadedRecord().credential, current != old { return current }
+        if let registration { return try await Self.value(of: registration) }
+        let task = Task { () async throws -> Credential in try await self.performRegistration() }
+        registration = task
+        defer { registration = nil }
+        return try await Self.value(of: task)
+    }
+
+    private static func value(of task: Task<Credential, any Error>) async throws(HeraldError) -> Credential {
+        do {
+            return try await task.value
+        } catch let error as HeraldError {
+            throw error
+        } catch {
+            throw HeraldError(code: .offline, detail: "\(error)")
+        }
+    }
+
+    private func performRegistration() async throws(HeraldError) -> Credential {
+        let current = try loadedRecord()
+        let body = InstallBody.registration(current, configuration: configuration)
+        let response = try await transmit(.register(body), signedWith: nil)
+        guard response.isSuccess else {
+            let error = Self.error(from: response)
+            if error.code == .rejected || error.code == .unauthorized {
+                diagnostics(
+                    HeraldDiagnostic(
+                        code: .registrationFailed, message: "POST /api/v1/installs answered \(response.status)"))
+            }
+            throw error
+        }
+        guard let answer = try? JSON.parse(response.body), let credential = Credential(json: answer["credential"])
+        else {
+            diagnostics(HeraldDiagnostic(code: .malformedResponse, message: "registration answered no credential"))
+            throw HeraldError(code: .malformedResponse, status: response.status, detail: "no credential")
+        }
+        try update { record in
+            record.credential = credential
+            record.config = answer["config"]
+            record.testDevice = answer["test_device"].flatMap(TestDevice.init(json:))
+            record.lastSentDigest = InstallBody.digest(record, configuration: configuration)
+            record.lastSentAt = clock.now()
+        }
+        return credential
+    }
+
+    /// Sends the registration's details (`PUT /api/v1/installs/current`) when they changed since last sent, when
+    /// they were last sent longer ago than the refresh interval, or when `force`d. Registers instead when there is
+    /// no credential yet (registration sends them all).
+    func synchronize(force: Bool = false) async throws(HeraldError) {
+        let current = try loadedRecord()
+        guard current.credential != nil else {
+            _ = try await credential()
+            return
+        }
+        let digest = InstallBody.digest(current, configuration: configuration)
+        let due =
+            current.lastSentAt.map { clock.now().since($0) >= configuration.options.registrationRefreshInterval }
+            ?? true
+        guard force || due || digest != current.lastSentDigest else { return }
+        let response = try await send(.update(InstallBody.update(current, configuration: configuration)))
+        guard response.isSuccess else { throw Self.error(from: response) }
+        let sentAt = clock.now()
+        try update { record in
+            // What was sent, even if the record changed meanwhile (then the next call sends again).
+            record.lastSentDigest = digest
+            record.lastSentAt = sentAt
+        }
+    }
+
+    /// Keeps a new push token (nil clears it) and sends it if it changed.
+    func setPushToken(_ token: String?) async throws(HeraldError) {
+        let changed = try loadedRecord().pushToken != token
+        if changed { try update { $0.pushToken = token } }
+        try await synchronize()
+    }
+
+    /// Keeps new permissions and sends them if they changed.
+    func setPermissions(_ permissions: Permissions) async throws(HeraldError) {
+        if try loadedRecord().permissions != permissions { try update { $0.permissions = permissions } }
+        try await synchronize()
+    }
+
+    /// The longest segment, in characters, and the most segments.
+    static let segmentLength = 1...255
+    static let maximumSegments = 100
+
+    /// Replaces the device's segments (`PUT /api/v1/device/segments`): at most 100, each 1 to 255 characters.
+    func setSegments(_ segments: [String]) async throws(HeraldError) {
+        guard segments.count <= Self.maximumSegments else {
+            throw HeraldError(code: .invalidArgument, detail: "at most \(Self.maximumSegments) segments")
+        }
+        guard segments.allSatisfy({ Self.segmentLength.contains($0.count) }) else {
+            throw HeraldError(code: .invalidArgument, detail: "segments must be 1 to 255 characters")
+        }
+        try update { $0.segments = segments }
+        let response = try await send(.segments(segments))
+        guard response.isSuccess else { throw Self.error(from: response) }
+    }
+
+    /// Logging out: forgets the push token and the segments, and tells the server (`push_token: null`).
+    func logOut() async throws(HeraldError) {
+        try update { record in
+            record.pushToken = nil
+            record.segments = []
+        }
+        guard try loadedRecord().credential != nil else { return }
+        try await synchronize(force: true)
+    }
+
+    // MARK: - Deleting
+
+    /// `DELETE /api/v1/device`, then forgets the install. Offline, the deletion is kept and retried by
+    /// `retryPendingDeletion()`; the install is stopped at once either way.
+    func deleteDevice() async throws(HeraldError) {
+        stopped = true
+        let current = try loadedRecord()
+        guard let credential = current.credential ?? current.pendingDeletion else {
+            try forget()
+            return
+        }
+        try update { record in
+            record.pendingDeletion = credential
+            record.credential = nil
+        }
+        try await finishDeletion(credential)
+    }
+
+    /// Retries a deletion `deleteDevice()` could not finish; does nothing when there is none.
+    func retryPendingDeletion() async throws(HeraldError) {
+        guard let pending = try loadedRecord().pendingDeletion else { return }
+        let wasStopped = stopped
+        stopped = true
+        try await finishDeletion(pending)
+        stopped = wasStopped
+    }
+
+    private func finishDeletion(_ credential: Credential) async throws(HeraldError) {
+        let response = try await transmit(.deleteDevice, signedWith: credential)
+        // 401 and 404: the server no longer knows this install; nothing left to delete.
+        guard response.isSuccess || response.status == 401 || response.status == 404 else {
+            throw Self.error(from: response)
+        }
+        try forget()
+    }
+
+    /// Removes the stored install; the next call starts a new one.
+    private func forget() throws(HeraldError) {
+        do {
+            try store.clear()
+        } catch {
+            throw HeraldError(
+                code: error.code == .unavailable ? .storageUnavailable : .storage, detail: error.description)
+        }
+        record = nil
+    }
+
+    /// Allows calls again after `deleteDevice()` (a new install).
+    func restart() { stopped = false }
+
+    // MARK: - Sending
+
+    /// Sends `request` signed with the credential (registering first if needed). On a 401 it signs again with the
+    /// server's time when the `Date` header shows the clocks apart, else registers again; then retries once.
+    /// Answers every response but a second 401 (`unauthorized`).
+    func send(_ request: DeviceRequest) async throws(HeraldError) -> TransportResponse {
+        var credential = try await credential()
+        var response = try await transmit(request, signedWith: credential)
+        guard response.status == 401 else { return response }
+        if let serverTime = response.header("Date").flatMap(HTTPDate.parse) {
+            let skew = serverTime.seconds - clock.now().seconds
+            if abs(skew - clockOffsetSeconds) > DeviceRequestSignature.allowedSkewSeconds / 2 {
+                clockOffsetSeconds = skew
+                diagnostics(
+                    HeraldDiagnostic(code: .clockSkew, message: "the device's clock is \(-skew) s off the server's"))
+                response = try await transmit(request, signedWith: credential)
+                guard response.status == 401 else { return response }
+            }
+        }
+        credential = try await register(replacing: credential)
+        response = try await transmit(request, signedWith: credential)
+        guard response.status != 401 else {
+            throw HeraldError(code: .unauthorized, status: 401, detail: "\(request.method) \(request.path)")
+        }
+        return response
+    }
+
+    private func transmit(_ request: DeviceRequest, signedWith credential: Credential?) async throws(HeraldError)
+        -> TransportResponse
+    {
+        guard let base = BaseURL(configuration.baseURL) else {
+            throw HeraldError(code: .invalidURL, detail: "the base URL must be http(s)://host[:port][/path]")
+        }
+        let path = base.pathPrefix + request.path
+        var url = base.origin + path
+        if !request.query.isEmpty { url += "?" + DeviceRequestSignature.queryString(request.query) }
+        let body = request.bodyBytes
+        var headers: [(name: String, value: String)] = [
+            ("Accept", "application/json"), ("User-Agent", "HeraldSDK/\(configuration.sdkVersion)"),
+        ]
+        if !body.isEmpty { headers.append(("Content-Type", "application/json")) }
+        headers.append(contentsOf: request.headers)
+        if let credential {
+            let time = clock.now().seconds + clockOffsetSeconds
+            headers.append(
+                contentsOf: RequestSigner(credential: credential).headers(
+                    method: request.method, path: path, query: request.query, body: body, unixTime: time))
+        }
+        do {
+            return try await transport.send(
+                TransportRequest(
+                    method: request.method, url: url, headers: headers, body: body,
+                    timeout: configuration.options.requestTimeout))
+        } catch {
+            switch error.code {
+            case .timedOut: throw HeraldError(code: .timedOut, detail: error.description)
+            case .invalidURL: throw HeraldError(code: .invalidURL, detail: error.description)
+            default: throw HeraldError(code: .offline, detail: error.description)
+            }
+        }
+    }
+
+    /// The error a non-2xx response stands for.
+    static func error(from response: TransportResponse) -> HeraldError {
+        switch response.status {
+        case 429: return HeraldError(code: .rateLimited, status: 429)
+        case 401: return HeraldError(code: .unauthorized, status: 401)
+        case 408, 500...599: return HeraldError(code: .server, status: response.status)
+        default: return HeraldError(code: .rejected, status: response.status)
+        }
+    }
+}
+
+/// A base URL split for requests and signatures: `https://host:port` and the path before `/api/v1`.
+struct BaseURL: Sendable, Equatable {
+    /// `scheme://host[:port]`.
+    var origin: String
+    /// The path prefix without a trailing slash (`""` or `/herald`).
+    var pathPrefix: String
+
+    init?(_ text: String) {
+        let lowered = text.lowercased()
+        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://"),
+            !text.contains("?"), !text.contains("#"),
+            !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F })
+        else { return nil }
+        let afterScheme = text.range(of: "://")!.upperBound
+        let rest = text[afterScheme...]
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        guard slash > rest.startIndex else { return nil }
+        origin = String(text[..<slash])
+        var prefix = String(rest[slash...])
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        pathPrefix = prefix
+    }
+}

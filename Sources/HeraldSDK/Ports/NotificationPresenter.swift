@@ -1,0 +1,28 @@
+import HeraldModel
+
+/// How the SDK shows a notification: the Apple shell puts its screen over the app and posts system
+/// notifications; tests record what they are asked.
+public protocol NotificationPresenter: Sendable {
+    /// Shows the notification screen over the app (the app is in front). The presenter calls
+    /// `screen.didAppear()` once it is on screen and `screen.close()` if it goes away without the user.
+    func showScreen(_ screen: NotificationScreen) async
+    /// Posts a system notification for `message` (the app is in the background); tapping it comes back through
+    /// `HeraldClient.handleNotificationResponse`.
+    func postSystemNotification(_ message: HeraldMessage) async
+    /// Removes the system notification for `messageID` if it is still in the notification centre (the message was
+    /// shown another way, so the user doesn't see it twice).
+    func removeSystemNotification(messageID: String) async
+}
+
+/// Where a geofence notice goes when there is no UI (a presenter that shows nothing); the default before the app
+/// gives one.
+public struct SilentPresenter: NotificationPresenter {
+    /// A presenter that shows nothing.
+    public init() {}
+    /// Does nothing.
+    public func showScreen(_ screen: NotificationScreen) async {}
+    /// Does nothing.
+    public func postSystemNotification(_ message: HeraldMessage) async {}
+    /// Does nothing.
+    public func removeSystemNotification(messageID: String) async {}
+}
