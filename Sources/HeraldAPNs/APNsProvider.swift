@@ -127,7 +127,7 @@ public final class APNsProvider: PushProvider {
     }
 
     public func send(_ push: OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) {
-        let payload = APNsPayload.encode(push.content)
+        let payload = push.apnsPayload
         guard payload.count <= APNsPayload.maximumSize else {
             return completion(
                 .failed(reason: "payload is \(payload.count) bytes; APNs accepts at most \(APNsPayload.maximumSize)"))

@@ -32,12 +32,19 @@ public struct OutgoingPush: Sendable {
     public var collapseID: String?
     /// The attempt number (1 on the first try).
     public var attempt: Int
+    /// A campaign's message: the push is its payload (`MessagePush`) rather than `content`'s.
+    public var message: HeraldMessage?
+    /// For a campaign's message on FCM to an SDK install: data only, so the SDK draws it on its own channel.
+    public var dataOnly: Bool
 
     /// A push.
     public init(
         deliveryID: Int64, businessID: Int64, token: String, apnsID: String, content: PushContent,
-        expiresAt: Timestamp? = nil, collapseID: String? = nil, attempt: Int = 1
+        expiresAt: Timestamp? = nil, collapseID: String? = nil, attempt: Int = 1, message: HeraldMessage? = nil,
+        dataOnly: Bool = false
     ) {
+        self.message = message
+        self.dataOnly = dataOnly
         self.deliveryID = deliveryID
         self.businessID = businessID
         self.token = token
@@ -81,5 +88,18 @@ public enum PushResult: Sendable, Equatable {
     public func sent(with version: Timestamp) -> PushResult {
         guard case .credentialRejected(let reason, _) = self else { return self }
         return .credentialRejected(reason: reason, version: version)
+    }
+}
+
+extension OutgoingPush {
+    /// The APNs payload this push goes out as: a campaign message's (`MessagePush`), else the content's.
+    public var apnsPayload: [UInt8] {
+        message.map { MessagePush.apnsPayload(for: $0) } ?? APNsPayload.encode(content)
+    }
+
+    /// The FCM request body this push goes out as: a campaign message's (`MessagePush`), else the content's.
+    public var fcmMessage: JSON {
+        message.map { MessagePush.fcmMessage(token: token, for: $0, dataOnly: dataOnly) }
+            ?? FCMPayload.message(token: token, content: content, collapseKey: collapseID)
     }
 }

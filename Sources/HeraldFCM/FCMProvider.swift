@@ -87,7 +87,7 @@ public final class FCMProvider: PushProvider {
                 guard let credential = entries.withLock({ $0[push.businessID]?.credential }) else {
                     return completion(.retryable(reason: "credential replaced while sending", retryAfter: nil))
                 }
-                let message = FCMPayload.message(token: push.token, content: push.content, collapseKey: push.collapseID)
+                let message = push.fcmMessage
                 let base = configuration.baseURLOverride ?? "https://fcm.googleapis.com"
                 let request = HTTPClientRequest(
                     method: "POST",

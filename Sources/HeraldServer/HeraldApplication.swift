@@ -37,6 +37,8 @@ public final class HeraldApplication: Sendable {
     public let delivery: DeliveryEngine?
     /// Offer-expiry reminders.
     public let scheduler: ReminderScheduler
+    /// Sends launched campaigns to their audiences.
+    public let campaignRunner: CampaignRunner
     /// Every route served, as (method, pattern): the OpenAPI document is checked against it.
     public let routes: [(method: String, pattern: String)]
     /// The port the server listens on, once it does (the configured one until then).
@@ -75,6 +77,12 @@ public final class HeraldApplication: Sendable {
             store: store, loyalty: loyalty, clock: clock, interval: configuration.schedulerInterval,
             logger: logger.labeled("herald.scheduler"))
 
+        let campaigns = CampaignService(store: store, clock: clock)
+        let geofences = GeofenceService(store: store, notifications: notifications, clock: clock)
+        let campaignRunner = CampaignRunner(
+            fanOut: CampaignFanOut(store: store, notifications: notifications, clock: clock), clock: clock,
+            logger: logger.labeled("herald.campaigns"))
+        self.campaignRunner = campaignRunner
         let mobileAuth = MobileAuthenticator(store: store, sealer: sealer, clock: clock)
         var router = Router()
         SystemController(metrics: metrics).register(in: &router)
@@ -91,6 +99,10 @@ public final class HeraldApplication: Sendable {
             })
         admin.register(in: &router)
         AdminLoyaltyController(store: store, admin: admin, loyalty: loyalty, clock: clock).register(in: &router)
+        AdminCampaignController(
+            store: store, admin: admin, campaigns: campaigns, geofences: geofences,
+            launched: { campaignRunner.wake() }
+        ).register(in: &router)
         POSController(store: store, auth: POSAuthenticator(store: store), loyalty: loyalty).register(in: &router)
         let surveyLinks = SurveyLinks(baseURL: media.publicBaseURL)
         let submission = SurveySubmission(loyalty: loyalty)
@@ -134,6 +146,7 @@ public final class HeraldApplication: Sendable {
         var services: [(name: String, service: any Service)] = []
         if let delivery { services.append(("delivery", delivery)) }
         services.append(("scheduler", scheduler))
+        services.append(("campaigns", campaignRunner))
         services.append(("http", server))
         return services
     }

@@ -46,6 +46,10 @@ public final class StoreTransaction {
     public var surveys: SurveyRecords { SurveyRecords(self) }
     /// Campaigns and their counters.
     public var campaigns: CampaignRecords { CampaignRecords(self) }
+    /// The devices an audience reaches.
+    public var audiences: AudienceRecords { AudienceRecords(self) }
+    /// Geofences.
+    public var geofences: GeofenceRecords { GeofenceRecords(self) }
     /// What devices report, and the answers kept for their idempotency keys.
     public var deviceEvents: DeviceEventRecords { DeviceEventRecords(self) }
 

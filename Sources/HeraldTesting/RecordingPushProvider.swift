@@ -56,5 +56,5 @@ public final class RecordingPushProvider: PushProvider {
 
 extension OutgoingPush {
     /// The APNs payload this push goes out as (what Apple would receive), parsed.
-    public var payload: JSON { (try? JSON.parse(APNsPayload.encode(content))) ?? .null }
+    public var payload: JSON { (try? JSON.parse(apnsPayload)) ?? .null }
 }

@@ -250,6 +250,57 @@ struct BadInputTests {
             method: "POST", path: "/api/webhooks/gift_cards", access: .pos,
             slots: [Slot("uuid"), Slot("user_id"), Slot("balance", lax: ["number", "zero", "fraction"])],
             body: { context in ["uuid": "card-1", "user_id": .int(context.userID), "balance": 25] }),
+        Endpoint(
+            method: "POST", path: "/api/admin/businesses/{business}/campaigns", access: .admin,
+            slots: [
+                Slot("name"), Slot("message"), Slot("message.headline"), Slot("message.body"),
+                Slot("message.media"), Slot("message.media.type"), Slot("message.media.url"),
+                Slot("message.media.thumbnail_url"), Slot("message.cta"), Slot("message.cta.label"),
+                Slot("message.cta.url"), Slot("message.survey_id"), Slot("audience"), Slot("audience.user_ids"),
+                Slot("channels"), Slot("trigger"), Slot("trigger.type"), Slot("limits"),
+                // 42 (and 0 seconds) are fine limits.
+                Slot("limits.cooldown_seconds", lax: ["number", "zero"]),
+                Slot("limits.max_per_install", lax: ["number"]),
+                Slot("limits.throttle_per_minute", lax: ["number"]), Slot("limits.quiet_hours"),
+                Slot("limits.quiet_hours.start"), Slot("limits.quiet_hours.end"), Slot("limits.frequency_cap"),
+                Slot("limits.frequency_cap.count", lax: ["number"]),
+                Slot("limits.frequency_cap.period_hours", lax: ["number"]), Slot("sandbox", lax: ["true"]),
+            ],
+            body: { context in
+                [
+                    "name": "Winter", "channels": ["push", "pull", "inbox"],
+                    "message": [
+                        "headline": "Soup's on", "body": "Tomato soup today",
+                        "media": [
+                            "type": "image", "url": "https://cdn.example.com/soup.jpg",
+                            "thumbnail_url": "https://cdn.example.com/t.jpg",
+                        ],
+                        "cta": ["label": "Order", "url": "https://example.com/order"],
+                    ],
+                    "audience": ["user_ids": [.int(context.userID)]], "trigger": ["type": "now"],
+                    "limits": [
+                        "cooldown_seconds": 60, "max_per_install": 3, "throttle_per_minute": 100,
+                        "quiet_hours": ["start": "22:00", "end": "08:00"],
+                        "frequency_cap": ["count": 5, "period_hours": 24],
+                    ],
+                    "sandbox": false,
+                ]
+            }),
+        Endpoint(
+            method: "POST", path: "/api/admin/businesses/{business}/geofences", access: .admin,
+            slots: [
+                // Any latitude and longitude in range is a place; 42 meters is a radius.
+                Slot("name"), Slot("shape"), Slot("center"),
+                Slot("center.latitude", lax: ["number", "zero", "negative", "fraction"]),
+                Slot("center.longitude", lax: ["number", "zero", "negative", "fraction"]),
+                Slot("radius_meters", lax: ["number"]), Slot("location_id"),
+            ],
+            body: { context in
+                [
+                    "name": "Brooklyn", "shape": "circle", "center": ["latitude": 40.6782, "longitude": -73.9442],
+                    "radius_meters": 150, "location_id": .int(context.locationID),
+                ]
+            }),
     ]
 
     /// Whole bodies that are not a JSON object.

@@ -158,7 +158,7 @@ struct DeliveryStateMachine {
         add(
             DeliveryCompletion(
                 id: job.id, leaseOwner: configuration.owner, outcome: outcome, deviceID: job.deviceID,
-                token: job.token),
+                token: job.token, campaignID: job.notification.campaignID),
             at: now)
         inFlight -= 1
         if let roundTrip { window.record(seconds: roundTrip / .seconds(1), inFlight: outstanding) }
@@ -229,13 +229,19 @@ struct DeliveryStateMachine {
             add(
                 DeliveryCompletion(
                     id: job.id, leaseOwner: configuration.owner, outcome: outcome, deviceID: job.deviceID,
-                    token: job.token),
+                    token: job.token, campaignID: job.notification.campaignID),
                 at: now)
         }
         // Held here so long that its lease is half gone (a provider stalling): hand it back to the queue, due now
         // and with the attempt it never made returned, rather than risk a send racing another claim.
         guard now < leaseUntil.adding(.zero - configuration.lease / 2) else {
             return settle(.wait(until: now, reason: "held past half its lease"), "requeued")
+        }
+        switch job.campaignStatus {
+        case "cancelled": return settle(.skipped(reason: "campaign cancelled"), "skipped")
+        case "paused":
+            return settle(.wait(until: now.adding(configuration.idlePoll * 120), reason: "campaign paused"), "waiting")
+        default: break
         }
         guard job.deviceBelongsToRecipient else {
             return settle(.skipped(reason: "device now signed in as another user"), "skipped")
@@ -251,6 +257,13 @@ struct DeliveryStateMachine {
         }
         let entry = job.notification
         let background = entry.pushStyle == .background
+        // A campaign's message: the campaign's wording, with this entry's id (what the app reports it by).
+        let message = job.campaignMessage.flatMap(HeraldMessage.init(json:)).map { template -> HeraldMessage in
+            var message = template
+            message.id = String(entry.id)
+            message.campaignID = entry.campaignID.map(String.init)
+            return message
+        }
         let push = OutgoingPush(
             deliveryID: job.id, businessID: entry.businessID, token: token, apnsID: job.apnsID,
             content: PushContent(
@@ -258,7 +271,7 @@ struct DeliveryStateMachine {
                 sound: entry.sound, badge: background ? nil : job.badge, media: entry.media,
                 extras: entry.extras.objectValue ?? [], isBackground: background),
             expiresAt: entry.createdAt.adding(configuration.expiration), collapseID: entry.collapseID,
-            attempt: job.attempts)
+            attempt: job.attempts, message: message, dataOnly: message != nil && job.deviceIsInstall)
         inFlight += 1
         step.sends.append((job, push))
     }

@@ -110,23 +110,19 @@ public struct MessagePush: Sendable, Equatable {
 
     /// The FCM HTTP v1 request body for `message` to `token`: `{"message":{"token","notification":{"title",
     /// "body"(,"image")},"data":fcmData,"android":{"priority":"high","notification":{"sound":"default"}}}}`.
-    public static func fcmMessage(token: String, for message: HeraldMessage, maximumSize: Int = fcmMaximumSize)
-        -> JSON
-    {
+    /// `dataOnly` leaves `notification` out (and `android.notification`): the SDK draws the message itself, on its
+    /// own channel; an app without the SDK needs the notification block to show anything.
+    public static func fcmMessage(
+        token: String, for message: HeraldMessage, dataOnly: Bool = false, maximumSize: Int = fcmMaximumSize
+    ) -> JSON {
         let data = fcmData(for: message, maximumSize: maximumSize)
-        return .object([
-            (
-                "message",
-                .object([
-                    ("token", .string(token)), ("notification", fcmNotification(message)),
-                    ("data", .object(data.map { (key: $0.key, value: JSON.string($0.value)) })),
-                    (
-                        "android",
-                        .object([("priority", "high"), ("notification", .object([("sound", "default")]))])
-                    ),
-                ])
-            )
-        ])
+        var fields: [(key: String, value: JSON)] = [("token", .string(token))]
+        if !dataOnly { fields.append(("notification", fcmNotification(message))) }
+        fields.append(("data", .object(data.map { (key: $0.key, value: JSON.string($0.value)) })))
+        var android: [(key: String, value: JSON)] = [("priority", "high")]
+        if !dataOnly { android.append(("notification", .object([("sound", "default")]))) }
+        fields.append(("android", .object(android)))
+        return .object([("message", .object(fields))])
     }
 
     private static func fcmNotification(_ message: HeraldMessage) -> JSON {

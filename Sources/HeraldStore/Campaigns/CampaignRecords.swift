@@ -113,4 +113,33 @@ public struct CampaignRecords {
         ) { counters[$0.text(0)] = $0.int(1) }
         return counters
     }
+
+    /// Whether `businessID` has the saved segment `id`.
+    public func segmentExists(businessID: Int64, id: Int64) throws -> Bool {
+        try tx.connection.row("SELECT id FROM segments WHERE id = \(id) AND business_id = \(businessID)") != nil
+    }
+
+    /// How many campaign messages went to `deviceID` since `since` (of `campaignID` only, when given), and when the
+    /// newest was made: what caps, cooldowns and per-install maximums are checked against.
+    public func messages(toDevice deviceID: Int64, campaignID: Int64? = nil, since: Timestamp) throws -> (
+        count: Int, latest: Timestamp?
+    ) {
+        let campaign: SQLQuery =
+            campaignID.map { id -> SQLQuery in "AND campaign_id = \(id)" } ?? "AND campaign_id IS NOT NULL"
+        let row = try tx.connection.row(
+            """
+            SELECT COUNT(*), MAX(created_at) FROM notifications
+            WHERE device_id = \(deviceID) \(campaign) AND created_at >= \(since)
+            """)
+        return (Int(row?.int(0) ?? 0), row?.optionalTimestamp(1))
+    }
+
+    /// Whether `userID` has an inbox entry of `campaignID` for `triggerKey`.
+    public func hasInboxEntry(campaignID: Int64, userID: Int64, triggerKey: String) throws -> Bool {
+        try tx.connection.row(
+            """
+            SELECT id FROM notifications
+            WHERE campaign_id = \(campaignID) AND user_id = \(userID) AND trigger_key = \(triggerKey) AND device_id IS NULL
+            """) != nil
+    }
 }

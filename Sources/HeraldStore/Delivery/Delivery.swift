@@ -74,11 +74,23 @@ public struct ClaimedDelivery: Sendable, Equatable {
     /// The recipient's unread count now: the push's badge.
     public var badge: Int
 
+    /// For a campaign's message: the message as the campaign words it (`HeraldMessage` JSON, its id to fill in).
+    public var campaignMessage: JSON?
+    /// Whether the device is an SDK install (it draws FCM messages itself: they go data-only).
+    public var deviceIsInstall: Bool
+    /// For a campaign's message: where the campaign stands now (a paused one's pushes wait, a cancelled one's are
+    /// not sent).
+    public var campaignStatus: String?
+
     /// A claimed job.
     public init(
         id: Int64, attempts: Int, apnsID: String, platform: PushPlatform, token: String?, tokenUpdatedAt: Timestamp?,
-        deviceID: Int64, deviceBelongsToRecipient: Bool, notification: InboxEntry, badge: Int
+        deviceID: Int64, deviceBelongsToRecipient: Bool, notification: InboxEntry, badge: Int,
+        campaignMessage: JSON? = nil, deviceIsInstall: Bool = false, campaignStatus: String? = nil
     ) {
+        self.campaignStatus = campaignStatus
+        self.campaignMessage = campaignMessage
+        self.deviceIsInstall = deviceIsInstall
         self.id = id
         self.attempts = attempts
         self.apnsID = apnsID
@@ -142,8 +154,14 @@ public struct DeliveryCompletion: Sendable, Equatable {
     /// The token the attempt used.
     public var token: String?
 
+    /// The campaign whose message it was (its counters count the outcome).
+    public var campaignID: Int64?
+
     /// A completion report.
-    public init(id: Int64, leaseOwner: String, outcome: Outcome, deviceID: Int64, token: String?) {
+    public init(
+        id: Int64, leaseOwner: String, outcome: Outcome, deviceID: Int64, token: String?, campaignID: Int64? = nil
+    ) {
+        self.campaignID = campaignID
         self.id = id
         self.leaseOwner = leaseOwner
         self.outcome = outcome

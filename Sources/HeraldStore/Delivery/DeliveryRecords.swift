@@ -18,14 +18,16 @@ public struct DeliveryRecords {
             apnsID: row.text(10), createdAt: row.timestamp(11), updatedAt: row.timestamp(12))
     }
 
-    /// Queues `entry` for one device, due at once, with its own stable `apns-id`. The delivery engine is woken
-    /// when the transaction commits.
-    public func enqueue(_ entry: InboxEntry, deviceID: Int64, platform: PushPlatform, at now: Timestamp) throws {
+    /// Queues `entry` for one device, due at `dueAt` (at once by default), with its own stable `apns-id`. The
+    /// delivery engine is woken when the transaction commits.
+    public func enqueue(
+        _ entry: InboxEntry, deviceID: Int64, platform: PushPlatform, dueAt: Timestamp? = nil, at now: Timestamp
+    ) throws {
         try tx.connection.execute(
             """
             INSERT INTO deliveries (notification_id, business_id, device_id, platform, status, attempts,
                 next_attempt_at, apns_id, created_at, updated_at)
-            VALUES (\(entry.id), \(entry.businessID), \(deviceID), \(platform.rawValue), 'queued', 0, \(now),
+            VALUES (\(entry.id), \(entry.businessID), \(deviceID), \(platform.rawValue), 'queued', 0, \(dueAt ?? now),
                 \(tx.makeUUID()), \(now), \(now))
             """)
         tx.deliveriesEnqueued += 1

@@ -22,7 +22,7 @@ public final class SQLDeliveryQueue: DeliveryQueue {
     private static let claimColumns = """
         d.id, d.attempts, d.apns_id, d.platform, v.token, v.token_updated_at, d.device_id, v.user_id, \
         (SELECT COUNT(*) FROM notifications u WHERE u.user_id = n.user_id AND u.read_at IS NULL \
-        AND u.deleted_at IS NULL AND u.visible = 1)
+        AND u.deleted_at IS NULL AND u.visible = 1), c.message, v.workspace, c.status
         """
     private static let claimColumnCount = Columns.count(claimColumns)
 
@@ -64,6 +64,7 @@ public final class SQLDeliveryQueue: DeliveryQueue {
                 FROM deliveries d
                 JOIN notifications n ON n.id = d.notification_id
                 JOIN devices v ON v.id = d.device_id
+                LEFT JOIN campaigns c ON c.id = n.campaign_id
                 WHERE d.id IN (\(list: ids))
                 ORDER BY d.id
                 """
@@ -76,7 +77,8 @@ public final class SQLDeliveryQueue: DeliveryQueue {
                         tokenUpdatedAt: row.optionalTimestamp(5), deviceID: row.int(6),
                         deviceBelongsToRecipient: entry.deviceID.map { $0 == row.int(6) }
                             ?? (row.optionalInt(7) == entry.userID), notification: entry,
-                        badge: Int(row.int(8))))
+                        badge: Int(row.int(8)), campaignMessage: row.optionalText(9).map(Columns.json),
+                        deviceIsInstall: row.optionalText(10) != nil, campaignStatus: row.optionalText(11)))
             }
             return claimed
         }
@@ -88,6 +90,7 @@ public final class SQLDeliveryQueue: DeliveryQueue {
         defer { changes.queueWritten() }
         return try database.write { db in
             var applied = 0
+            var campaignOutcomes: [Int64: (delivered: Int64, failed: Int64)] = [:]
             for completion in completions {
                 let owned: SQLQuery =
                     " WHERE id = \(completion.id) AND status = 'sending' AND lease_owner = \(completion.leaseOwner)"
@@ -130,6 +133,19 @@ public final class SQLDeliveryQueue: DeliveryQueue {
                         """)
                 }
                 applied += changed
+                if changed > 0, let campaign = completion.campaignID {
+                    switch completion.outcome.status {
+                    case .delivered: campaignOutcomes[campaign, default: (0, 0)].delivered += 1
+                    case .failed, .pruned: campaignOutcomes[campaign, default: (0, 0)].failed += 1
+                    default: break
+                    }
+                }
+            }
+            // A campaign's report counts its pushes as they are answered, in the same transaction.
+            let campaigns = StoreTransaction(connection: db, dialect: database.dialect, makeUUID: { "" }).campaigns
+            for (campaign, counts) in campaignOutcomes {
+                try campaigns.count("delivered", by: counts.delivered, campaignID: campaign)
+                try campaigns.count("failed", by: counts.failed, campaignID: campaign)
             }
             return applied
         }

@@ -157,12 +157,14 @@ public struct InboxRecords {
 
 extension InboxRecords {
     /// Hands a device up to `limit` of the messages waiting for its pull, oldest first, marking them handed: each
-    /// message goes to one pull, however many run at once (the update re-checks each row it takes).
+    /// message goes to one pull, however many run at once (the update re-checks each row it takes). A message made
+    /// to go out later (its `created_at` is when: a local time, the end of quiet hours) waits until then.
     public func pull(deviceID: Int64, limit: Int, at now: Timestamp) throws -> [InboxEntry] {
         try tx.connection.rows(
             """
             UPDATE notifications SET pulled_at = \(now)
             WHERE id IN (SELECT id FROM notifications WHERE device_id = \(deviceID) AND pullable = 1 AND pulled_at IS NULL
+                           AND created_at <= \(now)
                          ORDER BY id LIMIT \(max(0, limit)) \(raw: tx.dialect.skipLocked))
               AND pulled_at IS NULL
             RETURNING \(raw: Self.columns)

@@ -1,0 +1,92 @@
+import HeraldModel
+import HeraldStore
+
+/// Campaigns: written as drafts, launched, paused, resumed, cancelled. What a launch sends goes out through the
+/// fan-out (`CampaignFanOut`, run by `CampaignRunner`), or on each visit to its geofences (`GeofenceService`).
+public struct CampaignService: Sendable {
+    let store: Store
+    let clock: WallClock
+
+    /// The service over `store`.
+    public init(store: Store, clock: WallClock) {
+        self.store = store
+        self.clock = clock
+    }
+
+    /// Creates a draft of `spec` for `business`. What it names must be the business's: its survey, segment and
+    /// geofences (not found otherwise), and the users of a `user_ids` audience (unknown ones are refused, as news
+    /// refuses them).
+    public func create(_ spec: CampaignSpec, business: Business) throws -> Campaign {
+        let now = clock.now()
+        return try store.transaction { tx in
+            var survey: SurveyDefinition?
+            if let surveyID = spec.message.surveyID {
+                guard let stored = try tx.surveys.find(businessID: business.id, id: surveyID) else {
+                    throw DomainError(.notFound, field: "message.survey_id", "survey not found")
+                }
+                survey = try? SurveyDefinition(json: stored.definition)
+            }
+            switch spec.audience {
+            case .segment(let id):
+                guard try tx.campaigns.segmentExists(businessID: business.id, id: id) else {
+                    throw DomainError(.notFound, field: "audience.segment_id", "segment not found")
+                }
+            case .userIDs(let ids):
+                for id in ids where try tx.users.find(businessID: business.id, id: id) == nil {
+                    throw DomainError(.invalid, field: "audience.user_ids", "user \(id) not found")
+                }
+            case .all:
+                break
+            }
+            if case .geofence(let ids, _) = spec.trigger {
+                for id in ids where try tx.geofences.find(businessID: business.id, id: id) == nil {
+                    throw DomainError(.invalid, field: "trigger.geofence_ids", "geofence \(id) not found")
+                }
+            }
+            let startAt: Timestamp?
+            if case .scheduled(let at, _) = spec.trigger { startAt = at } else { startAt = nil }
+            return try tx.campaigns.insert(
+                Campaign(
+                    id: 0, businessID: business.id, name: spec.name, message: spec.template(survey: survey).json,
+                    audience: spec.audienceJSON, channels: spec.channels.map(\.rawValue), trigger: spec.triggerJSON,
+                    limits: spec.limitsJSON, sandbox: spec.sandbox, status: .draft, startAt: startAt, createdAt: now,
+                    updatedAt: now))
+        }
+    }
+
+    /// Launches a draft, or resumes a paused campaign: it answers at once; the fan-out sends from then on (from
+    /// where it stopped, for a resumed one). A scheduled one waits for its time.
+    public func launch(business: Business, id: Int64) throws -> Campaign {
+        try move(business: business, id: id, from: [.draft, .paused], to: .running, launched: true)
+    }
+
+    /// Pauses a running campaign: nothing more goes out until it is launched again.
+    public func pause(business: Business, id: Int64) throws -> Campaign {
+        try move(business: business, id: id, from: [.running], to: .paused)
+    }
+
+    /// Cancels a campaign for good: what has not gone out never does (queued pushes are skipped when claimed).
+    public func cancel(business: Business, id: Int64) throws -> Campaign {
+        try move(business: business, id: id, from: [.draft, .running, .paused], to: .cancelled, finished: true)
+    }
+
+    private func move(
+        business: Business, id: Int64, from: [Campaign.Status], to status: Campaign.Status, launched: Bool = false,
+        finished: Bool = false
+    ) throws -> Campaign {
+        let now = clock.now()
+        return try store.transaction { tx in
+            guard let campaign = try tx.campaigns.find(businessID: business.id, id: id) else {
+                throw DomainError.notFound("campaign")
+            }
+            guard
+                try tx.campaigns.changeStatus(
+                    id: id, from: from, to: status, at: now, launched: launched, finished: finished)
+            else {
+                if campaign.status == status { return campaign }  // asked twice: done already
+                throw DomainError(.conflict, field: "status", "the campaign is \(campaign.status)")
+            }
+            return try tx.campaigns.find(businessID: business.id, id: id)!
+        }
+    }
+}

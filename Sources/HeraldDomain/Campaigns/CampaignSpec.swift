@@ -1,0 +1,253 @@
+import HeraldModel
+import HeraldStore
+
+/// What a campaign is — its message, audience, channels, trigger and limits — as the domain reads it. The admin
+/// API checks a request into one; the store keeps it as JSON (`Campaign`), read back with `init(_:)`.
+public struct CampaignSpec: Sendable, Equatable {
+    /// What it says.
+    public struct Message: Sendable, Equatable {
+        /// The headline (the alert's title).
+        public var headline: String
+        /// The body.
+        public var body: String
+        /// Rich media.
+        public var media: MessageMedia?
+        /// A call to action.
+        public var cta: CallToAction?
+        /// A survey of the business it asks (the message is then a survey, its questions the survey's).
+        public var surveyID: Int64?
+
+        /// A message.
+        public init(
+            headline: String, body: String, media: MessageMedia? = nil, cta: CallToAction? = nil,
+            surveyID: Int64? = nil
+        ) {
+            self.headline = headline
+            self.body = body
+            self.media = media
+            self.cta = cta
+            self.surveyID = surveyID
+        }
+    }
+
+    /// Who it is for.
+    public enum Audience: Sendable, Equatable {
+        /// Every device of the business.
+        case all
+        /// The devices of these users.
+        case userIDs([Int64])
+        /// The devices a saved segment matches.
+        case segment(Int64)
+    }
+
+    /// How it reaches a device.
+    public struct Channel: Sendable, Hashable, CustomStringConvertible {
+        /// The channel's name.
+        public let rawValue: String
+        /// The channel named `rawValue`.
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// A push to each device with a token.
+        public static let push = Channel("push")
+        /// Handed to each SDK install by its next pull.
+        public static let pull = Channel("pull")
+        /// An entry in each signed-in user's inbox (the Punchh API's list).
+        public static let inbox = Channel("inbox")
+        /// Every channel.
+        public static let all: [Channel] = [.push, .pull, .inbox]
+        public var description: String { rawValue }
+    }
+
+    /// When it goes out.
+    public enum Trigger: Sendable, Equatable {
+        /// At launch.
+        case now
+        /// At `at`; with `localTime`, at that time of day in each device's own time zone (the first on or after
+        /// `at`, or after launch).
+        case scheduled(at: Timestamp?, localTime: LocalTime?)
+        /// When a device enters (or exits) one of these geofences.
+        case geofence(ids: [Int64], event: String)
+
+        /// Whether it goes out once to its whole audience (a fan-out), rather than on each visit.
+        public var isOneShot: Bool {
+            if case .geofence = self { return false }
+            return true
+        }
+    }
+
+    /// How often, and when not.
+    public struct Limits: Sendable, Equatable {
+        /// A device gets this campaign again only this long after the last time.
+        public var cooldownSeconds: Int64?
+        /// A device gets this campaign at most this many times.
+        public var maxPerInstall: Int?
+        /// The fan-out sends at most this many a minute.
+        public var throttlePerMinute: Int?
+        /// Local hours when nothing is sent (held until they end).
+        public var quietHours: (start: LocalTime, end: LocalTime)?
+        /// A device gets at most `count` campaign messages (of any campaign) in `periodHours`.
+        public var frequencyCap: (count: Int, periodHours: Int)?
+
+        /// No limits.
+        public init(
+            cooldownSeconds: Int64? = nil, maxPerInstall: Int? = nil, throttlePerMinute: Int? = nil,
+            quietHours: (start: LocalTime, end: LocalTime)? = nil, frequencyCap: (count: Int, periodHours: Int)? = nil
+        ) {
+            self.cooldownSeconds = cooldownSeconds
+            self.maxPerInstall = maxPerInstall
+            self.throttlePerMinute = throttlePerMinute
+            self.quietHours = quietHours
+            self.frequencyCap = frequencyCap
+        }
+
+        public static func == (lhs: Limits, rhs: Limits) -> Bool {
+            lhs.cooldownSeconds == rhs.cooldownSeconds && lhs.maxPerInstall == rhs.maxPerInstall
+                && lhs.throttlePerMinute == rhs.throttlePerMinute && lhs.quietHours?.start == rhs.quietHours?.start
+                && lhs.quietHours?.end == rhs.quietHours?.end && lhs.frequencyCap?.count == rhs.frequencyCap?.count
+                && lhs.frequencyCap?.periodHours == rhs.frequencyCap?.periodHours
+        }
+    }
+
+    /// Its name.
+    public var name: String
+    /// What it says.
+    public var message: Message
+    /// Who it is for.
+    public var audience: Audience
+    /// How it reaches them, in order.
+    public var channels: [Channel]
+    /// When.
+    public var trigger: Trigger
+    /// How often, and when not.
+    public var limits: Limits
+    /// A sandbox campaign: approved test devices only, its headline marked.
+    public var sandbox: Bool
+
+    /// A campaign.
+    public init(
+        name: String, message: Message, audience: Audience, channels: [Channel], trigger: Trigger,
+        limits: Limits = Limits(), sandbox: Bool = false
+    ) {
+        self.name = name
+        self.message = message
+        self.audience = audience
+        self.channels = channels
+        self.trigger = trigger
+        self.limits = limits
+        self.sandbox = sandbox
+    }
+}
+
+// MARK: - Kept as JSON
+
+extension CampaignSpec {
+    /// The message as devices receive it (its id filled in per device): a survey's questions resolved, a sandbox
+    /// headline marked, `survey_id` kept beside it.
+    func template(survey: SurveyDefinition?) -> HeraldMessage {
+        var extra: [(key: String, value: JSON)] = []
+        if let surveyID = message.surveyID { extra.append(("survey_id", .int(surveyID))) }
+        return HeraldMessage(
+            id: "0", type: survey == nil ? .message : .survey,
+            headline: (sandbox ? HeraldMessage.sandboxHeadlinePrefix : "") + message.headline, body: message.body,
+            isSandbox: sandbox, media: message.media, cta: message.cta, questions: survey?.questions ?? [],
+            otherFields: extra)
+    }
+
+    var audienceJSON: JSON {
+        switch audience {
+        case .all: return ["all": true]
+        case .userIDs(let ids): return .object([("user_ids", .array(ids.map { .int($0) }))])
+        case .segment(let id): return .object([("segment_id", .int(id))])
+        }
+    }
+
+    var triggerJSON: JSON {
+        switch trigger {
+        case .now: return ["type": "now"]
+        case .scheduled(let at, let localTime):
+            var pairs: [(key: String, value: JSON)] = [("type", "scheduled")]
+            if let at { pairs.append(("at", .string(at.iso8601))) }
+            if let localTime { pairs.append(("local_time", .string(localTime.description))) }
+            return .object(pairs)
+        case .geofence(let ids, let event):
+            return .object([
+                ("type", "geofence"), ("geofence_ids", .array(ids.map { .int($0) })), ("event", .string(event)),
+            ])
+        }
+    }
+
+    var limitsJSON: JSON {
+        var pairs: [(key: String, value: JSON)] = []
+        if let cooldown = limits.cooldownSeconds { pairs.append(("cooldown_seconds", .int(cooldown))) }
+        if let max = limits.maxPerInstall { pairs.append(("max_per_install", .int(Int64(max)))) }
+        if let throttle = limits.throttlePerMinute { pairs.append(("throttle_per_minute", .int(Int64(throttle)))) }
+        if let quiet = limits.quietHours {
+            pairs.append(
+                (
+                    "quiet_hours",
+                    .object([("start", .string(quiet.start.description)), ("end", .string(quiet.end.description))])
+                ))
+        }
+        if let cap = limits.frequencyCap {
+            pairs.append(
+                (
+                    "frequency_cap",
+                    .object([("count", .int(Int64(cap.count))), ("period_hours", .int(Int64(cap.periodHours)))])
+                ))
+        }
+        return .object(pairs)
+    }
+
+    /// The spec a stored campaign was made from.
+    public init(_ campaign: Campaign) {
+        let template = HeraldMessage(json: campaign.message)
+        let surveyID = template?.otherFields.first { $0.key == "survey_id" }?.value.int64Value
+        var headline = template?.headline ?? ""
+        if campaign.sandbox, headline.hasPrefix(HeraldMessage.sandboxHeadlinePrefix) {
+            headline.removeFirst(HeraldMessage.sandboxHeadlinePrefix.count)
+        }
+        let audience: Audience
+        if let segment = campaign.audience["segment_id"]?.int64Value {
+            audience = .segment(segment)
+        } else if let ids = campaign.audience["user_ids"]?.arrayValue {
+            audience = .userIDs(ids.compactMap(\.int64Value))
+        } else {
+            audience = .all
+        }
+        let trigger: Trigger
+        switch campaign.trigger["type"]?.stringValue {
+        case "scheduled":
+            trigger = .scheduled(
+                at: campaign.trigger["at"]?.stringValue.flatMap(Timestamp.init(iso8601:)),
+                localTime: campaign.trigger["local_time"]?.stringValue.flatMap(LocalTime.init))
+        case "geofence":
+            trigger = .geofence(
+                ids: (campaign.trigger["geofence_ids"]?.arrayValue ?? []).compactMap(\.int64Value),
+                event: campaign.trigger["event"]?.stringValue ?? "enter")
+        default:
+            trigger = .now
+        }
+        let limits = campaign.limits
+        let quiet = limits["quiet_hours"].flatMap { quiet -> (start: LocalTime, end: LocalTime)? in
+            guard let start = quiet["start"]?.stringValue.flatMap(LocalTime.init),
+                let end = quiet["end"]?.stringValue.flatMap(LocalTime.init)
+            else { return nil }
+            return (start, end)
+        }
+        let cap = limits["frequency_cap"].flatMap { cap -> (count: Int, periodHours: Int)? in
+            guard let count = cap["count"]?.int64Value, let hours = cap["period_hours"]?.int64Value else { return nil }
+            return (Int(count), Int(hours))
+        }
+        self.init(
+            name: campaign.name,
+            message: Message(
+                headline: headline, body: template?.body ?? "", media: template?.media, cta: template?.cta,
+                surveyID: surveyID),
+            audience: audience, channels: campaign.channels.map(Channel.init), trigger: trigger,
+            limits: Limits(
+                cooldownSeconds: limits["cooldown_seconds"]?.int64Value,
+                maxPerInstall: limits["max_per_install"]?.int64Value.map { Int($0) },
+                throttlePerMinute: limits["throttle_per_minute"]?.int64Value.map { Int($0) }, quietHours: quiet,
+                frequencyCap: cap),
+            sandbox: campaign.sandbox)
+    }
+}
