@@ -654,6 +654,30 @@ struct AdminAPITests {
         }
     }
 
+    @Test func newsCarriesACallToAction() throws {
+        let fixture = try ServerFixture()
+        let ann = try fixture.signedUp("ann@example.com")
+        let response = try fixture.postNews([
+            ("user_ids", [.int(ann.userID!)]), ("title", "Our new menu"), ("body", "Try it"),
+            ("cta", .object([("label", "See the menu"), ("url", "https://example.com/menu")])),
+        ])
+        #expect(response.status == 202, "\(response)")
+        let newest = try #require(try ann.entries().first)
+        #expect(newest["payload"]?["cta"]?["url"] == "https://example.com/menu", "\(newest)")
+        #expect(newest["payload"]?["cta"]?["label"] == "See the menu")
+    }
+
+    @Test func newsRefusesFieldsItDoesNotKnowAndUnsafeLinks() throws {
+        let fixture = try ServerFixture()
+        let ann = try fixture.signedUp("ann@example.com")
+        let base: [(String, JSON)] = [("user_ids", [.int(ann.userID!)]), ("title", "Hi"), ("body", "There")]
+        expectError(try fixture.postNews(base + [("badge", 3)]), 422, ["badge"])
+        expectError(
+            try fixture.postNews(base + [("cta", .object([("url", "javascript:alert(1)")]))]), 422, ["cta.url"])
+        expectError(try fixture.postNews(base + [("cta", "https://example.com")]), 422, ["cta"])
+        #expect(try ann.entries().count == 1)
+    }
+
     @Test func newsTextIsNotTreatedAsATemplate() throws {
         let fixture = try ServerFixture()
         let ann = try fixture.signedUp("ann@example.com")

@@ -377,6 +377,9 @@ struct AdminController: Sendable {
         let business = try business(request)
         let body = try object(request)
         var errors = FieldErrors()
+        // A field news does not know is refused by name: one ignored would be a setting silently lost.
+        CampaignRules.unknown(
+            body, ["user_ids", "title", "subtitle", "body", "media", "collapse_id", "cta"], "", &errors)
         let title = AdminRules.requiredString(body, "title", max: 500, &errors)
         let text = AdminRules.requiredString(body, "body", max: 2000, &errors)
         var subtitle: String?
@@ -397,6 +400,19 @@ struct AdminController: Sendable {
                 errors.add("collapse_id", "must be a string of 1 to 64 bytes without control characters")
             }
         }
+        // A call to action (seeds/002): in the payload and the inbox entry as `cta` {label?, url}.
+        var cta: CallToAction?
+        if let value = body["cta"], !value.isNull {
+            cta = CallToAction(json: value)
+            if cta == nil || value.objectValue == nil {
+                errors.add("cta", "must be {label?, url}")
+            } else if !CampaignRules.isLink(cta!.url) {
+                errors.add("cta.url", "must be an http(s) URL or an app link (not javascript:, data: or file:)")
+            } else if (cta?.label?.count ?? 0) > 100 {
+                errors.add("cta.label", "is too long (maximum is 100 characters)")
+            }
+            CampaignRules.unknown(value, ["label", "url"], "cta.", &errors)
+        }
         try errors.check()
 
         let users = try AdminRules.users(body, store: store, businessID: business.id)
@@ -412,8 +428,10 @@ struct AdminController: Sendable {
                     "base", "the news template is disabled: enable it (PUT …/templates/news) to send news")
             }
             let drafts = try users.compactMap { user -> NotificationDraft? in
+                var extras: [(key: String, value: JSON)] = [("u", .int(user.id))]
+                if let cta { extras.append(("cta", cta.json)) }
                 let notice = Notice(
-                    user: user, event: .news, kind: .news, values: values, extras: ["u": .int(user.id)], media: media,
+                    user: user, event: .news, kind: .news, values: values, extras: .object(extras), media: media,
                     collapseID: collapseID)
                 guard let draft = try notifier.draft(notice) else { return nil }
                 try PushSizeRule.check(draft, field: "body")
