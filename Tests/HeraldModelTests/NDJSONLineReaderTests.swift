@@ -49,6 +49,8 @@ struct NDJSONLineReaderTests {
         let exact = String(repeating: "y", count: 64)
         #expect(Self.lines(Array("\(exact)\r\n".utf8), piece: 3) == [Self.text(1, exact)])
         #expect(Self.lines(Array("\(exact)z".utf8), piece: 3) == [.tooLong(number: 1, length: 65)])
+        #expect(
+            Self.lines(Array("\(long)\r\nx".utf8), piece: 7) == [.tooLong(number: 1, length: 1_000), Self.text(2, "x")])
     }
 
     @Test func bytesArePassedAsTheyAre() {

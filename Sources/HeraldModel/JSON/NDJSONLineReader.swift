@@ -32,6 +32,8 @@ public struct NDJSONLineReader: Sendable {
     private var number = 1
     /// Whether the current line is past `maxLineBytes`.
     private var overflowing = false
+    /// Whether the last byte of the current line so far is a `\r`.
+    private var endsInReturn = false
 
     /// A reader handing over lines of at most `maxLineBytes` bytes.
     public init(maxLineBytes: Int = 64 * 1024) {
@@ -66,6 +68,7 @@ public struct NDJSONLineReader: Sendable {
         let count = bytes.count
         guard count > 0 else { return }
         length += count
+        endsInReturn = bytes[bytes.index(bytes.startIndex, offsetBy: count - 1)] == 0x0D
         if overflowing { return }
         // One byte of slack: a `\r` that turns out to end the line is not the line's.
         if length > maxLineBytes + 1 {
@@ -83,10 +86,11 @@ public struct NDJSONLineReader: Sendable {
             pending.removeAll(keepingCapacity: pending.capacity <= 4096)
             length = 0
             overflowing = false
+            endsInReturn = false
         }
         var lineLength = length
-        if !overflowing, pending.last == 0x0D {
-            pending.removeLast()
+        if endsInReturn {
+            if !overflowing { pending.removeLast() }
             lineLength -= 1
         }
         if overflowing || lineLength > maxLineBytes {

@@ -113,6 +113,16 @@ enum AccountRules {
         }
         let token = text.trimmingCharacters(in: " ")
         if token.isEmpty { return PushToken(platform: platform, value: nil) }
+        guard let valid = validToken(token, platform: platform) else {
+            errors.add(field, "is invalid")
+            return nil
+        }
+        return PushToken(platform: platform, value: valid)
+    }
+
+    /// `token` as stored (APNs tokens lower-cased) if it is one `platform` could have issued: APNs tokens are hex,
+    /// 64 to 200 digits; FCM tokens 20 to 4096 of letters, digits and `-_:.`.
+    static func validToken(_ token: String, platform: PushPlatform) -> String? {
         let valid: Bool
         if platform == .apns {
             // APNs device tokens are hex: 32 bytes today, possibly longer later.
@@ -127,11 +137,8 @@ enum AccountRules {
                         || $0 == 58 || $0 == 46
                 }
         }
-        guard valid else {
-            errors.add(field, "is invalid")
-            return nil
-        }
-        return PushToken(platform: platform, value: platform == .apns ? token.lowercased() : token)
+        guard valid else { return nil }
+        return platform == .apns ? token.lowercased() : token
     }
 
     /// The platform a device without a token probably is, from its User-Agent.
