@@ -1,3 +1,5 @@
+import Foundation
+
 /// Splits newline-delimited JSON (NDJSON, JSON Lines) into lines as its bytes arrive, in any pieces, holding at
 /// most one line: what a streamed import reads a body of any size with.
 ///
@@ -45,17 +47,29 @@ public struct NDJSONLineReader: Sendable {
     public var linesRead: Int { number - 1 }
 
     /// Takes the next bytes of the input, calling `body` with each line they complete, in order.
-    public mutating func feed<Bytes: Collection<UInt8>>(_ bytes: Bytes, _ body: (Line) throws -> Void) rethrows {
-        var start = bytes.startIndex
-        while start < bytes.endIndex {
-            guard let newline = bytes[start...].firstIndex(of: 0x0A) else {
-                take(bytes[start...])
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ body: (Line) throws -> Void) rethrows {
+        guard let base = bytes.baseAddress else { return }
+        var start = 0
+        while start < bytes.count {
+            guard let newline = memchr(base + start, 0x0A, bytes.count - start) else {
+                take(UnsafeRawBufferPointer(rebasing: bytes[start...]))
                 return
             }
-            take(bytes[start..<newline])
+            let end = base.distance(to: UnsafeRawPointer(newline))
+            take(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
             try endLine(body)
-            start = bytes.index(after: newline)
+            start = end + 1
         }
+    }
+
+    /// Takes the next bytes of the input (copied first when they are not contiguous).
+    public mutating func feed(_ bytes: some Collection<UInt8>, _ body: (Line) throws -> Void) rethrows {
+        if let done = try bytes.withContiguousStorageIfAvailable({ buffer in
+            try feed(UnsafeRawBufferPointer(buffer), body)
+        }) {
+            return done
+        }
+        try Array(bytes).withUnsafeBytes { try feed($0, body) }
     }
 
     /// Ends the input: hands over its last line, if it had no newline.
@@ -64,11 +78,11 @@ public struct NDJSONLineReader: Sendable {
     }
 
     /// Adds bytes of the current line: kept while within the limit, dropped beyond it.
-    private mutating func take<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
+    private mutating func take(_ bytes: UnsafeRawBufferPointer) {
         let count = bytes.count
         guard count > 0 else { return }
         length += count
-        endsInReturn = bytes[bytes.index(bytes.startIndex, offsetBy: count - 1)] == 0x0D
+        endsInReturn = bytes[count - 1] == 0x0D
         if overflowing { return }
         // One byte of slack: a `\r` that turns out to end the line is not the line's.
         if length > maxLineBytes + 1 {
