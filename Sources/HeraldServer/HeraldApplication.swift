@@ -103,6 +103,10 @@ public final class HeraldApplication: Sendable {
             store: store, admin: admin, campaigns: campaigns, geofences: geofences,
             launched: { campaignRunner.wake() }
         ).register(in: &router)
+        AudienceController(
+            admin: admin, importer: UserImporter(store: store, clock: clock),
+            segments: SegmentService(store: store, clock: clock)
+        ).register(in: &router)
         POSController(store: store, auth: POSAuthenticator(store: store), loyalty: loyalty).register(in: &router)
         let surveyLinks = SurveyLinks(baseURL: media.publicBaseURL)
         let submission = SurveySubmission(loyalty: loyalty)

@@ -46,12 +46,14 @@ public final class StoreTransaction {
     public var surveys: SurveyRecords { SurveyRecords(self) }
     /// Campaigns and their counters.
     public var campaigns: CampaignRecords { CampaignRecords(self) }
-    /// The devices an audience reaches.
-    public var audiences: AudienceRecords { AudienceRecords(self) }
     /// Geofences.
     public var geofences: GeofenceRecords { GeofenceRecords(self) }
     /// What devices report, and the answers kept for their idempotency keys.
     public var deviceEvents: DeviceEventRecords { DeviceEventRecords(self) }
+    /// Segments: named filters of devices.
+    public var segments: SegmentRecords { SegmentRecords(self) }
+    /// The devices an audience reaches, selected in the database.
+    public var audiences: AudienceRecords { AudienceRecords(self) }
 
     /// `FOR UPDATE` where rows can be locked (PostgreSQL), nothing where the writer is alone (SQLite).
     var forUpdate: SQLQuery { SQLQuery(stringLiteral: dialect.forUpdate) }

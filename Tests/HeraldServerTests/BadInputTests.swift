@@ -301,6 +301,38 @@ struct BadInputTests {
                     "radius_meters": 150, "location_id": .int(context.locationID),
                 ]
             }),
+        Endpoint(
+            method: "POST", path: "/api/admin/businesses/{business}/segments", access: .admin,
+            slots: [
+                Slot("name"), Slot("filter"), Slot("filter.all"), Slot("filter.all.0"), Slot("filter.all.0.attribute"),
+                Slot("filter.all.0.op"),
+                // Any string, number or boolean is a value to compare with.
+                Slot("filter.all.0.value", lax: ["number", "true", "huge integer", "negative", "zero", "fraction"]),
+                Slot("filter.all.1.segment"), Slot("filter.all.2.platform"),
+                Slot("filter.all.3.last_seen_within_days", lax: ["number"]), Slot("filter.all.4.not"),
+                Slot("filter.all.5.attribute"), Slot("filter.all.5.value", lax: ["array"]),
+                Slot("filter.all.5.value.0", lax: ["number", "true", "huge integer", "negative", "zero", "fraction"]),
+            ],
+            body: { context in
+                [
+                    "name": .string("Segment \(context.serial)"),
+                    "filter": [
+                        "all": [
+                            ["attribute": "tier", "op": "eq", "value": "gold"], ["segment": "beta"],
+                            ["platform": "ios"],
+                            ["last_seen_within_days": 30], ["not": ["attribute": "city", "op": "exists"]],
+                            ["attribute": "age", "op": "in", "value": [30, "31"]],
+                        ]
+                    ],
+                ]
+            }),
+        Endpoint(
+            method: "POST", path: "/api/admin/businesses/{business}/segments/count", access: .admin,
+            slots: [
+                Slot("filter"), Slot("filter.any"), Slot("filter.any.0.attribute"), Slot("filter.any.0.op"),
+                Slot("filter.any.0.value", lax: ["number", "huge integer", "negative", "zero", "fraction"]),
+            ],
+            body: { _ in ["filter": ["any": [["attribute": "age", "op": "gt", "value": 30]]]] }),
     ]
 
     /// Whole bodies that are not a JSON object.
@@ -503,6 +535,77 @@ struct BadInputTests {
         }
     }
 
+    // MARK: - The user import (NDJSON: a bad line is refused in the 200, the others imported)
+
+    /// The fields of an import line, and which wrong-typed values they may take.
+    static let importSlots: [Slot] = [
+        Slot("external_id", lax: ["number", "negative", "zero", "huge integer"]), Slot("email"), Slot("first_name"),
+        Slot("last_name"), Slot("attributes", lax: ["object"]),
+        Slot("attributes.tier", lax: BadInputTests.wrongTypes.subtracting(["object", "array"])),
+        Slot("devices"), Slot("devices.0"), Slot("devices.0.install_id"), Slot("devices.0.platform"),
+        Slot("devices.0.push_token"),
+    ]
+
+    static func importLine(_ serial: Int) -> JSON {
+        [
+            "external_id": .string("crm-\(serial)"), "email": .string("user\(serial)@example.com"), "first_name": "Ann",
+            "last_name": "Lee", "attributes": ["tier": "gold", "age": 34],
+            "devices": [
+                [
+                    "install_id": .string("install-\(serial)"), "platform": "android",
+                    "push_token": .string("fcm-token-\(serial)-xxxxxxxxxxxxxxxxxxxx"),
+                ]
+            ],
+        ]
+    }
+
+    @Test func hostileImportLinesAreRefusedOneByOne() throws {
+        let harness = try Harness()
+        var lines: [[UInt8]] = []
+        var expectations: [Expectation] = []
+        for slot in Self.importSlots {
+            for value in Self.hostileValues {
+                let serial = lines.count
+                var json = Self.importLine(serial).replacing(slot.path[...], with: .string(Self.sentinel))
+                if slot.path == ["email"] { json = json.replacing(["external_id"], with: .null) }
+                let text = json.encoded
+                let marker = JSON.string(Self.sentinel).encoded
+                let range = try #require(text.firstRange(of: marker))
+                lines.append(Array(text[..<range.lowerBound]) + value.raw + Array(text[range.upperBound...]))
+                expectations.append(value.kind == .rejected && slot.lax.contains(value.name) ? .either : value.kind)
+            }
+        }
+        for (_, bytes) in Self.malformedBodies where !bytes.contains(0x0A) {
+            lines.append(bytes)
+            expectations.append(.malformed)
+        }
+        let response = try harness.http.request(
+            "POST", "/api/admin/businesses/\(harness.fixture.business.id)/users/import",
+            headers: [("Authorization", "Bearer \(harness.fixture.herald.adminToken)")],
+            body: Array(lines.joined(separator: [0x0A])))
+        Self.check(response, .either, "import")
+        #expect(response.status == 200, "\(response.text.prefix(300))")
+        var refused: [Int64: JSON] = [:]
+        for item in response.value?["rejected"]?.arrayValue ?? [] {
+            refused[item["line"]?.int64Value ?? 0] = item["errors"]
+        }
+        for (index, expectation) in expectations.enumerated() {
+            let errors = refused[Int64(index + 1)]
+            switch expectation {
+            case .malformed, .rejected:
+                #expect(
+                    errors?.objectValue?.isEmpty == false, "line \(index + 1) was accepted: \(lines[index].prefix(200))"
+                )
+            case .either:
+                break
+            }
+        }
+        let created = response.value?["created"]?.int64Value ?? 0
+        let updated = response.value?["updated"]?.int64Value ?? 0
+        #expect(Int(created + updated) + refused.count == lines.count, "\(response.text.prefix(300))")
+        try harness.expectHealthy()
+    }
+
     // MARK: - Hostile paths and queries
 
     @Test(arguments: [
@@ -547,6 +650,9 @@ struct BadInputTests {
         "/api/admin/businesses/1/deliveries?notification_id=%00",
         "/api/admin/businesses/1/deliveries?notification_id=1%20OR%201%3D1",
         "/api/admin/businesses/1/deliveries?notification_id=1e400",
+        "/api/admin/businesses/1/segments/-1", "/api/admin/businesses/1/segments/99999999999999999999",
+        "/api/admin/businesses/1/segments/%27%20OR%201%3D1", "/api/admin/businesses/1/segments?after=-1",
+        "/api/admin/businesses/1/segments?limit=1e400", "/api/admin/businesses/1/segments?limit=%00",
     ])
     func hostileAdminTargetsAre4xx(_ target: String) throws {
         let harness = try Harness()

@@ -54,7 +54,7 @@ public struct CampaignFanOut: Sendable {
                 return Batch(targeted: 0, sent: 0, capped: 0, finished: false)
             }
             let targets = try tx.audiences.targets(
-                businessID: campaign.businessID, audience: try audience(spec, tx), sandboxOnly: campaign.sandbox,
+                businessID: campaign.businessID, audience: try audience(campaign), sandboxOnly: campaign.sandbox,
                 after: campaign.fanoutCursor, limit: batchSize, at: now)
             let start = max(campaign.startAt ?? campaign.launchedAt ?? now, campaign.launchedAt ?? now)
             var targeted = try tx.campaigns.counters(campaignID: id)["targeted"] ?? 0
@@ -81,13 +81,16 @@ public struct CampaignFanOut: Sendable {
         }
     }
 
-    /// The store's audience for a spec's.
-    func audience(_ spec: CampaignSpec, _ tx: StoreTransaction) throws -> Audience {
-        switch spec.audience {
+    /// The store's audience for a stored campaign: a segment's is the filter copied into it when it was created.
+    func audience(_ campaign: Campaign) throws -> Audience {
+        switch CampaignSpec(campaign).audience {
         case .all: return .all
         case .userIDs(let ids): return .userIDs(ids)
         case .segment:
-            throw DomainError(.invalid, field: "audience.segment_id", "segments are not supported by this store yet")
+            guard let json = campaign.audience["filter"], let filter = try? SegmentFilter(json: json) else {
+                throw StoreError(.database, "campaign \(campaign.id) has a segment filter this version cannot read")
+            }
+            return .segment(filter)
         }
     }
 }

@@ -26,11 +26,14 @@ public struct CampaignService: Sendable {
                 }
                 survey = try? SurveyDefinition(json: stored.definition)
             }
+            var audience = spec.audienceJSON
             switch spec.audience {
             case .segment(let id):
-                guard try tx.campaigns.segmentExists(businessID: business.id, id: id) else {
+                guard let segment = try tx.segments.find(businessID: business.id, id: id) else {
                     throw DomainError(.notFound, field: "audience.segment_id", "segment not found")
                 }
+                // The filter is the campaign's from now on: a segment edited or deleted later changes nothing.
+                audience = .object([("segment_id", .int(id)), ("filter", segment.filter.json)])
             case .userIDs(let ids):
                 for id in ids where try tx.users.find(businessID: business.id, id: id) == nil {
                     throw DomainError(.invalid, field: "audience.user_ids", "user \(id) not found")
@@ -48,7 +51,7 @@ public struct CampaignService: Sendable {
             return try tx.campaigns.insert(
                 Campaign(
                     id: 0, businessID: business.id, name: spec.name, message: spec.template(survey: survey).json,
-                    audience: spec.audienceJSON, channels: spec.channels.map(\.rawValue), trigger: spec.triggerJSON,
+                    audience: audience, channels: spec.channels.map(\.rawValue), trigger: spec.triggerJSON,
                     limits: spec.limitsJSON, sandbox: spec.sandbox, status: .draft, startAt: startAt, createdAt: now,
                     updatedAt: now))
         }

@@ -142,7 +142,7 @@ public struct GeofenceService: Sendable {
                 let fanOut = CampaignFanOut(store: store, notifications: notifications, clock: clock)
                 guard
                     let target = try tx.audiences.targets(
-                        businessID: device.businessID, audience: try fanOut.audience(spec, tx), sandboxOnly: sandbox,
+                        businessID: device.businessID, audience: try fanOut.audience(campaign), sandboxOnly: sandbox,
                         after: device.id - 1, limit: 1, at: now
                     ).first, target.deviceID == device.id
                 else { continue }

@@ -18,8 +18,10 @@ public struct HTTPRequest: Sendable {
     public var query: [(name: String, value: String)]
     /// Header fields with lower-cased names, in order.
     public var headers: [(name: String, value: String)]
-    /// The body bytes exactly as received.
+    /// The body bytes exactly as received (empty when its route took them as they arrived: `streamedBody`).
     public var body: [UInt8]
+    /// The body given to its route's consumer as it arrived (`Router.stream`), when the server streamed it.
+    public var streamedBody: HTTPStreamedBody?
     /// Values of the `{name}` segments of the matched route.
     public var pathParameters: [String: String] = [:]
     /// The pattern of the matched route (`/api2/mobile/notifications/{id}`), once routed.

@@ -7,7 +7,8 @@ import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: epoll, a pool of threads, keep-alive, and the limits Herald promises
 /// (bodies over `maxBodySize`, or over a route's own `bodyLimit`, → 413; more than `maxHeaderCount` headers → 431;
-/// idle or slow clients dropped after `connectionTimeout`).
+/// idle or slow clients dropped after `connectionTimeout`). A route registered with `Router.stream` takes its body
+/// as it arrives instead, at any size, through its consumer (`HTTPResponder.streamedBody`).
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: .init(port: 0), responder: app, logger: logger)
@@ -201,6 +202,10 @@ public final class HTTPServer: Service {
         /// Counted in `inFlight` until completed; not once refused while draining (shutdown need not wait for it).
         var counted = true
         var body: [UInt8] = []
+        /// Body bytes received so far (whether kept in `body`, streamed, or discarded).
+        var received = 0
+        /// The body going to its route's consumer as it arrives (`HTTPResponder.streamedBody`), if it does.
+        var streamed: HTTPStreamedBody?
         /// The request's body limit, worked out when it first has a body (bodiless requests never pay for it).
         var bodyLimit: Int?
         var bodyTooLarge = false
@@ -280,9 +285,21 @@ public final class HTTPServer: Service {
                 response.headers.append((name: "connection", value: "close"))
                 return refuse(response, connection, method: method, state: state)
             }
-            if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-                let declared = Int(String(cString: length)), declared > 0
-            {
+            let declaredLength = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap {
+                Int(String(cString: $0))
+            }
+            if (declaredLength ?? 0) > 0 || !head.transferEncodings.isEmpty {
+                // A route taking its body as it arrives has it at any size: no body limit.
+                let requestHead = requestHead(connection, method: method, state)
+                do {
+                    state.streamed = try responder.streamedBody(for: requestHead)
+                } catch {
+                    return refuse(
+                        ErrorMiddleware.response(for: error, to: requestHead, logger: logger), connection,
+                        method: method, state: state)
+                }
+            }
+            if state.streamed == nil, let declared = declaredLength, declared > 0 {
                 let limit = bodyLimit(of: state, method: method, connection: connection)
                 if declared > limit {
                     // Answered before reading the body; libmicrohttpd then closes the connection.
@@ -295,7 +312,8 @@ public final class HTTPServer: Service {
             return .YES
         }
         if size.pointee > 0 {
-            let received = UInt64(state.body.count + size.pointee)
+            state.received += size.pointee
+            let received = UInt64(state.received)
             let allowed =
                 MonotonicTime.nanoseconds(configuration.bodyTimeout) + received * 1_000_000_000
                 / UInt64(max(1, configuration.minimumBodyRate))
@@ -305,7 +323,9 @@ public final class HTTPServer: Service {
                 logger.notice("request body too slow; connection closed", ["target": state.target])
                 return .NO
             }
-            if !state.bodyTooLarge, let upload {
+            if let streamed = state.streamed, let upload {
+                streamed.receive(UnsafeRawBufferPointer(start: upload, count: size.pointee))
+            } else if !state.bodyTooLarge, let upload {
                 if state.body.count + size.pointee > bodyLimit(of: state, method: method, connection: connection) {
                     state.bodyTooLarge = true
                     state.body = []
@@ -328,10 +348,12 @@ public final class HTTPServer: Service {
             _ = MHD_get_connection_values(connection, .HEADER_KIND, HTTPServer.headerIterator, pointer)
         }
         let requestID = nextRequestID(headers.fields.first { $0.name == "x-request-id" }?.value)
-        let request = HTTPRequest(
+        var request = HTTPRequest(
             method: HTTPMethod(method.map { String(cString: $0) } ?? "GET"), target: state.target,
             headers: headers.fields, body: state.body, id: requestID, remoteAddress: remoteAddress(connection))
+        request.streamedBody = state.streamed
         state.body = []
+        state.streamed = nil
         let response: HTTPResponse
         do {
             response = try responder.respond(to: request)
@@ -339,6 +361,20 @@ public final class HTTPServer: Service {
             response = ErrorMiddleware.response(for: error, to: request, logger: logger)
         }
         return queue(response, on: connection, requestID: requestID)
+    }
+
+    /// The request as its head says it, before its body: what a streaming route is opened with.
+    private func requestHead(_ connection: OpaquePointer, method: UnsafePointer<CChar>?, _ state: RequestState)
+        -> HTTPRequest
+    {
+        var headers = HeaderCollector()
+        withUnsafeMutablePointer(to: &headers) { pointer in
+            _ = MHD_get_connection_values(connection, .HEADER_KIND, HTTPServer.headerIterator, pointer)
+        }
+        return HTTPRequest(
+            method: HTTPMethod(method.map { String(cString: $0) } ?? "GET"), target: state.target,
+            headers: headers.fields, id: nextRequestID(headers.fields.first { $0.name == "x-request-id" }?.value),
+            remoteAddress: remoteAddress(connection))
     }
 
     /// What is wrong with a request head of `bytes` in `count` fields, if anything (a 431).

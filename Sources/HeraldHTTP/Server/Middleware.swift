@@ -47,6 +47,15 @@ public struct Application: HTTPResponder {
         return try run(request, from: 0, handler: handler)
     }
 
+    /// A streaming route's consumer (`Router.stream`), opened with the route's parameters.
+    public func streamedBody(for head: HTTPRequest) throws -> HTTPStreamedBody? {
+        guard let route = router.opener(head.method, head.rawPath) else { return nil }
+        var head = head
+        head.route = route.pattern
+        head.pathParameters = route.parameters
+        return HTTPStreamedBody(try route.open(head))
+    }
+
     public func refused(_ request: HTTPRequest, with response: HTTPResponse) {
         var request = request
         request.route = "refused"

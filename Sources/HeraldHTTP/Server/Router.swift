@@ -5,10 +5,15 @@ public protocol HTTPResponder: Sendable {
     /// Told of a request the server answered itself before routing (body or headers too large, no `Host`,
     /// draining): `request` has its method, target and id, no headers or body.
     func refused(_ request: HTTPRequest, with response: HTTPResponse)
+    /// Asked once a request's head is in, before any of its body is read, for requests that carry one: a body
+    /// for its route's consumer to take as it arrives (then handed to `respond(to:)` in `streamedBody`), or nil to
+    /// collect it whole into `body` within the body limit. Throwing answers the request at once, unread.
+    func streamedBody(for head: HTTPRequest) throws -> HTTPStreamedBody?
 }
 
 extension HTTPResponder {
     public func refused(_ request: HTTPRequest, with response: HTTPResponse) {}
+    public func streamedBody(for head: HTTPRequest) throws -> HTTPStreamedBody? { nil }
 }
 
 /// A handler closure.
@@ -28,6 +33,8 @@ public struct Router: Sendable {
         var literals: [String: Node] = [:]
         var parameter: (name: String, node: Node)?
         var handlers: [HTTPMethod: (pattern: String, handler: HTTPHandler)] = [:]
+        /// The routes (among `handlers`) that take their body as it arrives.
+        var openers: [HTTPMethod: HTTPBodyConsumerOpener] = [:]
     }
 
     /// What a lookup found.
@@ -47,6 +54,32 @@ public struct Router: Sendable {
 
     /// Adds `handler` for `method` on `pattern` (a path whose `{name}` segments are parameters).
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping HTTPHandler) {
+        _ = insert(method, pattern, handler)
+    }
+
+    /// Adds a route that takes its body as it arrives, in constant memory whatever its size: `open` is called once
+    /// the request's head is in (check who calls there: throwing answers before the body is read), the consumer it
+    /// returns gets the body's bytes as they come, and its `finish()` answers, behind the middleware like any
+    /// handler. Where the server collected the body instead (a request it thought bodiless, or a responder called
+    /// directly), the consumer gets it in one piece: the route behaves the same either way.
+    ///
+    /// ```swift
+    /// router.stream(.post, "/api/admin/businesses/{id}/users/import") { head in
+    ///     try auth.authenticate(head)
+    ///     return ImportConsumer(businessID: …)
+    /// }
+    /// ```
+    public mutating func stream(_ method: HTTPMethod, _ pattern: String, _ open: @escaping HTTPBodyConsumerOpener) {
+        let node = insert(method, pattern) { request in
+            if let streamed = request.streamedBody { return try streamed.finish() }
+            let consumer = try open(request)
+            try request.body.withUnsafeBytes { try consumer.receive($0) }
+            return try consumer.finish()
+        }
+        node.openers[method] = open
+    }
+
+    private mutating func insert(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping HTTPHandler) -> Node {
         var node = root
         for segment in pattern.split(separator: "/") {
             if segment.hasPrefix("{") && segment.hasSuffix("}") {
@@ -72,6 +105,7 @@ public struct Router: Sendable {
         }
         precondition(node.handlers[method] == nil, "duplicate route \(method) \(pattern)")
         node.handlers[method] = (pattern, handler)
+        return node
     }
 
     /// Adds a GET route (HEAD is answered by it too).
@@ -107,6 +141,18 @@ public struct Router: Sendable {
         }
         return node.handlers.isEmpty
             ? .notFound : .methodNotAllowed(allowed: node.handlers.keys.sorted { $0.rawValue < $1.rawValue })
+    }
+
+    /// The opener of the streaming route (`stream`) for `method` and `path`, with its pattern and parameters; nil
+    /// when the route collects its body (or there is none).
+    public func opener(_ method: HTTPMethod, _ path: String) -> (
+        open: HTTPBodyConsumerOpener, pattern: String, parameters: [String: String]
+    )? {
+        var parameters: [String: String] = [:]
+        guard let node = find(root, Self.segments(of: path)[...], &parameters), let open = node.openers[method],
+            let route = node.handlers[method]
+        else { return nil }
+        return (open, route.pattern, parameters)
     }
 
     /// The non-empty `/`-separated segments of `path`, each percent-decoded: split on bytes, and decoded only when

@@ -13,7 +13,9 @@ enum AccountRules {
 
     /// Trimmed, in Unicode NFC (so "é" typed either way is one account), lower-cased.
     static func normalizedEmail(_ text: String) -> String {
-        text.trimmingCharacters(in: " ").precomposedStringWithCanonicalMapping.lowercased()
+        // ASCII is its own NFC: skip Foundation's normalization, the cost of a bulk import's emails.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.trimmingCharacters(in: " ").lowercased() }
+        return text.trimmingCharacters(in: " ").precomposedStringWithCanonicalMapping.lowercased()
     }
 
     static func email(_ value: JSON?, _ errors: inout FieldErrors, required: Bool) -> String? {
@@ -32,10 +34,14 @@ enum AccountRules {
         }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         let domainLabels = parts.count == 2 ? parts[1].split(separator: ".", omittingEmptySubsequences: false) : []
-        let unprintable = email.unicodeScalars.contains { scalar in
-            scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
-                || scalar.properties.isWhitespace
-        }
+        // In ASCII, controls and whitespace are the bytes up to space and DEL (and nothing is a format character).
+        let unprintable =
+            email.utf8.allSatisfy({ $0 < 0x80 })
+            ? email.utf8.contains { $0 <= 0x20 || $0 == 0x7F }
+            : email.unicodeScalars.contains { scalar in
+                scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
+                    || scalar.properties.isWhitespace
+            }
         guard email.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty, domainLabels.count >= 2,
             domainLabels.allSatisfy({ !$0.isEmpty }), !unprintable
         else {
@@ -113,6 +119,16 @@ enum AccountRules {
         }
         let token = text.trimmingCharacters(in: " ")
         if token.isEmpty { return PushToken(platform: platform, value: nil) }
+        guard let valid = validToken(token, platform: platform) else {
+            errors.add(field, "is invalid")
+            return nil
+        }
+        return PushToken(platform: platform, value: valid)
+    }
+
+    /// `token` as stored (APNs tokens lower-cased) if it is one `platform` could have issued: APNs tokens are hex,
+    /// 64 to 200 digits; FCM tokens 20 to 4096 of letters, digits and `-_:.`.
+    static func validToken(_ token: String, platform: PushPlatform) -> String? {
         let valid: Bool
         if platform == .apns {
             // APNs device tokens are hex: 32 bytes today, possibly longer later.
@@ -127,11 +143,8 @@ enum AccountRules {
                         || $0 == 58 || $0 == 46
                 }
         }
-        guard valid else {
-            errors.add(field, "is invalid")
-            return nil
-        }
-        return PushToken(platform: platform, value: platform == .apns ? token.lowercased() : token)
+        guard valid else { return nil }
+        return platform == .apns ? token.lowercased() : token
     }
 
     /// The platform a device without a token probably is, from its User-Agent.

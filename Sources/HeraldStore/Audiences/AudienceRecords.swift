@@ -1,91 +1,93 @@
 import HeraldModel
 
-/// A device a campaign's audience reaches.
-public struct AudienceTarget: Sendable, Equatable {
-    /// The device.
-    public var deviceID: Int64
-    /// Its user, if anyone is signed in on it.
-    public var userID: Int64?
-    /// APNs or FCM.
-    public var platform: PushPlatform
-    /// Whether it has a push token now.
-    public var hasToken: Bool
-    /// Its IANA time zone, if the install said.
-    public var timeZone: String?
-    /// Whether the SDK registered it (it can pull, and draws FCM messages itself).
-    public var isInstall: Bool
-
-    /// A target.
-    public init(
-        deviceID: Int64, userID: Int64?, platform: PushPlatform, hasToken: Bool, timeZone: String?, isInstall: Bool
-    ) {
-        self.deviceID = deviceID
-        self.userID = userID
-        self.platform = platform
-        self.hasToken = hasToken
-        self.timeZone = timeZone
-        self.isInstall = isInstall
-    }
-}
-
-/// Who a campaign is for.
-public enum Audience: Sendable, Equatable {
-    /// Every device of the business.
-    case all
-    /// The devices of these users.
-    case userIDs([Int64])
-}
-
-/// The devices an audience reaches, walked by id so that a fan-out can stop and resume anywhere.
+/// The devices an audience reaches, selected in the database (a segment's filter is compiled to SQL: users are
+/// never loaded to be tested), paged by device id so that a fan-out over millions resumes where it stopped.
+///
+/// ```swift
+/// var cursor: Int64 = 0
+/// while true {
+///     let page = try store.read { tx in
+///         try tx.audiences.targets(
+///             businessID: id, audience: .segment(filter), sandboxOnly: false, after: cursor, limit: 1_000, at: now)
+///     }
+///     guard let last = page.last else { break }
+///     enqueue(page)
+///     cursor = last.deviceID
+/// }
+/// ```
+///
+/// Normally the live devices: SDK installs of the live workspace and devices only the Punchh API knows. With
+/// `sandboxOnly`, only sandbox installs approved as test devices and seen within 30 days.
 public struct AudienceRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
-    private static let columns = "id, user_id, platform, token IS NOT NULL, timezone, workspace IS NOT NULL"
+    /// How long an approved test device stays one without being seen.
+    public static let testDeviceIdleLimit: Duration = .seconds(30 * 86_400)
 
-    private static func decode(_ row: SQLRow) -> AudienceTarget {
-        AudienceTarget(
-            deviceID: row.int(0), userID: row.optionalInt(1), platform: PushPlatform(row.text(2)),
-            hasToken: row.bool(3), timeZone: row.optionalText(4), isInstall: row.bool(5))
-    }
-
-    /// Devices of `businessID` the audience reaches, ids above `cursor`, ascending, at most `limit`: live devices
-    /// (a live install, or a device only the Punchh API knows) — or, with `sandboxOnly`, only the sandbox installs
-    /// approved as test devices and seen in the last 30 days.
+    /// Devices of `businessID` matching the audience, ids > `cursor`, ascending, at most `limit`: live devices
+    /// (workspace 'live' or a Punchh device) normally; with `sandboxOnly`, only sandbox installs whose test_status
+    /// is 'approved' and seen within 30 days.
     public func targets(
         businessID: Int64, audience: Audience, sandboxOnly: Bool, after cursor: Int64, limit: Int, at now: Timestamp
     ) throws -> [AudienceTarget] {
-        try tx.connection.rows(
+        let query: SQLQuery = """
+            SELECT d.id, d.user_id, d.platform, CASE WHEN d.token IS NULL THEN 0 ELSE 1 END, d.timezone,
+                CASE WHEN d.workspace IS NULL THEN 0 ELSE 1 END
+            FROM devices d\(from(audience))
+            WHERE \(raw: plus(audience))d.business_id = \(businessID) AND \(raw: plus(audience))d.id > \(cursor)
+              AND \(condition(audience, sandboxOnly: sandboxOnly, at: now))
+            ORDER BY d.id LIMIT \(max(0, limit))
             """
-            SELECT \(raw: Self.columns) FROM devices
-            WHERE business_id = \(businessID) AND id > \(cursor) \(workspace(sandboxOnly, now)) \(condition(audience))
-            ORDER BY id LIMIT \(max(0, limit))
-            """
-        ).map(Self.decode)
+        return try tx.connection.rows(query).map { row in
+            AudienceTarget(
+                deviceID: row.int(0), userID: row.optionalInt(1), platform: PushPlatform(row.text(2)),
+                hasToken: row.bool(3), timeZone: row.optionalText(4), isInstall: row.bool(5))
+        }
     }
 
-    /// How many devices of `businessID` the audience reaches.
+    /// How many devices of `businessID` the audience reaches (as `targets` would list them all).
     public func count(businessID: Int64, audience: Audience, sandboxOnly: Bool, at now: Timestamp) throws -> Int {
         Int(
             try tx.connection.scalar(
                 """
-                SELECT COUNT(*) FROM devices
-                WHERE business_id = \(businessID) \(workspace(sandboxOnly, now)) \(condition(audience))
+                SELECT COUNT(*) FROM devices d\(from(audience))
+                WHERE \(raw: plus(audience))d.business_id = \(businessID)
+                  AND \(condition(audience, sandboxOnly: sandboxOnly, at: now))
                 """))
     }
 
-    private func workspace(_ sandboxOnly: Bool, _ now: Timestamp) -> SQLQuery {
-        sandboxOnly
-            ? """
-            AND workspace = 'sandbox' AND test_status = 'approved' AND last_seen_at >= \(now.adding(.seconds(-30 * 86_400)))
-            """
-            : "AND (workspace IS NULL OR workspace = 'live')"
+    /// `+` before the business and cursor terms of a users' audience: no index serves them then (in SQLite;
+    /// PostgreSQL's planner has statistics), so the users' devices are found through `devices_user` rather than
+    /// by walking every device of the business in id order (measured: 240 ms → 3 ms for 1,000 users of 1,000,000).
+    private func plus(_ audience: Audience) -> String {
+        if case .userIDs = audience { return "+" }
+        return ""
     }
 
-    private func condition(_ audience: Audience) -> SQLQuery {
+    /// The join a segment reading attributes needs (a device without a user has none: LEFT JOIN).
+    private func from(_ audience: Audience) -> SQLQuery {
+        if case .segment(let filter) = audience, filter.readsAttributes {
+            return " LEFT JOIN users u ON u.id = d.user_id"
+        }
+        return ""
+    }
+
+    private func condition(_ audience: Audience, sandboxOnly: Bool, at now: Timestamp) -> SQLQuery {
+        let workspace: SQLQuery =
+            sandboxOnly
+            ? """
+            d.workspace = 'sandbox' AND d.test_status = 'approved' AND d.last_seen_at IS NOT NULL
+              AND d.last_seen_at >= \(now.adding(.zero - Self.testDeviceIdleLimit))
+            """
+            : "(d.workspace = 'live' OR d.workspace IS NULL)"
         switch audience {
-        case .all: return ""
-        case .userIDs(let ids): return "AND user_id IN (\(list: ids))"
+        case .all:
+            return workspace
+        case .userIDs(let ids):
+            return workspace + " AND d.user_id IN (\(list: ids))"
+        case .segment(let filter):
+            return workspace + " AND \(filter.condition(tx.dialect, at: now))"
         }
     }
 }

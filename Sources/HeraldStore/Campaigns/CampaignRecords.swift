@@ -114,11 +114,6 @@ public struct CampaignRecords {
         return counters
     }
 
-    /// Whether `businessID` has the saved segment `id`.
-    public func segmentExists(businessID: Int64, id: Int64) throws -> Bool {
-        try tx.connection.row("SELECT id FROM segments WHERE id = \(id) AND business_id = \(businessID)") != nil
-    }
-
     /// How many campaign messages went to `deviceID` since `since` (of `campaignID` only, when given), and when the
     /// newest was made: what caps, cooldowns and per-install maximums are checked against.
     public func messages(toDevice deviceID: Int64, campaignID: Int64? = nil, since: Timestamp) throws -> (

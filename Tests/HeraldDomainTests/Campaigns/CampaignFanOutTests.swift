@@ -190,6 +190,36 @@ struct CampaignFanOutTests {
     }
 
     @Test(arguments: StoreBackend.allCases)
+    func aSegmentCampaignReachesTheDevicesItsFilterMatchesAsItWasAtCreation(_ backend: StoreBackend) throws {
+        let (world, devices) = try world(backend, installs: 6)
+        try world.store.transaction { tx in
+            for (index, device) in devices.enumerated() {
+                var user = try tx.users.find(businessID: world.business.id, id: device.userID!)!
+                user.attributes = .object([("tier", .string(index % 3 == 0 ? "gold" : "silver"))])
+                try tx.users.saveImported(user)
+            }
+        }
+        let gold = try SegmentFilter(json: ["attribute": "tier", "op": "eq", "value": "gold"])
+        let segment = try world.store.transaction {
+            try $0.segments.insert(businessID: world.business.id, name: "Gold", filter: gold, at: world.clock.now)
+        }
+        let (service, fanOut) = campaigns(world)
+        let draft = try service.create(spec(audience: .segment(segment.id)), business: world.business)
+        // The segment goes before the launch: the campaign sends to what it matched when the campaign was made.
+        _ = try world.store.transaction { try $0.segments.delete(businessID: world.business.id, id: segment.id) }
+        _ = try service.launch(business: world.business, id: draft.id)
+        _ = try run(fanOut, draft.id)
+        let counters = try world.store.read { try $0.campaigns.counters(campaignID: draft.id) }
+        #expect(counters["targeted"] == 2, "devices 0 and 3 are gold")
+        for (index, device) in devices.enumerated() {
+            let messages = try world.store.read {
+                try $0.campaigns.messages(toDevice: device.id, since: Timestamp(milliseconds: 0))
+            }
+            #expect(messages.count == (index % 3 == 0 ? 1 : 0), "device \(index)")
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
     func whatACampaignNamesMustBeTheBusinesss(_ backend: StoreBackend) throws {
         let (world, _) = try world(backend, installs: 0)
         let (service, _) = campaigns(world)

@@ -1,0 +1,285 @@
+import Foundation
+import HeraldModel
+import HeraldStore
+import HeraldTesting
+import Testing
+
+@Suite("Admin API: audiences")
+struct AudienceAPITests {
+    static let apnsToken = String(repeating: "ab", count: 32)
+
+    /// Posts `body` as an import into `businessID` (the fixture's by default).
+    static func importLines(
+        _ fixture: ServerFixture, _ body: [UInt8], businessID: Int64? = nil, token: String? = nil
+    ) throws -> TestHTTPClient.Response {
+        try fixture.herald.client().request(
+            "POST", "/api/admin/businesses/\(businessID ?? fixture.business.id)/users/import",
+            headers: [
+                ("Authorization", "Bearer \(token ?? fixture.herald.adminToken)"),
+                ("Content-Type", "application/x-ndjson"),
+            ], body: body)
+    }
+
+    static func importLines(_ fixture: ServerFixture, _ lines: [String]) throws -> TestHTTPClient.Response {
+        try importLines(fixture, Array(lines.joined(separator: "\n").utf8))
+    }
+
+    /// The `rejected` list as (line, fields).
+    static func rejected(_ response: TestHTTPClient.Response) -> [(line: Int64, fields: [String])] {
+        (response.value?["rejected"]?.arrayValue ?? []).map { item in
+            (item["line"]?.int64Value ?? -1, (item["errors"]?.objectValue ?? []).map(\.key))
+        }
+    }
+
+    @Test func anImportCreatesThenUpdatesAndIsIdempotent() throws {
+        let fixture = try ServerFixture()
+        let lines = [
+            #"{"external_id":"crm-1","email":"One@Example.com","first_name":"One","attributes":{"tier":"gold","age":34},"devices":[{"install_id":"i-1","platform":"ios","push_token":"\#(Self.apnsToken)"}]}"#,
+            #"{"external_id":2,"attributes":{"tier":"silver"},"devices":[{"platform":"android","push_token":"fcm-token-2-xxxxxxxxxxxxxxxxxxxx"}]}"#,
+            "",
+            #"{"email":"three@example.com","last_name":"Three"}"#,
+        ]
+        let first = try Self.importLines(fixture, lines)
+        #expect(first.status == 200, "\(first)")
+        #expect(first.value?["created"] == 3 && first.value?["updated"] == 0, "\(first)")
+        #expect(first.value?["rejected"] == [] && first.value?["rejected_count"] == 0)
+        #expect(first.value?["rejected_truncated"] == false && first.value?["lines"] == 4)
+        let store = fixture.store
+        let business = fixture.business.id
+        let one = try #require(try store.read { try $0.users.find(businessID: business, externalIDs: ["crm-1"]) }.first)
+        #expect(one.email == "one@example.com" && one.attributes == ["tier": "gold", "age": 34])
+        let devices = try store.read { try $0.devices.all(userID: one.id) }
+        #expect(devices.map(\.deviceKey) == ["i-1"] && devices.first?.platform == .apns)
+        let two = try #require(try store.read { try $0.users.find(businessID: business, externalIDs: ["2"]) }.first)
+        #expect(try store.read { try $0.devices.all(userID: two.id) }.first?.deviceKey.hasPrefix("token:") == true)
+
+        let snapshot = {
+            try store.database.read { connection in
+                try connection.rows("SELECT * FROM users ORDER BY id").map(\.values)
+                    + connection.rows("SELECT * FROM devices ORDER BY id").map(\.values)
+            }
+        }
+        let before = try snapshot()
+        let second = try Self.importLines(fixture, lines)
+        #expect(second.value?["created"] == 0 && second.value?["updated"] == 3, "\(second)")
+        #expect(try snapshot() == before)
+    }
+
+    @Test func badLinesAreRefusedOneByOneAndTheRestImported() throws {
+        let fixture = try ServerFixture()
+        let long = #"{"external_id":"long","attributes":{"a":""# + String(repeating: "x", count: 70_000) + #""}}"#
+        var body = Array(
+            [
+                #"{"external_id":"ok-1"}"#,  // 1
+                #"{"external_id":"#,  // 2: malformed
+                #"["external_id"]"#,  // 3: not an object
+                #"{"first_name":"Nobody"}"#,  // 4: no identity
+                #"{"email":"not an email"}"#,  // 5
+                #"{"external_id":"x","attributes":{"a":{"b":1}}}"#,  // 6: a nested value
+                #"{"external_id":"x","attributes":{"bad key":1}}"#,  // 7
+                #"{"external_id":"x","devices":[{"platform":"ios","push_token":"nothex"}]}"#,  // 8
+                #"{"external_id":"x","devices":[{"platform":"windows","push_token":"abc"}]}"#,  // 9
+                #"{"external_id":"x","favourite":"fries"}"#,  // 10: an unknown field
+                long,  // 11: too long
+                "   ",  // 12: blank
+            ].joined(separator: "\r\n").utf8)
+        body += [0x0A] + Array(#"{"external_id":"bad"#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)  // 13: not UTF-8
+        body += Array("\n{\"external_id\":\"ok-2\"}".utf8)  // 14
+        let response = try Self.importLines(fixture, body)
+        #expect(response.status == 200, "\(response)")
+        #expect(response.value?["created"] == 2, "\(response)")
+        let rejected = Self.rejected(response)
+        #expect(rejected.map(\.line) == [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13], "\(response)")
+        #expect(
+            rejected.map(\.fields) == [
+                ["base"], ["base"], ["base"], ["email"], ["attributes.a"], ["attributes"],
+                ["devices[0].push_token"], ["devices[0].platform"], ["favourite"], ["base"], ["base"],
+            ])
+        #expect(response.value?["rejected_count"] == 11 && response.value?["lines"] == 14)
+        #expect(response.text.contains("line is too long (\(long.utf8.count) bytes; at most 65536)"), "\(response)")
+    }
+
+    @Test func theRejectedListIsCappedAndSaysSo() throws {
+        let fixture = try ServerFixture()
+        let body = Array(String(repeating: "{\"first_name\":\"x\"}\n", count: 2_500).utf8)
+        let response = try Self.importLines(fixture, body)
+        #expect(response.status == 200)
+        let rejected = Self.rejected(response)
+        #expect(rejected.count == 1_000 && rejected.first?.line == 1 && rejected.last?.line == 1_000)
+        #expect(response.value?["rejected_count"] == 2_500 && response.value?["rejected_truncated"] == true)
+    }
+
+    @Test func onlyTheAdminMayImportAndOnlyIntoABusiness() throws {
+        let fixture = try ServerFixture()
+        let wrong = try Self.importLines(fixture, Array(#"{"external_id":"a"}"#.utf8), token: "nope")
+        #expect(wrong.status == 401, "\(wrong)")
+        let unknown = try Self.importLines(fixture, Array(#"{"external_id":"a"}"#.utf8), businessID: 999_999)
+        #expect(unknown.status == 404, "\(unknown)")
+        // Refused from the head: 50 MB declared and none sent.
+        let client = fixture.herald.client()
+        try client.send(
+            raw: Array(
+                """
+                POST /api/admin/businesses/\(fixture.business.id)/users/import HTTP/1.1\r
+                Host: x\r
+                Content-Length: 50000000\r
+                \r
+
+                """.utf8))
+        #expect(try client.readResponse().status == 401)
+        let empty = try Self.importLines(fixture, [])
+        #expect(empty.status == 200 && empty.value?["created"] == 0 && empty.value?["lines"] == 0, "\(empty)")
+    }
+
+    /// `herald serve` in a process of its own: its memory is its own, whatever other tests do meanwhile.
+    final class ServeProcess {
+        let process = Process()
+        let directory: TemporaryDirectory
+        let port: Int
+        static let adminToken = "audience-test-admin-token"
+
+        init() throws {
+            directory = try TemporaryDirectory()
+            let output = directory.path + "/stdout"
+            _ = FileManager.default.createFile(atPath: output, contents: nil)
+            process.executableURL = URL(
+                fileURLWithPath: URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                    .appendingPathComponent("herald").path)
+            process.arguments = ["serve", "--port", "0", "--data-dir", directory.path + "/data"]
+            var environment = ProcessInfo.processInfo.environment
+            environment["HERALD_ADMIN_TOKEN"] = Self.adminToken
+            environment["HERALD_LOG_LEVEL"] = "warning"
+            environment["HERALD_PASSWORD_COST"] = "1024"
+            process.environment = environment
+            process.standardOutput = FileHandle(forWritingAtPath: output)
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let deadline = ContinuousClock.now + .seconds(60)
+            var found: Int?
+            while found == nil && ContinuousClock.now < deadline && process.isRunning {
+                let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+                if let range = text.range(of: "listening on http://127.0.0.1:") {
+                    found = Int(text[range.upperBound...].prefix { $0.isNumber })
+                } else {
+                    usleep(20_000)  // a child process's start: no in-process event to wait on
+                }
+            }
+            guard let found else { throw TestHTTPClient.Failure(description: "herald serve did not start") }
+            port = found
+        }
+
+        deinit {
+            process.terminate()
+            process.waitUntilExit()
+        }
+
+        /// The process's peak resident memory so far (VmHWM), in KiB.
+        func peakKiB() -> Int {
+            let status =
+                (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+    }
+
+    @Test func aHundredThousandLinesImportInConstantMemory() throws {
+        let server = try ServeProcess()
+        let client = TestHTTPClient(port: server.port)
+        client.timeout = 600
+        let admin = [("Authorization", "Bearer \(ServeProcess.adminToken)")]
+        let created = try client.request("POST", "/api/admin/businesses", headers: admin, json: #"{"name":"Big Co"}"#)
+        let business = try #require(created.value?["id"]?.int64Value, "\(created)")
+        let target = "/api/admin/businesses/\(business)/users/import"
+        // Warm up (threads, statement caches), then send 100,000 lines (26 MB), generated as they are sent.
+        let warm = try client.request(
+            "POST", target, headers: admin, body: Array(#"{"external_id":"warm"}"#.utf8))
+        #expect(warm.status == 200, "\(warm)")
+        let before = server.peakKiB()
+        try client.send(
+            raw: Array(
+                """
+                POST \(target) HTTP/1.1\r
+                Host: x\r
+                Authorization: Bearer \(ServeProcess.adminToken)\r
+                Transfer-Encoding: chunked\r
+                \r
+
+                """.utf8))
+        let padding = String(repeating: "p", count: 120)
+        var total = 0
+        for piece in 0..<100 {
+            var text = ""
+            for n in (piece * 1_000)..<((piece + 1) * 1_000) {
+                text +=
+                    #"{"external_id":"u\#(n)","first_name":"User \#(n)","attributes":{"n":\#(n),"p":"\#(padding)"},"#
+                text +=
+                    #""devices":[{"install_id":"d\#(n)","platform":"android","push_token":"fcm-\#(n)-\#(padding)"}]}"#
+                text += "\n"
+            }
+            total += text.utf8.count
+            try client.send(raw: Array("\(String(text.utf8.count, radix: 16))\r\n\(text)\r\n".utf8))
+        }
+        try client.send(raw: Array("0\r\n\r\n".utf8))
+        let response = try client.readResponse()
+        #expect(response.status == 200, "\(response)")
+        #expect(response.value?["created"] == 100_000 && response.value?["rejected_count"] == 0, "\(response)")
+        let grown = server.peakKiB() - before
+        // The body is 26 MB: holding it, or its users, would show. What may grow is SQLite's page cache and the
+        // allocator's slack.
+        #expect(total > 25_000_000)
+        #expect(grown < 16_000, "peak resident memory grew by \(grown) KiB importing \(total) bytes")
+        let segment = try client.request(
+            "POST", "/api/admin/businesses/\(business)/segments/count", headers: admin,
+            json: #"{"filter":{"attribute":"n","op":"lt","value":1000}}"#)
+        #expect(segment.value?["count"] == 1_000, "\(segment)")
+    }
+
+    // MARK: - Segments
+
+    @Test func segmentsAreMadeCountedListedAndDeleted() throws {
+        let fixture = try ServerFixture()
+        let imported = try Self.importLines(
+            fixture,
+            (0..<10).map { n in
+                #"{"external_id":"u\#(n)","attributes":{"tier":"\#(n < 3 ? "gold" : "silver")","n":\#(n)},"devices":[{"install_id":"d\#(n)","platform":"\#(n % 2 == 0 ? "ios" : "android")","push_token":"\#(n % 2 == 0 ? Self.apnsToken.dropLast(2) + String(format: "%02x", n) : "fcm-token-\(n)-xxxxxxxxxxxxxxxxxxxx")"}]}"#
+            })
+        #expect(imported.value?["created"] == 10, "\(imported)")
+        let base = "/api/admin/businesses/\(fixture.business.id)/segments"
+        let filter = #"{"all":[{"attribute":"tier","op":"eq","value":"gold"},{"platform":"ios"}]}"#
+        let created = try fixture.herald.admin("POST", base, json: #"{"name":"Gold on iOS","filter":\#(filter)}"#)
+        #expect(created.status == 201, "\(created)")
+        let id = try #require(created.value?["id"]?.int64Value)
+        #expect(created.value?["filter"] == (try JSON.parse(filter)))
+
+        let shown = try fixture.herald.admin("GET", "\(base)/\(id)")
+        #expect(shown.status == 200 && shown.value?["count"] == 2, "\(shown)")  // u0, u2
+        #expect(shown.value?["name"] == "Gold on iOS")
+
+        let count = try fixture.herald.admin(
+            "POST", "\(base)/count", json: #"{"filter":{"attribute":"n","op":"gt","value":6}}"#)
+        #expect(count.status == 200 && count.value?["count"] == 3, "\(count)")
+
+        let taken = try fixture.herald.admin("POST", base, json: #"{"name":"Gold on iOS","filter":{"all":[]}}"#)
+        #expect(taken.status == 422 && taken.errorFields?["name"] != nil, "\(taken)")
+        let bad = try fixture.herald.admin(
+            "POST", base, json: #"{"name":"Bad","filter":{"all":[{"segment":"a"},{"attribute":"x","op":"like"}]}}"#)
+        #expect(bad.status == 422, "\(bad)")
+        #expect(bad.errorFields?["filter.all[1].op"] == ["must be one of: eq, ne, lt, gt, in, exists"], "\(bad)")
+        let missing = try fixture.herald.admin("POST", base, json: #"{"filter":{"all":[]},"colour":"red"}"#)
+        #expect(missing.errorFields.map { Set($0.keys) } == ["name", "colour"], "\(missing)")
+
+        let second = try fixture.herald.admin("POST", base, json: #"{"name":"Everyone","filter":{"all":[]}}"#)
+        let list = try fixture.herald.admin("GET", "\(base)?limit=1")
+        #expect(list.value?["data"]?.arrayValue?.map { $0["id"] } == [.int(id)], "\(list)")
+        #expect(list.value?["next_after"] == .int(id))
+        let rest = try fixture.herald.admin("GET", "\(base)?after=\(id)")
+        #expect(rest.value?["data"]?.arrayValue?.map { $0["id"] } == [second.value?["id"]], "\(rest)")
+        #expect(rest.value?["next_after"] == .null)
+
+        #expect(try fixture.herald.admin("DELETE", "\(base)/\(id)").status == 204)
+        #expect(try fixture.herald.admin("GET", "\(base)/\(id)").status == 404)
+        #expect(try fixture.herald.admin("DELETE", "\(base)/\(id)").status == 404)
+        #expect(try fixture.herald.admin("GET", "\(base)/abc").status == 404)
+        #expect(try fixture.herald.admin("GET", "\(base)?limit=0").status == 422)
+    }
+}
