@@ -105,6 +105,15 @@ public final class HeraldApplication: Sendable {
             tokenLifetime: configuration.accessTokenLifetime,
             dummyHash: try passwords.hash(Base64URL.encode(SecureRandom.bytes(count: 24)))
         ).register(in: &router)
+        let devices = DeviceService(store: store, clock: clock)
+        var eventOptions = DeviceEventService.Options()
+        eventOptions.influenceWindow = configuration.influenceWindow
+        let deviceEvents = DeviceEventService(store: store, clock: clock, options: eventOptions)
+        DeviceController(
+            store: store, auth: DeviceAuthenticator(store: store, sealer: sealer, clock: clock, devices: devices),
+            sealer: sealer, devices: devices, events: deviceEvents
+        ).register(in: &router)
+        AdminDeviceController(store: store, admin: admin, devices: devices, events: deviceEvents).register(in: &router)
         media.register(in: &router)
 
         routes = router.routes.map { ($0.method.rawValue, $0.pattern) }

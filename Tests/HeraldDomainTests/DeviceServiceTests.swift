@@ -54,11 +54,11 @@ struct DeviceServiceTests {
         let w = try DeviceWorld(backend)
         let ann = w.world.user
         let phone = try w.world.register(ann, key: "ann-phone", token: .some(apnsToken(7)), at: at(1))
-        let adopted = try w.install("ann-phone")
+        let adopted = try w.install("ann-phone", token: .some(nil))
         #expect(adopted.outcome == .adopted && adopted.isNew)
         #expect(adopted.device.id == phone.id)
         #expect(adopted.device.userID == ann.id)
-        #expect(adopted.device.token == apnsToken(7), "the Punchh token stays when the install sends none")
+        #expect(adopted.device.token == apnsToken(7), "the Punchh token stays while the install has none")
         #expect(adopted.device.install?.keyID != nil)
         // Ann's news reaches the one device.
         let news = try w.world.publish([w.world.draft(ann)])

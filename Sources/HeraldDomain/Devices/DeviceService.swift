@@ -17,7 +17,7 @@ import HeraldStore
 /// An unsigned registration of a known install id starts a fresh install record — the old one is deleted with its
 /// messages, events and segments, and its credential stops working — so knowing an install id gives nothing. A
 /// device the Punchh API made (its `punchh-app-device-id` is the install id) and no install has claimed yet is
-/// adopted with its user: one phone, one device.
+/// adopted with its user and token (a `push_token` of null does not clear it then): one phone, one device.
 public struct DeviceService: Sendable {
     /// Limits and windows.
     public struct Options: Sendable {
@@ -99,6 +99,11 @@ public struct DeviceService: Sendable {
                 install.testStatus = TestDeviceStanding.pending
             }
             device.install = install
+            var details = details
+            if outcome == .adopted, case .some(.none) = details.pushToken {
+                // The install has no token yet; the one the Punchh API registered for this device stays.
+                details.pushToken = nil
+            }
             try save(&device, details, tx, at: now)
             return RegisteredInstall(
                 device: device, outcome: outcome,

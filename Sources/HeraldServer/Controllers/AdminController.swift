@@ -68,16 +68,22 @@ struct AdminController: Sendable {
         let posKey = AccessTokens.generate(prefix: "hpos_")
         let clientID = Hex.encode(SecureRandom.bytes(count: 16))
         let sealedSecret = try sealer.seal(Array(secret.utf8), purpose: "business-secret")
+        let apiKeys = AdminDeviceController.newAPIKeys()
         let now = clock.now()
         let business = try store.transaction { tx in
-            try tx.businesses.insert(
+            let business = try tx.businesses.insert(
                 name: name!, clientID: clientID, sealedSecret: sealedSecret, posKeyHash: AccessTokens.hash(posKey),
                 at: now)
+            try tx.businesses.setAPIKeys(
+                id: business.id, liveHash: AccessTokens.hash(apiKeys.live),
+                sandboxHash: AccessTokens.hash(apiKeys.sandbox))
+            return business
         }
         return .json(
             .object([
                 ("id", .int(business.id)), ("name", .string(business.name)), ("client", .string(clientID)),
-                ("secret", .string(secret)), ("pos_key", .string(posKey)),
+                ("secret", .string(secret)), ("pos_key", .string(posKey)), ("api_key", .string(apiKeys.live)),
+                ("sandbox_api_key", .string(apiKeys.sandbox)),
             ]), status: .created)
     }
 
