@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDomain
 import HeraldModel
 import HeraldStore
 import HeraldTesting
@@ -98,6 +99,65 @@ struct DeviceEventAPITests {
                 #expect(status == (fine ? "accepted" : "rejected"), "\(field) = \(value): \(results.first ?? .null)")
             }
         }
+    }
+
+    @Test func anAppOpenWithinTheConfiguredWindowOfADeliveryIsAnInfluencedOpen() throws {
+        let clock = TestClock()
+        let herald = try LiveHerald(clock: clock.wallClock) { configuration in
+            configuration.delivery.enabled = false
+            configuration.influenceWindow = .seconds(3600)
+        }
+        let business = try herald.createBusiness()
+        let phone = herald.deviceClient(clock: clock.wallClock)
+        let registered = try phone.register(apiKey: business.apiKey, [("push_token", .string(randomAPNsToken()))])
+        try #require(registered.status == 201)
+        let device = try #require(
+            try herald.store.read { try $0.devices.find(businessID: business.id, key: phone.installID) })
+        let now = clock.wallClock.now()
+        let (early, late) = try herald.store.transaction { tx -> (InboxEntry, InboxEntry) in
+            let campaign = try tx.campaigns.insert(
+                Campaign(
+                    id: 0, businessID: business.id, name: "Spring", message: [:], audience: ["all": true],
+                    channels: ["push"], trigger: ["type": "now"], limits: [:], sandbox: false, status: .running,
+                    createdAt: now, updatedAt: now))
+            func message(_ trigger: String) throws -> InboxEntry {
+                try NotificationService().publish(
+                    NotificationDraft(
+                        businessID: business.id, userID: nil, kind: .campaign, event: "campaign", title: "Hi",
+                        body: "Hello", campaignID: campaign.id, triggerKey: trigger, deviceID: device.id,
+                        message: ["type": "message", "headline": "Hi", "body": "Hello"]),
+                    in: tx, at: now)
+            }
+            return (try message("early"), try message("late"))
+        }
+        // The pushes are accepted by Apple now (the queue records it as the delivery engine would).
+        let claimed = try herald.store.deliveryQueue.claim(
+            owner: "test", limit: 10, leaseUntil: now.adding(.seconds(60)), at: now)
+        #expect(claimed.count == 2)
+        try herald.store.deliveryQueue.record(
+            claimed.map {
+                DeliveryCompletion(
+                    id: $0.id, leaseOwner: "test", outcome: .delivered(providerMessageID: nil), deviceID: $0.deviceID,
+                    token: $0.token)
+            }, at: now)
+        let opened = DeviceEvent.appOpenedData(sdkVersion: "1.0.0", appVersion: "3.2.0", osVersion: "17.4")
+        // Two hours on, past the one-hour window: nobody's open. Then a tap of one, and a report.
+        clock.advance(by: .seconds(2 * 3600))
+        #expect(try phone.post([deviceEvent(.appOpened, data: opened, at: clock.wallClock.now())]).status == 202)
+        let report = { () throws -> JSON in
+            let campaignID = try #require(late.draft.campaignID)
+            return try #require(
+                try herald.admin("GET", "/api/admin/businesses/\(business.id)/campaigns/\(campaignID)/report").value)
+        }
+        #expect(try report()["influenced_opens"] == 0)
+        // Within the window of the delivery: the newest message is the influencer.
+        #expect(
+            try phone.post([deviceEvent(.appOpened, data: opened, at: now.adding(.seconds(600)))]).status == 202)
+        let within = try report()
+        #expect(within["influenced_opens"] == 1 && within["opened"] == 1 && within["direct_opens"] == 0)
+        #expect(try herald.store.read { try $0.inbox.hasMilestone(notificationID: late.id, type: "influenced_opens") })
+        #expect(
+            try !herald.store.read { try $0.inbox.hasMilestone(notificationID: early.id, type: "influenced_opens") })
     }
 
     @Test func theReportIsTheBusinesssAndReadsCountersNotRows() throws {
