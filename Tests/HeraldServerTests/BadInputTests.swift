@@ -585,6 +585,9 @@ struct BadInputTests {
         "/api/admin/businesses/1/deliveries?notification_id=%00",
         "/api/admin/businesses/1/deliveries?notification_id=1%20OR%201%3D1",
         "/api/admin/businesses/1/deliveries?notification_id=1e400",
+        "/api/admin/businesses/1/campaigns/0/report", "/api/admin/businesses/1/campaigns/-1/report",
+        "/api/admin/businesses/1/campaigns/99999999999999999999/report",
+        "/api/admin/businesses/1/campaigns/%27%20OR%201%3D1/report", "/api/admin/businesses/1/campaigns/1%00/report",
     ])
     func hostileAdminTargetsAre4xx(_ target: String) throws {
         let harness = try Harness()
