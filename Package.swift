@@ -88,6 +88,10 @@ let package = Package(
         .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldDelivery", "HeraldTesting"]),
         .testTarget(
             name: "HeraldSDKTests",
-            dependencies: ["HeraldSDK", "HeraldModel", "HeraldHTTP", "HeraldCrypto", "HeraldObservability"]),
+            dependencies: [
+                "HeraldSDK", "HeraldModel", "HeraldHTTP", "HeraldCrypto", "HeraldObservability",
+                // The end-to-end tests run the SDK against a whole Herald in the process.
+                "HeraldTesting", "HeraldDomain", "HeraldStore",
+            ]),
     ]
 )

@@ -121,6 +121,18 @@ public final class HeraldApplication: Sendable {
             tokenLifetime: configuration.accessTokenLifetime,
             dummyHash: try passwords.hash(Base64URL.encode(SecureRandom.bytes(count: 24)))
         ).register(in: &router)
+        let devices = DeviceService(store: store, clock: clock)
+        var eventOptions = DeviceEventService.Options()
+        eventOptions.influenceWindow = configuration.influenceWindow
+        let deviceEvents = DeviceEventService(store: store, clock: clock, options: eventOptions)
+        let deviceAuth = DeviceAuthenticator(store: store, sealer: sealer, clock: clock, devices: devices)
+        DeviceController(store: store, auth: deviceAuth, sealer: sealer, devices: devices, events: deviceEvents)
+            .register(in: &router)
+        DeviceGeofenceController(
+            store: store, auth: deviceAuth, geofences: geofences, clock: clock, events: deviceEvents
+        )
+            .register(in: &router)
+        AdminDeviceController(store: store, admin: admin, devices: devices, events: deviceEvents).register(in: &router)
         media.register(in: &router)
 
         routes = router.routes.map { ($0.method.rawValue, $0.pattern) }

@@ -94,6 +94,10 @@ public final class LiveHerald: Sendable {
         public let secret: String
         /// The POS key.
         public let posKey: String
+        /// The device API's live key (`api_key`).
+        public let apiKey: String
+        /// The device API's sandbox key (`sandbox_api_key`).
+        public let sandboxAPIKey: String
     }
 
     /// Creates a business through the admin API.
@@ -102,9 +106,11 @@ public final class LiveHerald: Sendable {
             "POST", "/api/admin/businesses", json: JSON.object([("name", .string(name))]).encodedString)
         guard response.status == 201, let object = response.json as? [String: Any], let id = object["id"] as? Int,
             let client = object["client"] as? String, let secret = object["secret"] as? String,
-            let posKey = object["pos_key"] as? String
+            let posKey = object["pos_key"] as? String, let apiKey = object["api_key"] as? String,
+            let sandboxAPIKey = object["sandbox_api_key"] as? String
         else { throw TestHTTPClient.Failure(description: "cannot create business: \(response)") }
-        return BusinessKeys(id: Int64(id), client: client, secret: secret, posKey: posKey)
+        return BusinessKeys(
+            id: Int64(id), client: client, secret: secret, posKey: posKey, apiKey: apiKey, sandboxAPIKey: sandboxAPIKey)
     }
 
     /// A mobile API client signing as `business`'s app.

@@ -13,7 +13,7 @@ struct BadInputTests {
     // MARK: - The table
 
     /// Who may call an endpoint.
-    enum Access: Sendable { case mobile, signedIn, admin, pos }
+    enum Access: Sendable { case mobile, signedIn, admin, pos, install, device }
 
     /// What an endpoint's happy path needs.
     struct Context: Sendable {
@@ -21,6 +21,10 @@ struct BadInputTests {
         let userID: Int64
         let locationID: Int64
         let serial: Int
+        /// The business's live device-API key.
+        let apiKey: String
+        /// The approval code of the harness's sandbox install.
+        let approvalCode: String
     }
 
     /// A place in the body where a hostile value goes, and which wrong-typed values the endpoint may accept there.
@@ -115,7 +119,7 @@ struct BadInputTests {
     private static let p8 = P256PrivateKey.generate().pemRepresentation
     private static let rsa = RSAPrivateKey.generate().pemRepresentation
 
-    static let endpoints: [Endpoint] = [
+    static let coreEndpoints: [Endpoint] = [
         Endpoint(
             method: "POST", path: "/api2/mobile/users", access: .mobile,
             slots: [
@@ -335,6 +339,78 @@ struct BadInputTests {
             body: { _ in ["filter": ["any": [["attribute": "age", "op": "gt", "value": 30]]]] }),
     ]
 
+    /// Every endpoint of the table: the Punchh, admin and POS ones, and the device API's.
+    static let endpoints: [Endpoint] = coreEndpoints + deviceEndpoints
+
+    /// The device API's endpoints that read a body, and their admin side.
+    static let deviceEndpoints: [Endpoint] = [
+        Endpoint(
+            method: "POST", path: "/api/v1/installs", access: .install,
+            slots: [
+                Slot("api_key"), Slot("install_id"), Slot("platform"), Slot("push_token"), Slot("push_token_type"),
+                Slot("apns_environment"), Slot("app_version"), Slot("os_version"), Slot("device_model"),
+                Slot("locale"), Slot("timezone"), Slot("sdk_version"), Slot("permissions"),
+                Slot("permissions.notifications", lax: ["true"]), Slot("permissions.location"), Slot("segments"),
+                Slot("segments.0"),
+            ],
+            body: { context in
+                .object(
+                    [("api_key", .string(context.apiKey)), ("install_id", .string("hostile-\(context.serial)"))]
+                        + DeviceTestClient.detailFields() + [("segments", ["vip"])])
+            }),
+        Endpoint(
+            method: "PUT", path: "/api/v1/installs/current", access: .device,
+            slots: [
+                Slot("platform"), Slot("push_token"), Slot("push_token_type"), Slot("apns_environment"),
+                Slot("app_version"), Slot("os_version"), Slot("device_model"), Slot("locale"), Slot("timezone"),
+                Slot("sdk_version"), Slot("permissions"), Slot("permissions.notifications", lax: ["true"]),
+                Slot("permissions.location"), Slot("segments"), Slot("segments.0"),
+            ],
+            body: { _ in .object(DeviceTestClient.detailFields() + [("segments", ["vip"])]) }),
+        Endpoint(
+            method: "PUT", path: "/api/v1/device/segments", access: .device,
+            slots: [Slot("segments"), Slot("segments.0"), Slot("segments.1")],
+            body: { _ in ["segments": ["vip", "beta"]] }),
+        Endpoint(
+            method: "POST", path: "/api/v1/events", access: .device,
+            // A hostile value inside an event is that event's rejection in a 202, not the call's.
+            slots: [
+                // A list of anything is a batch (its items judged one by one).
+                Slot("events", lax: ["array"]), Slot("events.0", lax: BadInputTests.wrongTypes),
+                Slot("events.0.id", lax: BadInputTests.wrongTypes),
+                Slot("events.0.type", lax: BadInputTests.wrongTypes),
+                Slot("events.0.occurred_at", lax: BadInputTests.wrongTypes),
+                Slot("events.0.notification_id", lax: BadInputTests.wrongTypes),
+                Slot("events.0.data", lax: BadInputTests.wrongTypes),
+                Slot("events.0.data.name", lax: BadInputTests.wrongTypes),
+                Slot("events.0.data.properties", lax: BadInputTests.wrongTypes),
+                Slot("events.1.data.answers", lax: BadInputTests.wrongTypes),
+                Slot("events.1.data.answers.0.question_id", lax: BadInputTests.wrongTypes),
+                Slot("events.1.data.answers.0.value", lax: BadInputTests.wrongTypes),
+            ],
+            body: { _ in
+                let now = WallClock.system.now()
+                return [
+                    "events": [
+                        DeviceEvent(
+                            id: UUIDString.random(), type: .custom, occurredAt: now,
+                            data: DeviceEvent.customData(name: "cart.added", properties: [("items", 2)])
+                        ).json,
+                        DeviceEvent(
+                            id: UUIDString.random(), type: .surveySubmitted, occurredAt: now, notificationID: "1",
+                            data: ["answers": [["question_id": "stars", "value": 4]]]
+                        ).json,
+                    ]
+                ]
+            }),
+        Endpoint(
+            method: "POST", path: "/api/admin/businesses/{business}/api_keys", access: .admin, slots: [Slot("keys")],
+            body: { _ in ["keys": ["sandbox"]] }),
+        Endpoint(
+            method: "POST", path: "/api/admin/businesses/{business}/test-devices", access: .admin,
+            slots: [Slot("approval_code")], body: { context in ["approval_code": .string(context.approvalCode)] }),
+    ]
+
     /// Whole bodies that are not a JSON object.
     static let malformedBodies: [(name: String, bytes: [UInt8])] = [
         ("{", Array("{".utf8)), ("[1,2", Array("[1,2".utf8)), ("nul", Array("nul".utf8)),
@@ -373,6 +449,9 @@ struct BadInputTests {
         let app: MobileTestClient
         let http: TestHTTPClient
         let locationID: Int64
+        /// A live install signing the device calls, and a sandbox one whose code the admin approves.
+        let phone: DeviceTestClient
+        let tester: DeviceTestClient
         private var serial = 0
 
         init() throws {
@@ -383,13 +462,18 @@ struct BadInputTests {
                 "POST", "/api/admin/businesses/\(fixture.business.id)/locations", json: #"{"name":"Brooklyn Location"}"#
             )
             locationID = try #require(location.value?["id"]?.int64Value, "\(location)")
+            phone = try fixture.install("harness-phone")
+            tester = try fixture.install("harness-tester", sandbox: true)
             http = fixture.herald.client()
             http.timeout = 10
         }
 
         func context() -> Context {
             serial += 1
-            return Context(businessID: fixture.business.id, userID: app.userID!, locationID: locationID, serial: serial)
+            return Context(
+                businessID: fixture.business.id, userID: app.userID!, locationID: locationID, serial: serial,
+                apiKey: fixture.business.apiKey,
+                approvalCode: tester.testDevice?["approval_code"]?.stringValue ?? "")
         }
 
         /// Sends `body` (a mobile body gets the digest a correct app computes over it).
@@ -410,6 +494,11 @@ struct BadInputTests {
                 if endpoint.access == .signedIn, let token = app.accessToken {
                     headers.append(("Authorization", "Bearer \(token)"))
                 }
+            case .install:
+                break
+            case .device:
+                // Signed correctly over whatever the body is: the body itself is what is tried.
+                return try phone.call(endpoint.method, target, body: body)
             }
             return try http.request(endpoint.method, target, headers: headers, body: body)
         }
@@ -653,6 +742,9 @@ struct BadInputTests {
         "/api/admin/businesses/1/segments/-1", "/api/admin/businesses/1/segments/99999999999999999999",
         "/api/admin/businesses/1/segments/%27%20OR%201%3D1", "/api/admin/businesses/1/segments?after=-1",
         "/api/admin/businesses/1/segments?limit=1e400", "/api/admin/businesses/1/segments?limit=%00",
+        "/api/admin/businesses/1/campaigns/0/report", "/api/admin/businesses/1/campaigns/-1/report",
+        "/api/admin/businesses/1/campaigns/99999999999999999999/report",
+        "/api/admin/businesses/1/campaigns/%27%20OR%201%3D1/report", "/api/admin/businesses/1/campaigns/1%00/report",
     ])
     func hostileAdminTargetsAre4xx(_ target: String) throws {
         let harness = try Harness()
@@ -671,9 +763,10 @@ struct BadInputTests {
             Self.endpoints[9],
             Self.endpoints[11], Self.endpoints[14],
         ]
+        let fuzzedDevice = Self.deviceEndpoints.prefix(4)
         let jsonish = Array(#"{}[]":,0123456789.eE+-truefalsnul\ abcxyz"#.utf8)
         for round in 0..<300 {
-            let endpoint = fuzzed[round % fuzzed.count]
+            let endpoint = round % 4 == 3 ? fuzzedDevice[round / 4 % 4] : fuzzed[round % fuzzed.count]
             var bytes: [UInt8]
             switch round % 3 {
             case 0:  // raw random bytes
@@ -685,7 +778,7 @@ struct BadInputTests {
                 }
             default:  // a good body with a few bytes changed
                 var json = endpoint.body(harness.context())
-                if endpoint.access != .admin {
+                if endpoint.access == .mobile || endpoint.access == .signedIn {
                     json = .object([("client", .string(harness.fixture.business.client))] + (json.objectValue ?? []))
                 }
                 bytes = json.encoded

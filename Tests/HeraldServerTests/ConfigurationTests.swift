@@ -35,6 +35,13 @@ struct ConfigurationTests {
         #expect(try read([], ["HERALD_PORT": ""]).port == 8080)
     }
 
+    @Test func theInfluenceWindowIsReadInHours() throws {
+        #expect(try read([]).influenceWindow == .seconds(86_400))
+        #expect(try read(["--influence-window-hours", "6"]).influenceWindow == .seconds(6 * 3600))
+        #expect(try read([], ["HERALD_INFLUENCE_WINDOW_HOURS": "48"]).influenceWindow == .seconds(48 * 3600))
+        #expect(throws: HeraldConfiguration.ConfigurationError.self) { try read(["--influence-window-hours", "0"]) }
+    }
+
     @Test func everyFlagIsRead() throws {
         let configuration = try read(
             [

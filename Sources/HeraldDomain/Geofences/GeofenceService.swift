@@ -160,8 +160,8 @@ public struct GeofenceService: Sendable {
                     pull: due > now, triggerKey: key)
                 try tx.campaigns.count("targeted", campaignID: campaign.id)
                 try tx.campaigns.count("sent", campaignID: campaign.id)
-                if due <= now, let message = CampaignMessages.message(entry, template: campaign.message) {
-                    shown.append(message.json)
+                if due <= now {
+                    shown.append(entry.deviceMessage(template: campaign.message).json)
                 }
             }
             let answer: JSON = .object([("data", .object([("notifications", .array(shown))]))])

@@ -68,6 +68,31 @@ public struct DeviceEventValidator: Sendable {
         return items.map { check($0, surveyFor: surveyFor) }
     }
 
+    /// A required ISO 8601 time within `window` (when given): the `occurred_at` of an event or a geofence visit.
+    public static func time(_ value: JSON?, field: String, within window: ClosedRange<Timestamp>?) -> Result<
+        Timestamp, DeviceEventProblem
+    > {
+        switch value {
+        case nil, .null?: return .failure(DeviceEventProblem(field: field, code: .required, message: "can't be blank"))
+        case .string(let text)?:
+            guard let parsed = Timestamp(iso8601: text) else {
+                return .failure(
+                    DeviceEventProblem(
+                        field: field, code: .invalid, message: "must be an ISO 8601 time (2025-05-01T09:30:00Z)"))
+            }
+            if let window, !window.contains(parsed) {
+                return .failure(
+                    DeviceEventProblem(
+                        field: field, code: .outOfRange,
+                        message: "must be from \(window.lowerBound.iso8601) to \(window.upperBound.iso8601)"))
+            }
+            return .success(parsed)
+        default:
+            return .failure(
+                DeviceEventProblem(field: field, code: .wrongType, message: "must be an ISO 8601 time (a string)"))
+        }
+    }
+
     /// Checks one event. `surveyFor` answers the survey of a message id (for `survey.submitted`), or nil when
     /// that message isn't a survey known here.
     public func check(
@@ -102,21 +127,9 @@ public struct DeviceEventValidator: Sendable {
         }
         // occurred_at
         var time: Timestamp?
-        switch json["occurred_at"] {
-        case nil, .null: add("occurred_at", .required, "can't be blank")
-        case .string(let text):
-            if let parsed = Timestamp(iso8601: text) {
-                if let window = acceptedTimes, !window.contains(parsed) {
-                    add(
-                        "occurred_at", .outOfRange,
-                        "must be from \(window.lowerBound.iso8601) to \(window.upperBound.iso8601)")
-                } else {
-                    time = parsed
-                }
-            } else {
-                add("occurred_at", .invalid, "must be an ISO 8601 time (2025-05-01T09:30:00Z)")
-            }
-        default: add("occurred_at", .wrongType, "must be an ISO 8601 time (a string)")
+        switch Self.time(json["occurred_at"], field: "occurred_at", within: acceptedTimes) {
+        case .success(let parsed): time = parsed
+        case .failure(let problem): problems.append(problem)
         }
         // notification_id
         var notificationID: String?

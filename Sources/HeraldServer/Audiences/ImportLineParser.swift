@@ -36,13 +36,11 @@ enum ImportLineParser {
             errors.add("base", "malformed JSON: \(error.description)")
             return nil
         }
-        guard let pairs = json.objectValue else {
+        guard json.objectValue != nil else {
             errors.add("base", "each line must be a JSON object (a user); got \(json.typeName)")
             return nil
         }
-        for (key, _) in pairs where !fields.contains(key) {
-            errors.add(String(key.prefix(100)), "is not a field of an imported user")
-        }
+        errors.refuseUnknown(json, known: fields)
         let externalID = externalID(json["external_id"], &errors)
         let email = AccountRules.email(json["email"], &errors, required: false)
         if json["external_id"].map(\.isNull) ?? true, json["email"].map(\.isNull) ?? true {
@@ -126,13 +124,11 @@ enum ImportLineParser {
         var devices: [ImportedDevice] = []
         for (index, item) in items.enumerated() {
             let prefix = "devices[\(index)]"
-            guard let pairs = item.objectValue else {
+            guard item.objectValue != nil else {
                 errors.add(prefix, "must be an object")
                 continue
             }
-            for (key, _) in pairs where !deviceFields.contains(key) {
-                errors.add(prefix + "." + String(key.prefix(100)), "is not a field of a device")
-            }
+            errors.refuseUnknown(item, known: deviceFields, prefix: prefix + ".")
             var platform: PushPlatform?
             switch item["platform"]?.stringValue {
             case "ios": platform = .apns

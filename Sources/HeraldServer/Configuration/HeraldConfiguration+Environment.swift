@@ -30,6 +30,7 @@ extension HeraldConfiguration {
     /// | `--delivery-concurrency` | `HERALD_DELIVERY_CONCURRENCY` | 512 |
     /// | `--delivery-min-concurrency` | `HERALD_DELIVERY_MIN_CONCURRENCY` | 16 |
     /// | `--password-cost` | `HERALD_PASSWORD_COST` | 16384 (scrypt N) |
+    /// | `--influence-window-hours` | `HERALD_INFLUENCE_WINDOW_HOURS` | 24 |
     public static func read(arguments: [String], environment: [String: String]) throws -> HeraldConfiguration {
         var flags: [String: String] = [:]
         var switches: Set<String> = []
@@ -37,6 +38,7 @@ extension HeraldConfiguration {
         let valueFlags: Set<String> = [
             "host", "port", "data-dir", "database", "apns-url", "fcm-url", "ca-file", "public-url", "log-level",
             "http-threads", "delivery-concurrency", "delivery-min-concurrency", "password-cost",
+            "influence-window-hours",
         ]
         while index < arguments.count {
             let argument = arguments[index]
@@ -120,6 +122,9 @@ extension HeraldConfiguration {
                 throw ConfigurationError(description: "--password-cost must be a power of two")
             }
             configuration.passwordCost = UInt64(cost)
+        }
+        if let hours = try integer("influence-window-hours", "HERALD_INFLUENCE_WINDOW_HOURS", in: 1...720) {
+            configuration.influenceWindow = .seconds(Int64(hours) * 3600)
         }
         if let url = configuration.database,
             !(url.hasPrefix("sqlite:") || url.hasPrefix("postgres://") || url.hasPrefix("postgresql://"))

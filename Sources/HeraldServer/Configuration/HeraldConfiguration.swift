@@ -35,6 +35,8 @@ public struct HeraldConfiguration: Sendable {
     public var schedulerInterval: Duration = .seconds(60)
     /// How long an access token lives.
     public var accessTokenLifetime: Duration = .seconds(30 * 24 * 3600)
+    /// How long after a campaign push is delivered an app open counts as an influenced open of it.
+    public var influenceWindow: Duration = .seconds(24 * 3600)
 
     /// Delivery engine settings.
     public struct DeliveryOptions: Sendable {

@@ -68,16 +68,22 @@ struct AdminController: Sendable {
         let posKey = AccessTokens.generate(prefix: "hpos_")
         let clientID = Hex.encode(SecureRandom.bytes(count: 16))
         let sealedSecret = try sealer.seal(Array(secret.utf8), purpose: "business-secret")
+        let apiKeys = AdminDeviceController.newAPIKeys()
         let now = clock.now()
         let business = try store.transaction { tx in
-            try tx.businesses.insert(
+            let business = try tx.businesses.insert(
                 name: name!, clientID: clientID, sealedSecret: sealedSecret, posKeyHash: AccessTokens.hash(posKey),
                 at: now)
+            try tx.businesses.setAPIKeys(
+                id: business.id, liveHash: AccessTokens.hash(apiKeys.live),
+                sandboxHash: AccessTokens.hash(apiKeys.sandbox))
+            return business
         }
         return .json(
             .object([
                 ("id", .int(business.id)), ("name", .string(business.name)), ("client", .string(clientID)),
-                ("secret", .string(secret)), ("pos_key", .string(posKey)),
+                ("secret", .string(secret)), ("pos_key", .string(posKey)), ("api_key", .string(apiKeys.live)),
+                ("sandbox_api_key", .string(apiKeys.sandbox)),
             ]), status: .created)
     }
 
@@ -378,8 +384,7 @@ struct AdminController: Sendable {
         let body = try object(request)
         var errors = FieldErrors()
         // A field news does not know is refused by name: one ignored would be a setting silently lost.
-        CampaignRules.unknown(
-            body, ["user_ids", "title", "subtitle", "body", "media", "collapse_id", "cta"], "", &errors)
+        errors.refuseUnknown(body, known: ["user_ids", "title", "subtitle", "body", "media", "collapse_id", "cta"], prefix: "")
         let title = AdminRules.requiredString(body, "title", max: 500, &errors)
         let text = AdminRules.requiredString(body, "body", max: 2000, &errors)
         var subtitle: String?
@@ -411,7 +416,7 @@ struct AdminController: Sendable {
             } else if (cta?.label?.count ?? 0) > 100 {
                 errors.add("cta.label", "is too long (maximum is 100 characters)")
             }
-            CampaignRules.unknown(value, ["label", "url"], "cta.", &errors)
+            errors.refuseUnknown(value, known: ["label", "url"], prefix: "cta.")
         }
         try errors.check()
 

@@ -66,9 +66,7 @@ struct AudienceController: Sendable {
         let business = try admin.business(request)
         let body = try admin.object(request)
         var errors = FieldErrors()
-        for (key, _) in body.objectValue ?? [] where key != "name" && key != "filter" {
-            errors.add(String(key.prefix(100)), "is not a field of a segment")
-        }
+        errors.refuseUnknown(body, known: ["name", "filter"])
         let name = AdminRules.requiredString(body, "name", max: 200, &errors)
         let filter = filter(body, &errors)
         try errors.check()
@@ -108,9 +106,7 @@ struct AudienceController: Sendable {
         let business = try admin.business(request)
         let body = try admin.object(request)
         var errors = FieldErrors()
-        for (key, _) in body.objectValue ?? [] where key != "filter" {
-            errors.add(String(key.prefix(100)), "is not a field of a count")
-        }
+        errors.refuseUnknown(body, known: ["filter"])
         let filter = filter(body, &errors)
         try errors.check()
         return .json(["count": JSON(try segments.count(businessID: business.id, filter: filter!))])

@@ -163,7 +163,7 @@ struct MobileController: Sendable {
             writer.endArray()
             return writer.bytes
         }
-        if request.header("if-none-match") == etag {
+        if request.ifNoneMatch(etag) {
             // The length is the 200's it stands for (RFC 9110 §8.6), hence the page first (usually cached).
             return HTTPResponse(
                 status: .notModified, headers: [("etag", etag), ("content-length", String(body.count))])

@@ -170,14 +170,7 @@ struct MediaController: Sendable {
         /// too), else, without `If-None-Match`, `If-Modified-Since` repeating its `Last-Modified`.
         func isFresh(_ file: MediaLibrary.StoredFile) -> Bool {
             guard let tags = ifNoneMatch else { return ifModifiedSince == file.lastModified }
-            if tags == file.etag { return true }
-            return tags.split(separator: ",").contains { tag in
-                var tag = tag.utf8[...]
-                while tag.first == UInt8(ascii: " ") || tag.first == UInt8(ascii: "\t") { tag = tag.dropFirst() }
-                while tag.last == UInt8(ascii: " ") || tag.last == UInt8(ascii: "\t") { tag = tag.dropLast() }
-                if tag.starts(with: "W/".utf8) { tag = tag.dropFirst(2) }
-                return tag.elementsEqual("*".utf8) || tag.elementsEqual(file.etag.utf8)
-            }
+            return EntityTag.ifNoneMatch(tags, matches: file.etag)
         }
     }
 }

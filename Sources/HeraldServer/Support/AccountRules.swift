@@ -109,7 +109,9 @@ enum AccountRules {
         return nil
     }
 
-    private static func token(_ value: JSON, field: String, platform: PushPlatform, _ errors: inout FieldErrors)
+    /// A push token of `platform` read from `value`: null or blank clears (a token of nil), else it must look like
+    /// one (APNs: hex, 64 to 200 digits, lower-cased; FCM: 20 to 4096 URL-safe characters).
+    static func token(_ value: JSON, field: String, platform: PushPlatform, _ errors: inout FieldErrors)
         -> PushToken?
     {
         if value.isNull { return PushToken(platform: platform, value: nil) }

@@ -16,7 +16,7 @@ enum CampaignRules {
     /// The campaign `body` describes; 422 with every problem otherwise.
     static func spec(_ body: JSON, admin: AdminController) throws -> CampaignSpec {
         var errors = FieldErrors()
-        unknown(body, fields, "", &errors)
+        errors.refuseUnknown(body, known: fields, prefix: "")
         let name = AdminRules.requiredString(body, "name", max: 200, &errors)
         let message = Self.message(body["message"], admin: admin, &errors)
         let audience = Self.audience(body["audience"], &errors)
@@ -33,12 +33,6 @@ enum CampaignRules {
             limits: limits, sandbox: sandbox)
     }
 
-    static func unknown(_ object: JSON, _ known: Set<String>, _ prefix: String, _ errors: inout FieldErrors) {
-        for (key, _) in object.objectValue ?? [] where !known.contains(key) {
-            errors.add(prefix + key, "is not a field here")
-        }
-    }
-
     static func object(_ value: JSON?, _ field: String, _ errors: inout FieldErrors, required: Bool = true) -> JSON? {
         guard let value, !value.isNull else {
             if required { errors.add(field, "can't be blank") }
@@ -53,7 +47,7 @@ enum CampaignRules {
 
     static func message(_ value: JSON?, admin: AdminController, _ errors: inout FieldErrors) -> CampaignSpec.Message? {
         guard let object = object(value, "message", &errors) else { return nil }
-        unknown(object, messageFields, "message.", &errors)
+        errors.refuseUnknown(object, known: messageFields, prefix: "message.")
         let headline = AdminRules.requiredString(object, "headline", max: 200, &errors, prefix: "message.")
         let body = AdminRules.requiredString(object, "body", max: 2000, &errors, prefix: "message.")
         var media: MessageMedia?
@@ -106,7 +100,7 @@ enum CampaignRules {
 
     static func audience(_ value: JSON?, _ errors: inout FieldErrors) -> CampaignSpec.Audience? {
         guard let object = object(value, "audience", &errors) else { return nil }
-        unknown(object, ["segment_id", "user_ids", "all"], "audience.", &errors)
+        errors.refuseUnknown(object, known: ["segment_id", "user_ids", "all"], prefix: "audience.")
         let given = ["segment_id", "user_ids", "all"].filter { object[$0].map { !$0.isNull } ?? false }
         guard given.count == 1 else {
             errors.add("audience", "must name exactly one of segment_id, user_ids or all")
@@ -158,7 +152,7 @@ enum CampaignRules {
 
     static func trigger(_ value: JSON?, _ errors: inout FieldErrors) -> CampaignSpec.Trigger? {
         guard let object = object(value, "trigger", &errors) else { return nil }
-        unknown(object, ["type", "at", "local_time", "geofence_ids", "event"], "trigger.", &errors)
+        errors.refuseUnknown(object, known: ["type", "at", "local_time", "geofence_ids", "event"], prefix: "trigger.")
         switch object["type"]?.stringValue {
         case "now":
             return .now
@@ -199,7 +193,7 @@ enum CampaignRules {
     static func limits(_ value: JSON?, _ errors: inout FieldErrors) -> CampaignSpec.Limits {
         var limits = CampaignSpec.Limits()
         guard let object = object(value, "limits", &errors, required: false) else { return limits }
-        unknown(object, limitFields, "limits.", &errors)
+        errors.refuseUnknown(object, known: limitFields, prefix: "limits.")
         func whole(_ key: String, _ range: ClosedRange<Int64>) -> Int64? {
             guard let value = object[key], !value.isNull else { return nil }
             guard let number = value.int64Value, range.contains(number) else {
@@ -212,7 +206,7 @@ enum CampaignRules {
         limits.maxPerInstall = whole("max_per_install", 1...1_000_000).map { Int($0) }
         limits.throttlePerMinute = whole("throttle_per_minute", 1...10_000_000).map { Int($0) }
         if let quiet = Self.object(object["quiet_hours"], "limits.quiet_hours", &errors, required: false) {
-            unknown(quiet, ["start", "end"], "limits.quiet_hours.", &errors)
+            errors.refuseUnknown(quiet, known: ["start", "end"], prefix: "limits.quiet_hours.")
             let start = quiet["start"]?.stringValue.flatMap(LocalTime.init)
             let end = quiet["end"]?.stringValue.flatMap(LocalTime.init)
             if start == nil { errors.add("limits.quiet_hours.start", "must be a time of day HH:MM (24-hour)") }
@@ -223,7 +217,7 @@ enum CampaignRules {
             }
         }
         if let cap = Self.object(object["frequency_cap"], "limits.frequency_cap", &errors, required: false) {
-            unknown(cap, ["count", "period_hours"], "limits.frequency_cap.", &errors)
+            errors.refuseUnknown(cap, known: ["count", "period_hours"], prefix: "limits.frequency_cap.")
             let count = cap["count"]?.int64Value
             let hours = cap["period_hours"]?.int64Value
             if count.map({ !(1...1000).contains($0) }) ?? true {
@@ -253,8 +247,7 @@ enum GeofenceRules {
 
     static func geofence(_ body: JSON) throws -> (String, GeofenceService.Shape, Int64?) {
         var errors = FieldErrors()
-        CampaignRules.unknown(
-            body, ["name", "shape", "center", "radius_meters", "polygon", "location_id"], "", &errors)
+        errors.refuseUnknown(body, known: ["name", "shape", "center", "radius_meters", "polygon", "location_id"], prefix: "")
         let name = AdminRules.requiredString(body, "name", max: 200, &errors)
         var shape: GeofenceService.Shape?
         switch body["shape"]?.stringValue {

@@ -18,7 +18,8 @@ extension DomainError: HTTPErrorConvertible {
     /// Not found → 404; a conflict or a broken rule → 422 on its field, saying why.
     public var httpError: HTTPError {
         switch code {
-        case .notFound: return .notFound(message)
+        // A 404 on a field names it: the request's survey, segment or geofence is not the business's.
+        case .notFound: return field.map { HTTPError(.notFound, field: $0, message) } ?? .notFound(message)
         default: return .invalid(field ?? "base", message)
         }
     }

@@ -1,4 +1,5 @@
 import HeraldHTTP
+import HeraldModel
 
 /// Collects what is wrong with a request's fields, to answer all of it at once:
 /// 422 `{"errors":{"email":["is invalid"],"password":["is too short (minimum is 8 characters)"]}}`.
@@ -14,6 +15,14 @@ struct FieldErrors {
             errors[index].messages.append(message)
         } else {
             errors.append((field, [message]))
+        }
+    }
+
+    /// Refuses each key of `object` not in `known`, named `prefix` + key: a field a request does not know would be
+    /// a setting silently lost.
+    mutating func refuseUnknown(_ object: JSON, known: Set<String>, prefix: String = "") {
+        for (key, _) in object.objectValue ?? [] where !known.contains(key) {
+            add(prefix + String(key.prefix(100)), "is not a field of this request")
         }
     }
 

@@ -89,7 +89,7 @@ struct CampaignFanOutTests {
         let pulled = try world.store.transaction {
             try $0.inbox.pull(deviceID: devices[1].id, limit: 10, at: world.clock.now)
         }
-        let message = try #require(CampaignMessages.message(pulled[0], template: campaign?.message))
+        let message = pulled[0].deviceMessage(template: campaign?.message)
         #expect(message.id == String(pulled[0].id) && message.campaignID == String(draft.id))
         #expect(message.cta?.label == "Order" && message.media?.type == .image)
         #expect(
@@ -260,7 +260,7 @@ struct CampaignFanOutTests {
         }
         let campaign = try world.store.read { try $0.campaigns.find(businessID: world.business.id, id: sandbox.id) }
         let entry = try #require(pulled.first)
-        let message = try #require(CampaignMessages.message(entry, template: campaign?.message))
+        let message = entry.deviceMessage(template: campaign?.message)
         #expect(message.headline == "Sandbox · Soup's on" && message.isSandbox)
         // A live campaign does not reach sandbox installs.
         let live = try service.create(spec(channels: [.pull]), business: world.business)

@@ -1,0 +1,267 @@
+import HeraldModel
+import HeraldStore
+
+/// What installs report (`POST /api/v1/events`) and what it adds to campaign reports.
+///
+/// A batch is judged by `DeviceEventValidator` — the check the SDK runs before queueing — with `survey.submitted`
+/// answers judged against the survey of the message they answer. Accepted events are kept once per install and
+/// event id (a retried batch is `duplicate`, counting nothing twice) and, when about a message for this install,
+/// move its milestones once each: the first `notification.received` of a message counts one `received` for its
+/// campaign, a second counts nothing. All in one transaction with the events.
+///
+/// Opens: `notification.opened` (the push tapped) is a direct open. `app.opened` is an influenced open of the
+/// newest campaign message delivered to the device within `influenceWindow` before it that was not opened
+/// directly, once per message. A message counted influenced and then tapped becomes a direct open (the influenced
+/// count gives it back), so `opened` — messages opened either way — is always `direct_opens + influenced_opens`.
+public struct DeviceEventService: Sendable {
+    /// Windows.
+    public struct Options: Sendable {
+        /// How long after a campaign push is delivered an app open counts as influenced by it.
+        public var influenceWindow: Duration = .seconds(24 * 3600)
+        /// How old an event may be (the SDK keeps events 72 hours; device clocks drift).
+        public var acceptedPast: Duration = .seconds(7 * 86_400)
+        /// How far ahead of the server's clock an event may be (a device's clock running fast).
+        public var acceptedFuture: Duration = .seconds(86_400)
+
+        /// The defaults: 24 hours, 7 days back, a day ahead.
+        public init() {}
+    }
+
+    let store: Store
+    let clock: WallClock
+    /// The windows it applies.
+    public let options: Options
+
+    /// The service over `store`.
+    public init(store: Store, clock: WallClock, options: Options = Options()) {
+        self.store = store
+        self.clock = clock
+        self.options = options
+    }
+
+    /// The lifecycle milestone, and the campaign counter, each event type moves (`app.opened` and `custom` move
+    /// none of their own; `notification.opened` is handled as a direct open).
+    static let metrics: [DeviceEventType: CampaignMetric] = [
+        .notificationReceived: .received, .notificationDisplayed: .displayed, .notificationOpened: .directOpens,
+        .notificationCTAClicked: .ctaClicked, .notificationDismissed: .dismissed, .mediaViewed: .mediaViewed,
+        .mediaCompleted: .mediaCompleted, .notificationSurveyStarted: .surveyStarted,
+        .surveySubmitted: .surveySubmitted,
+    ]
+
+    /// When an event (or a geofence visit) seen at `now` may have occurred.
+    public func acceptedTimes(at now: Timestamp) -> ClosedRange<Timestamp> {
+        now.adding(.zero - options.acceptedPast)...now.adding(options.acceptedFuture)
+    }
+
+    /// Records an events body `{"events":[…]}` from `device`; answers each event's result in order. Throws the
+    /// `DeviceEventProblem` of a body that isn't a batch of 1 to 100 events.
+    public func record(_ body: JSON, from device: Device) throws -> [DeviceEventResult] {
+        let now = clock.now()
+        let validator = DeviceEventValidator(acceptedTimes: acceptedTimes(at: now))
+        // The surveys answered, read before judging (outside the write transaction).
+        var surveys: [String: SurveyDefinition] = [:]
+        let answered = Self.surveyMessageIDs(in: body)
+        if !answered.isEmpty {
+            try store.read { tx in
+                var messages = DeviceMessages(tx)
+                for id in answered {
+                    if let entry = try Self.entry(id, for: device, tx), let survey = try messages.message(entry).survey {
+                        surveys[id] = survey
+                    }
+                }
+            }
+        }
+        let checks = try validator.checkBatch(body) { surveys[$0] }
+        guard checks.contains(where: \.isAccepted) else { return checks.map(DeviceEventResult.init(rejected:)) }
+        return try store.transaction { tx in
+            var ledger = Ledger(device: device, tx: tx, now: now, window: options.influenceWindow)
+            var results: [DeviceEventResult] = []
+            results.reserveCapacity(checks.count)
+            for check in checks {
+                guard let event = check.event else {
+                    results.append(DeviceEventResult(rejected: check))
+                    continue
+                }
+                let kept = try tx.deviceEvents.insert(
+                    deviceID: device.id, businessID: device.businessID, eventID: event.id, type: event.type.rawValue,
+                    notificationID: event.notificationID.flatMap { Int64($0) }, occurredAt: event.occurredAt,
+                    data: event.data, at: now)
+                guard kept else {
+                    results.append(DeviceEventResult(id: event.id, status: .duplicate))
+                    continue
+                }
+                try ledger.account(event)
+                results.append(DeviceEventResult(id: event.id, status: .accepted))
+            }
+            return results
+        }
+    }
+
+    /// The report of campaign `campaignID` of `businessID` (nil when it has no such campaign): its counters as
+    /// kept, read in one query.
+    public func report(businessID: Int64, campaignID: Int64) throws -> CampaignReport? {
+        try store.read { tx in
+            guard try tx.campaigns.find(businessID: businessID, id: campaignID) != nil else { return nil }
+            var counts: [CampaignMetric: Int64] = [:]
+            for (name, count) in try tx.campaigns.counters(campaignID: campaignID) {
+                counts[CampaignMetric(name)] = count
+            }
+            return CampaignReport(counts: counts)
+        }
+    }
+
+    /// The `notification_id`s of the `survey.submitted` events of a body, as text.
+    static func surveyMessageIDs(in body: JSON) -> Set<String> {
+        var ids: Set<String> = []
+        for item in body["events"]?.arrayValue?.prefix(DeviceEventValidator.maximumBatchSize) ?? [] {
+            guard item["type"]?.stringValue == DeviceEventType.surveySubmitted.rawValue else { continue }
+            switch item["notification_id"] {
+            case .string(let text)?: ids.insert(text)
+            case .int(let number)?: ids.insert(String(number))
+            default: break
+            }
+        }
+        return ids
+    }
+
+    /// The entry a message id names, when it is a message for `device`.
+    static func entry(_ id: String, for device: Device, _ tx: StoreTransaction) throws -> InboxEntry? {
+        guard let number = Int64(id), number > 0, String(number) == id else { return nil }
+        return try tx.inbox.find(id: number).flatMap { device.receives($0) ? $0 : nil }
+    }
+}
+
+/// What one batch's accepted events move: milestones once per message and type, campaign counters with them.
+private struct Ledger {
+    let device: Device
+    let tx: StoreTransaction
+    let now: Timestamp
+    let window: Duration
+    private var entries: [String: InboxEntry?] = [:]
+
+    init(device: Device, tx: StoreTransaction, now: Timestamp, window: Duration) {
+        self.device = device
+        self.tx = tx
+        self.now = now
+        self.window = window
+    }
+
+    /// The message for this device an id names (read once per batch).
+    mutating func entry(_ id: String) throws -> InboxEntry? {
+        if let known = entries[id] { return known }
+        let found = try DeviceEventService.entry(id, for: device, tx)
+        entries[id] = found
+        return found
+    }
+
+    mutating func account(_ event: DeviceEvent) throws {
+        if event.type == .appOpened {
+            try influencedOpen(at: event.occurredAt)
+            return
+        }
+        guard let metric = DeviceEventService.metrics[event.type], let id = event.notificationID,
+            let entry = try entry(id)
+        else { return }
+        if metric == .directOpens {
+            try directOpen(entry, at: event.occurredAt)
+        } else if try reach(entry, metric, at: event.occurredAt) {
+            try count(metric, entry)
+        }
+    }
+
+    private func reach(_ entry: InboxEntry, _ metric: CampaignMetric, at time: Timestamp) throws -> Bool {
+        try tx.inbox.reachMilestone(notificationID: entry.id, type: metric.rawValue, at: time)
+    }
+
+    private func count(_ metric: CampaignMetric, _ entry: InboxEntry, by amount: Int64 = 1) throws {
+        guard let campaignID = entry.draft.campaignID else { return }
+        try tx.campaigns.count(metric, by: amount, campaignID: campaignID)
+    }
+
+    /// The push was tapped: a direct open, once. An open counted influenced before moves to direct.
+    private func directOpen(_ entry: InboxEntry, at time: Timestamp) throws {
+        guard try reach(entry, .directOpens, at: time) else { return }
+        try count(.directOpens, entry)
+        if try reach(entry, .opened, at: time) {
+            try count(.opened, entry)
+        } else if try tx.inbox.hasMilestone(notificationID: entry.id, type: CampaignMetric.influencedOpens.rawValue) {
+            try count(.influencedOpens, entry, by: -1)
+        }
+    }
+
+    /// The app was opened at `time`: an influenced open of the newest campaign message delivered to this device
+    /// within the window before (a few minutes after allowed, for clock drift), unless it was opened directly.
+    private func influencedOpen(at time: Timestamp) throws {
+        let openedAt = min(time, now)
+        let until = min(openedAt.adding(.seconds(DeviceRequestSignature.allowedSkewSeconds)), now)
+        let candidates = try tx.inbox.deliveredCampaignMessages(
+            deviceID: device.id, since: openedAt.adding(.zero - window), until: until)
+        guard
+            let newest = try candidates.first(where: {
+                try !tx.inbox.hasMilestone(notificationID: $0.id, type: CampaignMetric.directOpens.rawValue)
+            })
+        else { return }
+        guard try reach(newest, .influencedOpens, at: time) else { return }
+        try count(.influencedOpens, newest)
+        if try reach(newest, .opened, at: time) { try count(.opened, newest) }
+    }
+}
+
+/// The verdict on one event of a batch: `{"id","status","errors"?}`.
+public struct DeviceEventResult: Sendable, Equatable {
+    /// Accepted, duplicate or rejected.
+    public struct Status: Sendable, Hashable, CustomStringConvertible {
+        /// Its name.
+        public let rawValue: String
+        /// The status named `rawValue`.
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// Kept and counted.
+        public static let accepted = Status("accepted")
+        /// This install sent this event id before: nothing counted again.
+        public static let duplicate = Status("duplicate")
+        /// Refused: `errors` says why (the SDK drops it).
+        public static let rejected = Status("rejected")
+        public var description: String { rawValue }
+    }
+
+    /// The event's id as sent (nil when it had none readable).
+    public var id: String?
+    /// What became of it.
+    public var status: Status
+    /// Why it was rejected: `{"field":["message"]}`.
+    public var errors: JSON?
+
+    /// A result.
+    public init(id: String?, status: Status, errors: JSON? = nil) {
+        self.id = id
+        self.status = status
+        self.errors = errors
+    }
+
+    /// The rejection of a check that found problems.
+    init(rejected check: DeviceEventCheck) {
+        self.init(id: check.id, status: .rejected, errors: check.errors)
+    }
+
+    /// `{"id","status"}`, with `errors` when rejected.
+    public var json: JSON {
+        var pairs: [(key: String, value: JSON)] = [("id", JSON(id)), ("status", .string(status.rawValue))]
+        if let errors { pairs.append(("errors", errors)) }
+        return .object(pairs)
+    }
+}
+
+/// A campaign's report: its counters as kept (`CampaignMetric`), each 0 until something counted it.
+public struct CampaignReport: Sendable, Equatable {
+    /// The counters kept.
+    public var counts: [CampaignMetric: Int64]
+
+    /// A report of `counts`.
+    public init(counts: [CampaignMetric: Int64]) { self.counts = counts }
+
+    /// The counter `metric` (0 when none was kept).
+    public subscript(metric: CampaignMetric) -> Int64 { counts[metric] ?? 0 }
+
+    /// Every metric of `CampaignMetric.report`, in its order: `{"targeted":…,…,"survey_submitted":…}`.
+    public var json: JSON { .object(CampaignMetric.report.map { (key: $0.rawValue, value: .int(self[$0])) }) }
+}

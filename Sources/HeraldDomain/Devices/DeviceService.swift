@@ -1,0 +1,298 @@
+import HeraldModel
+import HeraldStore
+
+/// SDK installs (the device API): registration and its credential, the details an install reports, its segments,
+/// its deletion, the messages pulled by it, and sandbox test devices. Each operation is one transaction.
+///
+/// ```swift
+/// let installs = DeviceService(store: store, clock: .system)
+/// let registered = try installs.register(
+///     installID: "6F9619FF-…", details: details, business: business, workspace: .live,
+///     credential: IssuedCredential(keyID: keyID, sealedSecret: sealed))
+/// registered.isNew          // 201 or 200
+/// try installs.pull(registered.device)   // each waiting message once
+/// ```
+///
+/// Who may take over an install: the one holding its current credential (a signed registration rotates it).
+/// An unsigned registration of a known install id starts a fresh install record — the old one is deleted with its
+/// messages, events and segments, and its credential stops working — so knowing an install id gives nothing. A
+/// device the Punchh API made (its `punchh-app-device-id` is the install id) and no install has claimed yet is
+/// adopted with its user and token (a `push_token` of null does not clear it then): one phone, one device.
+public struct DeviceService: Sendable {
+    /// Limits and windows.
+    public struct Options: Sendable {
+        /// The most approved test devices a business has at once.
+        public var testDeviceLimit = 25
+        /// An approved test device unused this long is pending again.
+        public var testDeviceLapse: Duration = .seconds(30 * 86_400)
+        /// The most messages one pull hands out (the rest wait for the next).
+        public var pullLimit = 100
+        /// How often a device's last sight is written, at most.
+        public var seenResolution: Duration = .seconds(60)
+
+        /// The defaults: 25 test devices, 30 days, 100 messages a pull, a minute.
+        public init() {}
+    }
+
+    let store: Store
+    let clock: WallClock
+    /// The limits it applies.
+    public let options: Options
+    let makeApprovalCode: @Sendable () -> String
+
+    /// The service over `store`; `approvalCode` makes sandbox installs' codes (random by default; tests inject).
+    public init(
+        store: Store, clock: WallClock, options: Options = Options(),
+        approvalCode: @escaping @Sendable () -> String = ApprovalCode.random
+    ) {
+        self.store = store
+        self.clock = clock
+        self.options = options
+        self.makeApprovalCode = approvalCode
+    }
+
+    // MARK: - Registration
+
+    /// Registers install `installID` of `business` in `workspace` with `credential` (see the type's rules on
+    /// taking over). `signedBy` is the device whose current credential signed the request, when it was signed: it
+    /// must be this install's (else a conflict on `signature`), and keeps everything but gets the new credential.
+    /// `details` must name the push platform and should carry the rest (a fresh install has only what it says).
+    public func register(
+        installID: String, details: InstallDetails, business: Business, workspace: Install.Workspace,
+        credential: IssuedCredential, signedBy: Int64? = nil
+    ) throws -> RegisteredInstall {
+        let now = clock.now()
+        return try store.transaction { tx in
+            var existing = try tx.devices.lock(businessID: business.id, key: installID)
+            let outcome: RegisteredInstall.Outcome
+            if let signedBy {
+                guard let current = existing, current.id == signedBy, current.install != nil else {
+                    throw DomainError(.conflict, field: "signature", "the request is signed by another install")
+                }
+                outcome = .rotated
+            } else if let current = existing, current.install != nil {
+                // Unsigned: nobody takes over an install by its id. The old record goes, the id starts afresh.
+                try tx.devices.delete(id: current.id)
+                existing = nil
+                outcome = .replaced
+            } else {
+                outcome = existing == nil ? .created : .adopted
+            }
+            var device =
+                try existing
+                ?? tx.devices.findOrInsert(
+                    businessID: business.id, key: installID, userID: nil, platform: details.pushPlatform, at: now
+                ).device
+            var install =
+                outcome == .rotated
+                ? device.install! : Install(workspace: workspace, keyID: credential.keyID, sealedSecret: [])
+            install.keyID = credential.keyID
+            install.sealedSecret = credential.sealedSecret
+            if install.workspace != workspace {
+                install.workspace = workspace
+                install.testStatus = nil
+                install.approvalCode = nil
+            }
+            lapse(&install, at: now)
+            if workspace == .sandbox, install.approvalCode == nil {
+                install.approvalCode = try uniqueApprovalCode(businessID: business.id, tx)
+                install.testStatus = TestDeviceStanding.pending
+            }
+            device.install = install
+            var details = details
+            if outcome == .adopted, case .some(.none) = details.pushToken {
+                // The install has no token yet; the one the Punchh API registered for this device stays.
+                details.pushToken = nil
+            }
+            try save(&device, details, tx, at: now)
+            return RegisteredInstall(
+                device: device, outcome: outcome,
+                testDevice: TestDeviceStanding.of(device, at: now, lapse: options.testDeviceLapse))
+        }
+    }
+
+    /// A code no install of the business shows. Two registrations racing to the same one of 8.5 × 10¹¹ codes
+    /// would meet the database's unique index (a conflict on `approval_code`; the SDK registers again).
+    private func uniqueApprovalCode(businessID: Int64, _ tx: StoreTransaction) throws -> String {
+        for _ in 0..<8 {
+            let code = makeApprovalCode()
+            if try tx.devices.find(businessID: businessID, approvalCode: code) == nil { return code }
+        }
+        throw DomainError(.conflict, field: "approval_code", "no free approval code was found; register again")
+    }
+
+    /// An approval unused for the lapse is pending again.
+    private func lapse(_ install: inout Install, at now: Timestamp) {
+        if install.testStatus == TestDeviceStanding.approved,
+            (install.lastSeenAt ?? Timestamp(milliseconds: 0)) < now.adding(.zero - options.testDeviceLapse)
+        {
+            install.testStatus = TestDeviceStanding.pending
+        }
+    }
+
+    /// Applies `details` to `device`, takes its token from any other device of the business, and writes it (and its
+    /// segments, when given).
+    private func save(_ device: inout Device, _ details: InstallDetails, _ tx: StoreTransaction, at now: Timestamp)
+        throws
+    {
+        if let token = device.apply(details, at: now) {
+            try tx.devices.releaseToken(
+                token, platform: device.platform, businessID: device.businessID, except: device.id, at: now)
+        }
+        try tx.devices.save(device)
+        if let segments = details.segments { try tx.devices.setSegments(id: device.id, segments) }
+    }
+
+    /// Takes what an install reports about itself (`PUT /api/v1/installs/current`); the device as written. Not
+    /// found when the install was deleted or replaced meanwhile.
+    public func update(_ device: Device, details: InstallDetails) throws -> Device {
+        let now = clock.now()
+        return try store.transaction { tx in
+            guard var current = try tx.devices.lock(businessID: device.businessID, key: device.deviceKey),
+                current.id == device.id, var install = current.install
+            else { throw DomainError.notFound("install") }
+            lapse(&install, at: now)
+            current.install = install
+            try save(&current, details, tx, at: now)
+            return current
+        }
+    }
+
+    /// Replaces a device's segments (at most 100, each 1 to 255 characters: the API checks).
+    public func setSegments(_ device: Device, _ segments: [String]) throws {
+        try store.transaction { tx in
+            guard try tx.devices.find(id: device.id) != nil else { throw DomainError.notFound("install") }
+            try tx.devices.setSegments(id: device.id, segments)
+        }
+    }
+
+    /// A device's segments, sorted.
+    public func segments(_ device: Device) throws -> [String] {
+        try store.read { try $0.devices.segments(id: device.id) }
+    }
+
+    /// Deletes an install and everything about it: its token, segments, events, the messages addressed to it and
+    /// every delivery to it. Its credential stops working.
+    public func delete(_ device: Device) throws {
+        try store.transaction { tx in
+            guard try tx.devices.find(id: device.id) != nil else { throw DomainError.notFound("install") }
+            try tx.devices.delete(id: device.id)
+        }
+    }
+
+    /// Notes that `device` called now: its last sight (written at most once a `seenResolution`) and, for a test
+    /// device whose approval lapsed, its return to pending. Writes nothing when nothing changes.
+    public func touch(_ device: Device) throws {
+        let now = clock.now()
+        guard let install = device.install else { return }
+        let lastSeen = install.lastSeenAt ?? Timestamp(milliseconds: 0)
+        guard lastSeen < now.adding(.zero - options.seenResolution) else { return }
+        let lapseBefore = now.adding(.zero - options.testDeviceLapse)
+        try store.transaction { tx in
+            if install.testStatus == TestDeviceStanding.approved, lastSeen < lapseBefore {
+                try tx.devices.lapseTestDevice(id: device.id, unusedSince: lapseBefore)
+            }
+            try tx.devices.markSeen(id: device.id, at: now)
+        }
+    }
+
+    /// The install `device` as stored now (nil once deleted).
+    public func reload(_ device: Device) throws -> Device? {
+        try store.read { try $0.devices.find(id: device.id) }
+    }
+
+    /// The sandbox standing of `device` now.
+    public func testDevice(_ device: Device) -> TestDeviceStanding? {
+        TestDeviceStanding.of(device, at: clock.now(), lapse: options.testDeviceLapse)
+    }
+
+    // MARK: - Messages
+
+    /// Hands `device` the messages waiting for its pull (at most `pullLimit`, oldest first), each once however
+    /// many pulls run at once.
+    public func pull(_ device: Device) throws -> [HeraldMessage] {
+        let now = clock.now()
+        return try store.transaction { tx in
+            var messages = DeviceMessages(tx)
+            return try tx.inbox.pull(deviceID: device.id, limit: options.pullLimit, at: now).map {
+                try messages.message($0)
+            }
+        }
+    }
+
+    /// The message `id` if it is one for `device` (`Device.receives`), else nil.
+    public func message(_ device: Device, id: Int64) throws -> HeraldMessage? {
+        try store.read { tx in
+            guard let entry = try tx.inbox.find(id: id), device.receives(entry) else { return nil }
+            var messages = DeviceMessages(tx)
+            return try messages.message(entry)
+        }
+    }
+
+    // MARK: - Test devices
+
+    /// Approves the sandbox install of `business` showing `code` as a test device. Approving one already approved
+    /// (and in use) changes nothing; a business has at most `testDeviceLimit` approved ones in use (an unused one,
+    /// for `testDeviceLapse`, frees its place). The approval counts as a use: its 30 days start now.
+    public func approveTestDevice(business: Business, code: String) throws -> (
+        device: Device, standing: TestDeviceStanding
+    ) {
+        let now = clock.now()
+        let lapseBefore = now.adding(.zero - options.testDeviceLapse)
+        return try store.transaction { tx in
+            // Approvals of one business take turns: the cap is counted and kept in one go.
+            guard try tx.businesses.lock(id: business.id) != nil else { throw DomainError.notFound("business") }
+            guard let device = try tx.devices.find(businessID: business.id, approvalCode: code) else {
+                throw DomainError(.invalid, field: "approval_code", "matches no sandbox install of this business")
+            }
+            if let standing = TestDeviceStanding.of(device, at: now, lapse: options.testDeviceLapse),
+                standing.isApproved
+            {
+                return (device, standing)
+            }
+            try tx.devices.lapseTestDevice(id: device.id, unusedSince: lapseBefore)
+            let approved = try tx.devices.approvedTestDevices(businessID: business.id, seenSince: lapseBefore)
+            guard approved < options.testDeviceLimit else {
+                throw DomainError(
+                    .invalid, field: "approval_code",
+                    "this business has \(approved) approved test devices, the most it may have; one unused for "
+                        + "\(options.testDeviceLapse.components.seconds / 86_400) days frees its place")
+            }
+            try tx.devices.approveTestDevice(id: device.id, at: now)
+            guard let approvedDevice = try tx.devices.find(id: device.id),
+                let standing = TestDeviceStanding.of(approvedDevice, at: now, lapse: options.testDeviceLapse)
+            else { throw DomainError.notFound("install") }
+            return (approvedDevice, standing)
+        }
+    }
+}
+
+/// What a registration did.
+public struct RegisteredInstall: Sendable, Equatable {
+    /// How the install came to be.
+    public struct Outcome: Sendable, Hashable, CustomStringConvertible {
+        /// Its name.
+        public let rawValue: String
+        /// The outcome named `rawValue`.
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// A new device.
+        public static let created = Outcome("created")
+        /// A device the Punchh API knew (same device key), now an install too; its user kept.
+        public static let adopted = Outcome("adopted")
+        /// An unsigned registration of a known install: the old record deleted, a fresh one made.
+        public static let replaced = Outcome("replaced")
+        /// A registration signed with the install's current credential: the same install, a new credential.
+        public static let rotated = Outcome("rotated")
+        public var description: String { rawValue }
+    }
+
+    /// The device as written.
+    public var device: Device
+    /// How it came to be.
+    public var outcome: Outcome
+    /// Its sandbox standing, for a sandbox install.
+    public var testDevice: TestDeviceStanding?
+
+    /// True unless an existing install was given a new credential (201 rather than 200).
+    public var isNew: Bool { outcome != .rotated }
+}

@@ -1,0 +1,174 @@
+import HeraldCrypto
+import HeraldDomain
+import HeraldHTTP
+import HeraldModel
+import HeraldStore
+
+/// The device API the SDK speaks, under `/api/v1/`: registration (with the business's `api_key` or
+/// `sandbox_api_key`, unsigned) and, signed with the install's own credential (`DeviceAuthenticator`), its updates,
+/// segments, deletion, pulls, messages and lifecycle events.
+struct DeviceController: Sendable {
+    let store: Store
+    let auth: DeviceAuthenticator
+    let sealer: SecretSealer
+    let devices: DeviceService
+    let events: DeviceEventService
+
+    func register(in router: inout Router) {
+        router.post("/api/v1/installs", registerInstall)
+        router.put("/api/v1/installs/current", updateInstall)
+        router.put("/api/v1/device/segments", setSegments)
+        router.delete("/api/v1/device", deleteDevice)
+        router.post("/api/v1/notifications/pull", pull)
+        router.get("/api/v1/notifications/{id}", showMessage)
+        router.post("/api/v1/events", recordEvents)
+    }
+
+    // MARK: - Installs
+
+    @Sendable func registerInstall(_ request: HTTPRequest) throws -> HTTPResponse {
+        // A signed registration is the install rotating its credential: the signature must hold.
+        let signer = DeviceAuthenticator.isSigned(request) ? try auth.verify(request) : nil
+        let body = try request.jsonObjectBody()
+        var errors = FieldErrors()
+        errors.refuseUnknown(body, known: DeviceRules.registrationFields)
+        var apiKey: String?
+        switch body["api_key"] {
+        case .string(let key)? where !key.isEmpty: apiKey = key
+        case nil, .null?, .string?: errors.add("api_key", "can't be blank")
+        default: errors.add("api_key", "must be a string")
+        }
+        let installID = DeviceRules.installID(body["install_id"], &errors)
+        let details = DeviceRules.details(body, userAgent: request.header("user-agent"), &errors)
+        try errors.check()
+        guard
+            let (business, workspace) = try store.read({
+                try $0.businesses.find(apiKeyHash: AccessTokens.hash(apiKey!))
+            })
+        else {
+            throw HTTPError(.unauthorized, field: "api_key", "is not an api_key or sandbox_api_key of any business")
+        }
+        if let signer, signer.businessID != business.id || signer.deviceKey != installID! {
+            throw auth.refusal("the request is signed by another install's credential")
+        }
+        let (credential, secret) = try issueCredential()
+        let registered = try devices.register(
+            installID: installID!, details: details!, business: business, workspace: workspace,
+            credential: credential, signedBy: signer?.id)
+        var answer: [(key: String, value: JSON)] = [
+            ("credential", .object([("key_id", .string(credential.keyID)), ("secret", .string(secret))])),
+            ("config", config(workspace: workspace)),
+        ]
+        if let testDevice = registered.testDevice { answer.append(("test_device", testDevice.json)) }
+        return .json(.object(answer), status: registered.isNew ? .created : .ok)
+    }
+
+    /// A new credential: a key id and a secret (shown once), the secret sealed for the store.
+    private func issueCredential() throws -> (IssuedCredential, secret: String) {
+        let keyID = "hk_" + Hex.encode(SecureRandom.bytes(count: 16))
+        let secret = Base64URL.encode(SecureRandom.bytes(count: 32))
+        let sealed = try sealer.seal(Array(secret.utf8), purpose: DeviceAuthenticator.sealPurpose)
+        return (IssuedCredential(keyID: keyID, sealedSecret: sealed), secret)
+    }
+
+    /// What the SDK may tune itself by.
+    private func config(workspace: Install.Workspace) -> JSON {
+        .object([
+            ("workspace", .string(workspace.rawValue)),
+            ("max_events_per_batch", .int(Int64(DeviceEventValidator.maximumBatchSize))),
+            ("max_segments", .int(Int64(DeviceRules.maximumSegments))),
+            ("pull_limit", .int(Int64(devices.options.pullLimit))),
+            ("signature_window_seconds", .int(DeviceRequestSignature.allowedSkewSeconds)),
+        ])
+    }
+
+    @Sendable func updateInstall(_ request: HTTPRequest) throws -> HTTPResponse {
+        let device = try auth.install(request)
+        let body = try request.jsonObjectBody()
+        var errors = FieldErrors()
+        for field in ["api_key", "install_id"] where body[field] != nil {
+            errors.add(field, "can't be changed here: register again (POST /api/v1/installs)")
+        }
+        errors.refuseUnknown(body, known: DeviceRules.registrationFields)
+        let details = DeviceRules.details(body, userAgent: request.header("user-agent"), &errors)
+        try errors.check()
+        let updated = try devices.update(device, details: details!)
+        return .json(try installJSON(updated))
+    }
+
+    /// An install as the device API shows it to itself.
+    private func installJSON(_ device: Device) throws -> JSON {
+        let install = device.install
+        var pairs: [(key: String, value: JSON)] = [
+            ("install_id", .string(device.deviceKey)), ("workspace", JSON(install?.workspace.rawValue)),
+            ("push_token_type", .string(device.platform.rawValue)), ("has_push_token", .bool(device.token != nil)),
+            ("apns_environment", JSON(install?.apnsEnvironment)), ("app_version", JSON(install?.appVersion)),
+            ("os_version", JSON(install?.osVersion)), ("device_model", JSON(install?.deviceModel)),
+            ("locale", JSON(install?.locale)), ("timezone", JSON(install?.timeZone)),
+            ("sdk_version", JSON(install?.sdkVersion)),
+            (
+                "permissions",
+                .object([
+                    ("notifications", install?.notificationsEnabled.map { JSON.bool($0) } ?? .null),
+                    ("location", JSON(install?.locationPermission)),
+                ])
+            ),
+            ("segments", .array(try devices.segments(device).map { .string($0) })),
+        ]
+        if let testDevice = devices.testDevice(device) { pairs.append(("test_device", testDevice.json)) }
+        return .object(pairs)
+    }
+
+    @Sendable func setSegments(_ request: HTTPRequest) throws -> HTTPResponse {
+        let device = try auth.install(request)
+        let body = try request.jsonObjectBody()
+        var errors = FieldErrors()
+        errors.refuseUnknown(body, known: ["segments"])
+        let segments: [String]?
+        if let value = body["segments"], !value.isNull {
+            segments = DeviceRules.segments(value, field: "segments", &errors)
+        } else {
+            errors.add("segments", "can't be blank (send [] for none)")
+            segments = nil
+        }
+        try errors.check()
+        try devices.setSegments(device, segments!)
+        return .json(.object([("segments", .array(try devices.segments(device).map { .string($0) }))]))
+    }
+
+    @Sendable func deleteDevice(_ request: HTTPRequest) throws -> HTTPResponse {
+        let device = try auth.install(request)
+        try devices.delete(device)
+        return HTTPResponse(status: .noContent)
+    }
+
+    // MARK: - Messages
+
+    @Sendable func pull(_ request: HTTPRequest) throws -> HTTPResponse {
+        let device = try auth.install(request)
+        return .json(.object([("data", .array(try devices.pull(device).map(\.json)))]))
+    }
+
+    @Sendable func showMessage(_ request: HTTPRequest) throws -> HTTPResponse {
+        let device = try auth.install(request)
+        guard let id = request.parameter("id").flatMap(PathID.parse), id > 0,
+            let message = try devices.message(device, id: id)
+        else { throw HTTPError.notFound("message not found") }
+        return .json(message.json)
+    }
+
+    // MARK: - Events
+
+    @Sendable func recordEvents(_ request: HTTPRequest) throws -> HTTPResponse {
+        let device = try auth.install(request)
+        let body = try request.jsonObjectBody()
+        let results: [DeviceEventResult]
+        do {
+            results = try events.record(body, from: device)
+        } catch let problem as DeviceEventProblem {
+            throw HTTPError.invalid(problem.field, problem.message)
+        }
+        return .json(
+            .object([("data", .object([("results", .array(results.map(\.json)))]))]), status: .accepted)
+    }
+}

@@ -1,0 +1,64 @@
+/// A counter of a campaign's report, as `campaign_stats.metric` names it. Each is kept incrementally, in the
+/// transaction of what it counts, so a report reads fifteen rows whatever the campaign's size.
+///
+/// ```swift
+/// try tx.campaigns.count(.directOpens, campaignID: entry.campaignID!)
+/// try tx.campaigns.counters(campaignID: id)[CampaignMetric.sent.rawValue]
+/// ```
+///
+/// Who counts what: the fan-out `targeted` and `sent`, the delivery queue `delivered` (Apple or Google accepted the
+/// push) and `failed`, the device events the lifecycle ones. `opened` counts messages opened either way, so it is
+/// always `direct_opens + influenced_opens`.
+public struct CampaignMetric: Sendable, Hashable, CustomStringConvertible {
+    /// The name stored and shown.
+    public let rawValue: String
+    /// The metric named `rawValue`.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// Devices (or inboxes) the campaign's audience resolved to.
+    public static let targeted = CampaignMetric("targeted")
+    /// Messages written for them (and, for push, queued).
+    public static let sent = CampaignMetric("sent")
+    /// Pushes Apple or Google accepted.
+    public static let delivered = CampaignMetric("delivered")
+    /// Pushes that failed for good.
+    public static let failed = CampaignMetric("failed")
+    /// Messages the SDK first saw (`notification.received`).
+    public static let received = CampaignMetric("received")
+    /// Messages the notification screen showed.
+    public static let displayed = CampaignMetric("displayed")
+    /// Messages opened, directly or influenced: `direct_opens + influenced_opens`.
+    public static let opened = CampaignMetric("opened")
+    /// Messages opened from their system notification (`notification.opened`).
+    public static let directOpens = CampaignMetric("direct_opens")
+    /// Messages whose device opened the app within the influence window after their delivery, without tapping them.
+    public static let influencedOpens = CampaignMetric("influenced_opens")
+    /// Messages whose call to action was followed.
+    public static let ctaClicked = CampaignMetric("cta_clicked")
+    /// Messages whose screen was closed.
+    public static let dismissed = CampaignMetric("dismissed")
+    /// Messages whose media was played.
+    public static let mediaViewed = CampaignMetric("media_viewed")
+    /// Messages whose media played to the end.
+    public static let mediaCompleted = CampaignMetric("media_completed")
+    /// Surveys opened.
+    public static let surveyStarted = CampaignMetric("survey_started")
+    /// Surveys answered.
+    public static let surveySubmitted = CampaignMetric("survey_submitted")
+
+    /// Every metric of the report, in the order the report lists them.
+    public static let report: [CampaignMetric] = [
+        .targeted, .sent, .delivered, .failed, .received, .displayed, .opened, .directOpens, .influencedOpens,
+        .ctaClicked, .dismissed, .mediaViewed, .mediaCompleted, .surveyStarted, .surveySubmitted,
+    ]
+
+    /// The name.
+    public var description: String { rawValue }
+}
+
+extension CampaignRecords {
+    /// Adds `amount` (negative to take back) to a campaign's counter `metric`.
+    public func count(_ metric: CampaignMetric, by amount: Int64 = 1, campaignID: Int64) throws {
+        try count(metric.rawValue, by: amount, campaignID: campaignID)
+    }
+}

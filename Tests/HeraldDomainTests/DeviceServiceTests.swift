@@ -1,0 +1,285 @@
+import Dispatch
+import HeraldDomain
+import HeraldModel
+import HeraldStore
+import HeraldTesting
+import Synchronization
+import Testing
+
+@Suite("Domain conformance: installs")
+struct DeviceServiceTests {
+    @Test(arguments: StoreBackend.allCases)
+    func anInstallIsMadeRotatedWithItsCredentialAndStartedAfreshWithout(_ backend: StoreBackend) throws {
+        let w = try DeviceWorld(backend)
+        let first = try w.install("install-1", token: .some(apnsToken(1)), segments: ["vip", "vip", "beta"])
+        #expect(first.outcome == .created && first.isNew)
+        #expect(first.testDevice == nil)
+        let device = first.device
+        #expect(device.userID == nil)
+        #expect(device.token == apnsToken(1))
+        #expect(device.install?.workspace == .live)
+        #expect(device.install?.timeZone == "America/New_York")
+        #expect(device.install?.lastSeenAt == at(0))
+        #expect(try w.devices.segments(device) == ["beta", "vip"])
+        let message = try w.message(to: device, campaign: nil)
+
+        // Signed with its current credential: the same install, a new credential, everything kept.
+        w.world.clock.set(at(10))
+        let rotated = try w.install("install-1", signedBy: device.id)
+        #expect(rotated.outcome == .rotated && !rotated.isNew)
+        #expect(rotated.device.id == device.id)
+        #expect(rotated.device.install?.keyID != device.install?.keyID)
+        #expect(rotated.device.token == apnsToken(1), "no token sent: kept")
+        #expect(try w.store.read { try $0.devices.find(keyID: device.install!.keyID) } == nil, "old key is gone")
+        #expect(try w.devices.message(rotated.device, id: message.id) != nil)
+        #expect(try w.devices.segments(rotated.device) == ["beta", "vip"])
+
+        // Signed by another install: refused.
+        let other = try w.install("install-2")
+        #expect(throws: DomainError.self) { try w.install("install-1", signedBy: other.device.id) }
+
+        // Unsigned, the same id: a fresh record; the old one is gone with its messages and segments.
+        let fresh = try w.install("install-1")
+        #expect(fresh.outcome == .replaced && fresh.isNew)
+        #expect(fresh.device.id != device.id)
+        #expect(try w.reload(device) == nil)
+        #expect(try w.store.read { try $0.inbox.find(id: message.id) } == nil)
+        #expect(try w.devices.segments(fresh.device).isEmpty)
+        #expect(try w.store.read { try $0.devices.find(keyID: rotated.device.install!.keyID) } == nil)
+        #expect(fresh.device.token == nil)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func aPunchhDeviceIsAdoptedWithItsUser(_ backend: StoreBackend) throws {
+        let w = try DeviceWorld(backend)
+        let ann = w.world.user
+        let phone = try w.world.register(ann, key: "ann-phone", token: .some(apnsToken(7)), at: at(1))
+        let adopted = try w.install("ann-phone", token: .some(nil))
+        #expect(adopted.outcome == .adopted && adopted.isNew)
+        #expect(adopted.device.id == phone.id)
+        #expect(adopted.device.userID == ann.id)
+        #expect(adopted.device.token == apnsToken(7), "the Punchh token stays while the install has none")
+        #expect(adopted.device.install?.keyID != nil)
+        // Ann's news reaches the one device.
+        let news = try w.world.publish([w.world.draft(ann)])
+        #expect(try w.world.deliveries(of: news[0]).map(\.deviceID) == [phone.id])
+        // The Punchh API sees the install's new token on the same row.
+        let updated = try w.devices.update(adopted.device, details: DeviceWorld.details(token: .some(apnsToken(8))))
+        #expect(try w.store.read { try $0.devices.all(userID: ann.id) }.map(\.token) == [apnsToken(8)])
+        #expect(updated.id == phone.id)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func aTokenBelongsToOneDeviceAndUpdatesApplyWhatTheySay(_ backend: StoreBackend) throws {
+        let w = try DeviceWorld(backend)
+        let a = try w.install("a", token: .some(apnsToken(1))).device
+        let b = try w.install("b", token: .some(apnsToken(1))).device
+        #expect(try w.reload(a)?.token == nil, "the token moved to b")
+        #expect(b.token == apnsToken(1))
+        var details = DeviceWorld.details(token: .some(nil))
+        details.timeZone = "Europe/Paris"
+        details.notificationsEnabled = false
+        w.world.clock.set(at(120))
+        let updated = try w.devices.update(b, details: details)
+        #expect(updated.token == nil)
+        #expect(updated.install?.timeZone == "Europe/Paris")
+        #expect(updated.install?.notificationsEnabled == false)
+        #expect(updated.install?.lastSeenAt == at(120))
+        // FCM now, no token sent: the APNs token is no FCM token.
+        _ = try w.devices.update(updated, details: DeviceWorld.details(token: .some(apnsToken(2))))
+        let moved = try w.devices.update(updated, details: DeviceWorld.details(platform: .fcm))
+        #expect(moved.platform == .fcm && moved.token == nil)
+        // Deleted meanwhile: an update finds nothing.
+        try w.devices.delete(moved)
+        #expect(throws: DomainError.notFound("install")) { try w.devices.update(moved, details: DeviceWorld.details()) }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func sandboxInstallsAreTestDevicesApprovedUpToTheCapAndLapseWhenUnused(_ backend: StoreBackend) throws {
+        var options = DeviceService.Options()
+        options.testDeviceLimit = 3
+        let w = try DeviceWorld(backend, options: options)
+        let phones = try (1...4).map { try w.install("sandbox-\($0)", workspace: .sandbox) }
+        for phone in phones {
+            #expect(phone.testDevice?.status == "pending")
+            #expect(ApprovalCode.isWellFormed(phone.testDevice!.approvalCode))
+        }
+        #expect(Set(phones.map(\.testDevice!.approvalCode)).count == 4)
+        #expect(try w.install("live-1").testDevice == nil)
+
+        for phone in phones.prefix(3) {
+            let approved = try w.devices.approveTestDevice(business: w.business, code: phone.testDevice!.approvalCode)
+            #expect(approved.standing.isApproved)
+            #expect(approved.device.id == phone.device.id)
+        }
+        // Approving again changes nothing; a fourth is over the cap.
+        #expect(
+            try w.devices.approveTestDevice(business: w.business, code: phones[0].testDevice!.approvalCode).standing
+                .isApproved)
+        #expect(throws: DomainError.self) {
+            try w.devices.approveTestDevice(business: w.business, code: phones[3].testDevice!.approvalCode)
+        }
+        #expect(throws: DomainError.self) { try w.devices.approveTestDevice(business: w.business, code: "ZZZZZZZZ") }
+
+        // Phones 2 and 3 keep being used; phone 1 is not used for 30 days and is pending again, freeing its place.
+        w.world.clock.set(at(29 * 86_400))
+        for phone in phones[1...2] { try w.devices.touch(try #require(try w.reload(phone.device))) }
+        w.world.clock.set(at(30 * 86_400 + 10))
+        let idle = try #require(try w.reload(phones[0].device))
+        #expect(w.devices.testDevice(idle)?.status == "pending")
+        let fourth = try w.devices.approveTestDevice(business: w.business, code: phones[3].testDevice!.approvalCode)
+        #expect(fourth.standing.isApproved)
+        // Calling again after the lapse does not bring the approval back.
+        try w.devices.touch(idle)
+        let returned = try #require(try w.reload(idle))
+        #expect(returned.install?.testStatus == "pending")
+        #expect(w.devices.testDevice(returned)?.status == "pending")
+        #expect(throws: DomainError.self) {
+            try w.devices.approveTestDevice(business: w.business, code: phones[0].testDevice!.approvalCode)
+        }
+
+        // A sandbox install registering with the live key is a live install: no standing, no code.
+        let live = try w.install("sandbox-2", workspace: .live, signedBy: phones[1].device.id)
+        #expect(live.testDevice == nil && live.device.install?.approvalCode == nil)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func approvalCodesAreUniqueInTheirBusiness(_ backend: StoreBackend) throws {
+        let codes = Mutex(["AAAAAAAA", "AAAAAAAA", "AAAAAAAA", "BBBBBBBB"])
+        let w = try DeviceWorld(backend) { codes.withLock { $0.removeFirst() } }
+        #expect(try w.install("one", workspace: .sandbox).testDevice?.approvalCode == "AAAAAAAA")
+        #expect(try w.install("two", workspace: .sandbox).testDevice?.approvalCode == "BBBBBBBB")
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func touchingWritesTheLastSightAtMostOnceAMinute(_ backend: StoreBackend) throws {
+        let w = try DeviceWorld(backend)
+        let device = try w.install("phone").device
+        w.world.clock.set(at(30))
+        try w.devices.touch(device)
+        #expect(try w.reload(device)?.install?.lastSeenAt == at(0))
+        w.world.clock.set(at(61))
+        try w.devices.touch(device)
+        #expect(try w.reload(device)?.install?.lastSeenAt == at(61))
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func pullsHandEachMessageOnceEvenWhenTheyRace(_ backend: StoreBackend) throws {
+        var options = DeviceService.Options()
+        options.pullLimit = 7
+        let w = try DeviceWorld(backend, options: options)
+        let device = try w.install("phone").device
+        let other = try w.install("other").device
+        let campaign = try w.campaign()
+        let sent = try (1...60).map { try w.message(to: device, campaign: campaign, trigger: "t\($0)") }
+        let elsewhere = try w.message(to: other, campaign: campaign)
+        // Four pullers over two connections (two nodes), released together.
+        let second = DeviceService(
+            store: try w.world.backend.reopen(w.world.path), clock: w.world.clock.wallClock, options: options)
+        let services = [w.devices, second]
+        let handed = Mutex<[Int64]>([])
+        let gate = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        let failures = Mutex<[String]>([])
+        for index in 0..<4 {
+            done.enter()
+            DispatchQueue.global().async {
+                gate.wait()
+                do {
+                    while true {
+                        let batch = try services[index % 2].pull(device)
+                        if batch.isEmpty { break }
+                        handed.withLock { $0 += batch.compactMap { Int64($0.id) } }
+                    }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+                done.leave()
+            }
+        }
+        for _ in 0..<4 { gate.signal() }
+        done.wait()
+        #expect(failures.withLock { $0 }.isEmpty)
+        let ids = handed.withLock { $0 }
+        #expect(ids.count == sent.count, "each message handed once")
+        #expect(Set(ids) == Set(sent.map(\.id)))
+        #expect(!ids.contains(elsewhere.id))
+        #expect(try w.devices.pull(device).isEmpty)
+        #expect(try w.devices.pull(other).map(\.id) == [String(elsewhere.id)])
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func anInstallSeesItsOwnMessagesOnly(_ backend: StoreBackend) throws {
+        let w = try DeviceWorld(backend)
+        let ann = w.world.user
+        try w.world.register(ann, key: "ann-phone", token: .some(apnsToken(1)), at: at(0))
+        let phone = try w.install("ann-phone").device
+        let stranger = try w.install("stranger").device
+        let campaign = try w.campaign()
+        let own = try w.message(
+            to: phone, campaign: campaign,
+            questions: [
+                ["id": "stars", "text": "Rate us", "type": "rating", "required": true]
+            ])
+        // A campaign's message to Ann's inbox is hers on every device she is signed in on; her news is not a message.
+        let inbox = try w.store.transaction { tx in
+            try w.world.notifications.publish(
+                NotificationDraft(
+                    businessID: w.business.id, userID: ann.id, kind: .campaign, event: "campaign", title: "Inbox",
+                    body: "For Ann", campaignID: campaign.id, triggerKey: "launch", message: ["headline": "Inbox"]),
+                in: tx, at: at(0))
+        }
+        let news = try w.world.publish([w.world.draft(ann)])[0]
+        #expect(try w.devices.message(phone, id: own.id) != nil)
+        #expect(try w.devices.message(phone, id: inbox.id) != nil)
+        #expect(try w.devices.message(phone, id: news.id) == nil)
+        #expect(try w.devices.message(stranger, id: own.id) == nil)
+        #expect(try w.devices.message(stranger, id: inbox.id) == nil)
+
+        // As the SDK reads it: the entry's id and campaign as strings, the survey's questions.
+        let message = own.deviceMessage()
+        #expect(message.id == String(own.id))
+        #expect(message.campaignID == String(campaign.id))
+        #expect(message.isSurvey && message.questions.map(\.id) == ["stars"])
+        #expect(message.cta?.url == "https://example.com/shop")
+        #expect(HeraldMessage(json: message.json) == message)
+        // An entry whose stored message isn't one still reads as a plain message.
+        #expect(inbox.deviceMessage().headline == "Inbox" && inbox.deviceMessage().body == "For Ann")
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func deletingAnInstallLeavesNothingOfIt(_ backend: StoreBackend) throws {
+        let w = try DeviceWorld(backend)
+        let ann = w.world.user
+        try w.world.register(ann, key: "ann-phone", token: .some(apnsToken(3)), at: at(0))
+        let device = try w.install("ann-phone", token: .some(apnsToken(3)), segments: ["vip"]).device
+        let campaign = try w.campaign()
+        let message = try w.message(to: device, campaign: campaign)
+        let news = try w.world.publish([w.world.draft(ann)])[0]
+        try w.deliverAll(at: at(1))
+        let results = try w.post(
+            [
+                DeviceWorld.event(.notificationReceived, message, at: at(2)),
+                DeviceWorld.event(.custom, at: at(2), data: DeviceEvent.customData(name: "added_to_cart")),
+            ], from: device)
+        #expect(results.map(\.status) == [.accepted, .accepted])
+        #expect(try w.report(campaign)[.received] == 1)
+
+        try w.devices.delete(device)
+        try w.store.read { tx throws in
+            #expect(try tx.devices.find(id: device.id) == nil)
+            #expect(try tx.devices.find(keyID: device.install!.keyID) == nil)
+            #expect(try tx.devices.segments(id: device.id).isEmpty)
+            #expect(try tx.deviceEvents.count(deviceID: device.id) == 0)
+            #expect(try tx.inbox.find(id: message.id) == nil)
+            #expect(try !tx.inbox.hasMilestone(notificationID: message.id, type: "received"))
+            #expect(try tx.deliveries.all(notificationID: message.id).isEmpty)
+            #expect(try tx.deliveries.all(notificationID: news.id).isEmpty, "no delivery to the device is left")
+            #expect(try tx.inbox.find(userID: ann.id, id: news.id) != nil, "Ann's inbox is hers, not the device's")
+            #expect(try tx.devices.all(userID: ann.id).isEmpty)
+        }
+        // What was counted stays counted: reports are aggregates, not the device's data.
+        #expect(try w.report(campaign)[.received] == 1)
+        #expect(throws: DomainError.notFound("install")) { try w.devices.delete(device) }
+    }
+}
