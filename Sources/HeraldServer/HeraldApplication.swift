@@ -131,7 +131,7 @@ public final class HeraldApplication: Sendable {
         DeviceGeofenceController(
             store: store, auth: deviceAuth, geofences: geofences, clock: clock, events: deviceEvents
         )
-            .register(in: &router)
+        .register(in: &router)
         AdminDeviceController(store: store, admin: admin, devices: devices, events: deviceEvents).register(in: &router)
         media.register(in: &router)
 

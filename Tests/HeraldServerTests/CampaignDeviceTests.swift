@@ -185,9 +185,10 @@ struct CampaignDeviceTests {
             $0.key == "geofence_id" ? ("geofence_id", JSON.int(geofence + 1000)) : $0
         }
         expectError(try visit(phone, .object(unknown)), 404, ["geofence_id"])
-        for query in ["", "?latitude=40.68", "?latitude=91&longitude=0", "?latitude=abc&longitude=0",
-            "?latitude=nan&longitude=0"]
-        {
+        for query in [
+            "", "?latitude=40.68", "?latitude=91&longitude=0", "?latitude=abc&longitude=0",
+            "?latitude=nan&longitude=0",
+        ] {
             #expect(try phone.call("GET", "/api/v1/geofences\(query)").status == 422, "\(query)")
         }
         let unsigned = try fixture.herald.client().request("GET", "/api/v1/geofences?latitude=1&longitude=1")

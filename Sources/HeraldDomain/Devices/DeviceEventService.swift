@@ -65,7 +65,8 @@ public struct DeviceEventService: Sendable {
             try store.read { tx in
                 var messages = DeviceMessages(tx)
                 for id in answered {
-                    if let entry = try Self.entry(id, for: device, tx), let survey = try messages.message(entry).survey {
+                    if let entry = try Self.entry(id, for: device, tx), let survey = try messages.message(entry).survey
+                    {
                         surveys[id] = survey
                     }
                 }

@@ -384,7 +384,8 @@ struct AdminController: Sendable {
         let body = try object(request)
         var errors = FieldErrors()
         // A field news does not know is refused by name: one ignored would be a setting silently lost.
-        errors.refuseUnknown(body, known: ["user_ids", "title", "subtitle", "body", "media", "collapse_id", "cta"], prefix: "")
+        errors.refuseUnknown(
+            body, known: ["user_ids", "title", "subtitle", "body", "media", "collapse_id", "cta"], prefix: "")
         let title = AdminRules.requiredString(body, "title", max: 500, &errors)
         let text = AdminRules.requiredString(body, "body", max: 2000, &errors)
         var subtitle: String?

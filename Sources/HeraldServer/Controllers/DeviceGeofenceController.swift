@@ -79,7 +79,9 @@ struct DeviceGeofenceController: Sendable {
         let now = clock.now()
         var occurredAt: Timestamp?
         // The window events are accepted in: a phone offline for a while reports late.
-        switch DeviceEventValidator.time(body["occurred_at"], field: "occurred_at", within: events.acceptedTimes(at: now)) {
+        switch DeviceEventValidator.time(
+            body["occurred_at"], field: "occurred_at", within: events.acceptedTimes(at: now))
+        {
         case .success(let time): occurredAt = time
         case .failure(let problem): errors.add(problem.field, problem.message)
         }

@@ -247,7 +247,8 @@ enum GeofenceRules {
 
     static func geofence(_ body: JSON) throws -> (String, GeofenceService.Shape, Int64?) {
         var errors = FieldErrors()
-        errors.refuseUnknown(body, known: ["name", "shape", "center", "radius_meters", "polygon", "location_id"], prefix: "")
+        errors.refuseUnknown(
+            body, known: ["name", "shape", "center", "radius_meters", "polygon", "location_id"], prefix: "")
         let name = AdminRules.requiredString(body, "name", max: 200, &errors)
         var shape: GeofenceService.Shape?
         switch body["shape"]?.stringValue {
