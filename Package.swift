@@ -17,7 +17,7 @@ let package = Package(
     targets: [
         // C libraries from Debian, each wrapped once.
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
@@ -31,7 +31,9 @@ let package = Package(
         .target(name: "HeraldCrypto", dependencies: ["COpenSSL"]),
         .target(
             name: "HeraldHTTP",
-            dependencies: ["HeraldModel", "HeraldObservability", "HeraldLifecycle", "CMicroHTTPD", "CCurl"]),
+            dependencies: [
+                "HeraldModel", "HeraldObservability", "HeraldLifecycle", "CMicroHTTPD", "CNghttp2", "COpenSSL",
+            ]),
         .target(name: "HeraldStore", dependencies: ["HeraldModel", "HeraldObservability"]),
         .target(name: "HeraldSQLite", dependencies: ["HeraldStore", "CSQLite"]),
         .target(name: "HeraldPostgres", dependencies: ["HeraldStore", "CLibPQ"]),
@@ -60,6 +62,9 @@ let package = Package(
         .executableTarget(name: "herald", dependencies: ["HeraldRuntime"]),
         // The client library apps embed: Foundation (and FoundationNetworking) only, HMAC in Swift, no C.
         .target(name: "HeraldSDK", dependencies: ["HeraldModel"]),
+        // HTTP2Client alone against a server, for bench/client/run (which runs h2load beside it).
+        .executableTarget(
+            name: "http2-client-bench", dependencies: ["HeraldHTTP"], path: "bench/client/HTTP2ClientBench"),
         .target(
             name: "HeraldTesting",
             dependencies: [
@@ -70,7 +75,8 @@ let package = Package(
         .testTarget(name: "HeraldModelTests", dependencies: ["HeraldModel", "HeraldTesting"]),
         .testTarget(name: "HeraldObservabilityTests", dependencies: ["HeraldObservability"]),
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
-        .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldTesting"]),
+        .testTarget(
+            name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldTesting", "HeraldCrypto", "HeraldModel"]),
         .testTarget(
             name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldPostgres", "HeraldTesting"]),
         .testTarget(

@@ -18,7 +18,7 @@ enum TestPeers {
         "nginx or openssl not installed (apt-get install nginx-light openssl; .ci/run installs them)"
     static let missingPython = "python3 not installed"
 
-    private static func executable(_ name: String, in directories: [String]) -> String? {
+    static func executable(_ name: String, in directories: [String]) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":").map(String.init) ?? []
         return (directories + path).map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
@@ -163,8 +163,10 @@ struct NginxServer {
 
     var port: Int { ports[0] }
 
-    /// `keepaliveRequests`: requests per connection before nginx sends GOAWAY.
-    init(pkis: [TestPKI], directory: TemporaryDirectory, keepaliveRequests: Int = 1_000_000) throws {
+    /// `keepaliveRequests`: requests per connection before nginx sends GOAWAY. `http2: false` serves HTTP/1.1 only
+    /// (ALPN `http/1.1`).
+    init(pkis: [TestPKI], directory: TemporaryDirectory, keepaliveRequests: Int = 1_000_000, http2: Bool = true) throws
+    {
         guard let nginx = TestPeers.nginx else { throw TestSupportError(description: TestPeers.missingNginx) }
         let dir = directory.path
         var ports: [Int] = []
@@ -174,7 +176,7 @@ struct NginxServer {
             ports.append(port)
             servers += """
                     server {
-                        listen 127.0.0.1:\(port) ssl http2;
+                        listen 127.0.0.1:\(port) ssl\(http2 ? " http2" : "");
                         ssl_certificate \(pki.certificateFile);
                         ssl_certificate_key \(pki.keyFile);
                         http2_max_concurrent_streams 1000;
@@ -301,4 +303,38 @@ final class Collector<Element: Sendable>: Sendable {
     }
 
     var values: [Element] { items.withLock { $0 } }
+}
+
+/// nghttpd (Debian nghttp2-server) over TLS with a test PKI: `--echo-upload` answers a request with a body by
+/// echoing it, and `htdocs` is served for GET and HEAD.
+struct NghttpdServer {
+    static let executable = TestPeers.executable("nghttpd", in: ["/usr/sbin", "/usr/bin", "/usr/local/bin"])
+    static let isAvailable = executable != nil && TestPeers.openssl != nil
+    static let missing = "nghttpd or openssl not installed (scripts/install-dependencies --test)"
+
+    let port: Int
+    let pki: TestPKI
+    let htdocs: String
+    let peer: PeerProcess
+
+    init(arguments: [String] = []) throws {
+        guard let executable = Self.executable else { throw TestSupportError(description: Self.missing) }
+        let directory = try TemporaryDirectory()
+        pki = try TestPKI(in: directory.path, name: "nghttpd")
+        htdocs = directory.path + "/htdocs"
+        try FileManager.default.createDirectory(atPath: htdocs, withIntermediateDirectories: true)
+        port = try freePort()
+        peer = PeerProcess(directory: directory)
+        peer.process.executableURL = URL(fileURLWithPath: executable)
+        peer.process.arguments =
+            ["--echo-upload", "-n", "1", "-d", htdocs] + arguments + [String(port), pki.keyFile, pki.certificateFile]
+        peer.process.standardOutput = FileHandle.nullDevice
+        peer.process.standardError = FileHandle.nullDevice
+        try peer.process.run()
+        try peer.waitUntilListening(port)
+    }
+
+    var url: String { "https://localhost:\(port)" }
+
+    func stop() { peer.stop() }
 }

@@ -1,10 +1,10 @@
-import CCurl
+import CNghttp2
 import Foundation
 import Testing
 
 @testable import HeraldHTTP
 
-/// HTTP2Client pieces that need no socket: header parsing, header lists, error mapping, validation.
+/// HTTP2Client pieces that need no socket: URL reading, header parsing, HTTP/2 header lists, validation, trust.
 @Suite("HTTP2Client units")
 struct HTTP2ClientUnitTests {
     @Test("header lines parse to lowercased names and trimmed values, folded lines joined")
@@ -16,64 +16,81 @@ struct HTTP2ClientUnitTests {
         #expect(ResponseHeaderParser.parse(Array("a:\nb: 2".utf8)).map(\.value) == ["", "2"])
     }
 
-    @Test("status lines are recognised so interim responses' headers are dropped")
-    func recognisesStatusLines() {
-        for line in ["HTTP/1.1 100 Continue\r\n", "HTTP/2 200 \r\n"] {
-            Array(line.utf8).withUnsafeBytes { #expect(ResponseHeaderParser.isStatusLine($0)) }
+    @Test("URLs are read in place: scheme, host, port and the path sent")
+    func readsTargets() throws {
+        func parts(_ url: String) -> (tls: Bool, host: String, port: Int, path: String)? {
+            guard let target = RequestTarget.parse(url) else { return nil }
+            let bytes = Array(url.utf8)
+            let host = String(decoding: bytes[target.hostStart..<target.hostEnd], as: UTF8.self)
+            let path = String(decoding: bytes[target.pathStart..<target.pathEnd], as: UTF8.self)
+            return (target.isTLS, host, target.port, path)
         }
-        Array("http-ish: 1\r\n".utf8).withUnsafeBytes { #expect(!ResponseHeaderParser.isStatusLine($0)) }
+        let apns = try #require(parts("https://api.push.apple.com/3/device/abc?x=1#frag"))
+        #expect(apns.tls && apns.host == "api.push.apple.com" && apns.port == 443 && apns.path == "/3/device/abc?x=1")
+        let local = try #require(parts("HTTP://127.0.0.1:8080"))
+        #expect(!local.tls && local.host == "127.0.0.1" && local.port == 8080 && local.path == "")
+        let ipv6 = try #require(parts("https://[::1]:9443/token"))
+        #expect(ipv6.host == "::1" && ipv6.port == 9443 && ipv6.path == "/token")
+        #expect(parts("https://h?q")?.path == "?q")
+        for bad in [
+            "ftp://h/", "https://", "https:///x", "https://user@h/", "https://h:0/", "https://h:70000/", "https://h:x/",
+            "https://[::1/", "//h/", "h/x",
+        ] {
+            #expect(RequestTarget.parse(bad) == nil, "\(bad)")
+        }
     }
 
-    @Test("the request header list carries the caller's lines and turns off curl's defaults")
-    func buildsHeaderList() {
-        let list = CurlHeaderList()
-        func lines(_ headers: [(name: String, value: String)], hasBody: Bool) -> [String] {
-            var node: UnsafeMutablePointer<curl_slist>? = list.build(headers, hasBody: hasBody)
-            var lines: [String] = []
-            while let current = node {
-                lines.append(String(cString: current.pointee.data))
-                node = current.pointee.next
-            }
-            return lines
+    @Test("the HTTP/2 header list: pseudo-headers, lowercased names, no connection headers, content-length")
+    func buildsHTTP2Headers() throws {
+        let request = HTTPClientRequest(
+            method: "POST", url: "https://API.example.com:8443/3/device/abc",
+            headers: [
+                ("Authorization", "bearer x.y.z"), ("apns-id", "1-2"), ("Connection", "keep-alive"), ("Host", "other"),
+                ("Content-Length", "999"), ("X-Mixed", "Value"),
+            ], body: Array("{}".utf8))
+        let target = try #require(RequestTarget.parse(request.url))
+        let pending = PendingRequest(request: request, target: target, deadline: .max, cancellation: nil) { _ in }
+        var origin = Origin(isTLS: true, host: "api.example.com", port: 8443)
+        #expect(origin.authority == "api.example.com:8443")
+        let text = ByteBuffer()
+        var list: [nghttp2_nv] = []
+        HTTP2RequestHeaders.build(pending, origin: origin, text: text, into: &list)
+        let pairs = list.map { entry in
+            (
+                String(decoding: UnsafeBufferPointer(start: entry.name, count: entry.namelen), as: UTF8.self),
+                String(decoding: UnsafeBufferPointer(start: entry.value, count: entry.valuelen), as: UTF8.self),
+                entry.flags
+            )
         }
         #expect(
-            lines([("apns-topic", "com.example"), ("x-empty", "")], hasBody: true)
-                == ["apns-topic: com.example", "x-empty;", "Expect:", "Accept:", "Content-Type:"])
+            pairs.map(\.0) == [
+                ":method", ":scheme", ":authority", ":path", "authorization", "apns-id", "x-mixed", "content-length",
+            ])
         #expect(
-            lines([("Content-Type", "application/json"), ("ACCEPT", "*/*")], hasBody: true)
-                == ["Content-Type: application/json", "ACCEPT: */*", "Expect:"])
-        #expect(lines([], hasBody: false) == ["Expect:", "Accept:"])
-        let long = String(repeating: "x", count: 5000)
-        #expect(lines(Array(repeating: ("authorization", long), count: 40), hasBody: false).count == 42)
+            pairs.map(\.1) == [
+                "POST", "https", "api.example.com:8443", "/3/device/abc", "bearer x.y.z", "1-2", "Value", "2",
+            ])
+        let neverIndexed = UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
+        #expect(pairs.filter { $0.2 == neverIndexed }.map(\.0) == [":path", "authorization", "apns-id"])
+
+        origin = Origin(isTLS: false, host: "::1", port: 80)
+        #expect(origin.authority == "[::1]")
+        let get = HTTPClientRequest(url: "http://[::1]?q=1")
+        let getPending = PendingRequest(
+            request: get, target: try #require(RequestTarget.parse(get.url)), deadline: .max, cancellation: nil
+        ) { _ in }
+        HTTP2RequestHeaders.build(getPending, origin: origin, text: text, into: &list)
+        let path = list[3]
+        #expect(
+            String(decoding: UnsafeBufferPointer(start: path.value, count: path.valuelen), as: UTF8.self) == "/?q=1")
+        #expect(list.count == 4, "a GET without body has no content-length")
     }
 
-    @Test("curl codes map to retry-relevant error codes")
-    func mapsCurlCodes() {
-        let cases: [(CURLcode, HTTPClientError.Code)] = [
-            (CURLE_OPERATION_TIMEDOUT, .timeout),
-            (CURLE_COULDNT_CONNECT, .connectionFailed),
-            (CURLE_COULDNT_RESOLVE_HOST, .connectionFailed),
-            (CURLE_PEER_FAILED_VERIFICATION, .tls),
-            (CURLE_SSL_CONNECT_ERROR, .tls),
-            (CURLE_SEND_ERROR, .connectionReset),
-            (CURLE_RECV_ERROR, .connectionReset),
-            (CURLE_HTTP2, .connectionReset),
-            (CURLE_HTTP2_STREAM, .connectionReset),
-            (CURLE_GOT_NOTHING, .connectionReset),
-            (CURLE_PARTIAL_FILE, .connectionReset),
-            (CURLE_UNSUPPORTED_PROTOCOL, .invalidRequest),
-            (CURLE_OUT_OF_MEMORY, .other),
-        ]
-        for (curlCode, code) in cases {
-            #expect(HTTPClientError.Code(curlCode: curlCode) == code, "\(curlCode)")
-        }
-        let error = HTTPClientError(curlCode: CURLE_COULDNT_CONNECT, detail: nil)
-        #expect(error.description.hasPrefix("HTTPClientError.connectionFailed: "))
-    }
-
-    @Test("requests with header injection or non-token names are refused")
+    @Test("requests with header injection, non-token names or unusable URLs are refused")
     func validatesRequests() {
         func code(_ request: HTTPClientRequest) -> HTTPClientError.Code? { request.validationError()?.code }
+        #expect(code(HTTPClientRequest(url: "ftp://h/")) == .invalidRequest)
+        #expect(code(HTTPClientRequest(url: "https://user:pw@h/")) == .invalidRequest)
         #expect(code(HTTPClientRequest(url: "https://h/", headers: [("a", "b")])) == nil)
         #expect(code(HTTPClientRequest(url: "https://h/", headers: [("a", "b\nc")])) == .invalidRequest)
         #expect(code(HTTPClientRequest(url: "https://h/", headers: [("a", "b\0")])) == .invalidRequest)
@@ -89,33 +106,20 @@ struct HTTP2ClientUnitTests {
         #expect(response.header("apns") == nil)
     }
 
-    @Test("the CA bundle holds the system bundle followed by the extra file")
-    func combinesCABundles() throws {
+    @Test("the trust store: an unreadable or certificate-free extra CA file is refused at once")
+    func trustStoreChecksTheExtraFile() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let system = "-----BEGIN CERTIFICATE-----\nSYSTEM\n-----END CERTIFICATE-----\n"
-        let extra = "-----BEGIN CERTIFICATE-----\nEXTRA\n-----END CERTIFICATE-----\n"
-        try system.write(toFile: directory.path + "/system.pem", atomically: true, encoding: .utf8)
-        try extra.write(toFile: directory.path + "/extra.pem", atomically: true, encoding: .utf8)
-        let bundle = try CABundle(systemFile: directory.path + "/system.pem", extraFile: directory.path + "/extra.pem")
-        let bundleFile = try #require(bundle.caFile)
-        #expect(try String(contentsOfFile: bundleFile, encoding: .utf8) == system + "\n" + extra)
-        #expect(bundle.clearsCAPath)
-
-        // With no system file configured, curl's own bundle is found and comes first.
-        let defaults = try CABundle(systemFile: nil, extraFile: directory.path + "/extra.pem")
-        let defaultsFile = try #require(defaults.caFile)
-        let combined = try String(contentsOfFile: defaultsFile, encoding: .utf8)
-        #expect(combined.utf8.count > extra.utf8.count + 1000)
-        #expect(combined.hasSuffix("\n" + extra))
-
-        // Without an extra file, curl's defaults stay, minus the CA directory when the bundle exists.
-        let systemOnly = try CABundle(systemFile: nil, extraFile: nil)
-        #expect(systemOnly.caFile == nil)
-
-        try "no certificate".write(toFile: directory.path + "/empty.pem", atomically: true, encoding: .utf8)
+        _ = try TLSContext(systemCAFile: nil, extraCAFile: nil)
         #expect(throws: HTTPClientError.self) {
-            _ = try CABundle(systemFile: nil, extraFile: directory.path + "/empty.pem")
+            _ = try TLSContext(systemCAFile: nil, extraCAFile: directory.path + "/missing.pem")
         }
+        try "no certificate".write(toFile: directory.path + "/empty.pem", atomically: true, encoding: .utf8)
+        let error = #expect(throws: HTTPClientError.self) {
+            _ = try TLSContext(systemCAFile: nil, extraCAFile: directory.path + "/empty.pem")
+        }
+        #expect(error?.code == .tls)
+        let pki = try TestPKI(in: directory.path, name: "unit")
+        _ = try TLSContext(systemCAFile: pki.caFile, extraCAFile: pki.caFile)
     }
 }

@@ -47,6 +47,7 @@ import h2.events
 import h2.exceptions
 import h2.settings
 import hpack.hpack
+import hyperframe.frame
 from h2.errors import ErrorCodes
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
@@ -296,8 +297,11 @@ class Rules:
 
     kinds: "fail" (answer with a status), "delay" (answer normally, slowly),
     "reset" (RST_STREAM instead of answering), "goaway" (GOAWAY after N
-    requests on a connection).  A rule with a token matches only that token;
-    "remaining" is first_n / reset_first_n / times (None = forever).
+    requests on a connection), "early" (answer 200 on the headers, then
+    RST_STREAM(NO_ERROR)), "stall" (go silent after N requests on a
+    connection).  A rule with a token matches only that token, one with a
+    token_prefix only tokens starting with it; "remaining" is first_n /
+    reset_first_n / early_answer_first_n / times (None = forever).
     """
 
     def __init__(self):
@@ -317,6 +321,9 @@ class Rules:
             if rule["kind"] != kind:
                 continue
             if rule.get("token") is not None and rule["token"] != token:
+                continue
+            prefix = rule.get("token_prefix")
+            if prefix is not None and not (isinstance(token, str) and token.startswith(prefix)):
                 continue
             if rule["remaining"] is not None:
                 rule["remaining"] -= 1
@@ -366,11 +373,14 @@ def normalize_rule(body: dict, service: str) -> dict:
     token = body.get("token")
     if token is not None and not isinstance(token, str):
         raise StandinError("token must be a string")
+    token_prefix = body.get("token_prefix")
+    if token_prefix is not None and not isinstance(token_prefix, str):
+        raise StandinError("token_prefix must be a string")
     first_n = _opt_int(body, "first_n", 1)
     times = _opt_int(body, "times", 1)
     delay_ms = _opt_number(body, "delay_ms")
     retry_after = _opt_number(body, "retry_after")
-    rule = {"token": token, "source": dict(body)}
+    rule = {"token": token, "token_prefix": token_prefix, "source": dict(body)}
 
     if "goaway_after" in body:
         rule["kind"] = "goaway"
@@ -379,6 +389,21 @@ def normalize_rule(body: dict, service: str) -> dict:
         rule["error_code"] = _opt_int(body, "error_code", 0) or 0
         reason = body.get("reason")
         rule["debug_data"] = json_bytes({"reason": reason}) if isinstance(reason, str) else b""
+        drain = body.get("drain", False)
+        if not isinstance(drain, bool):
+            raise StandinError("drain must be true or false")
+        rule["drain"] = drain
+        return rule
+    if "stall_after" in body:
+        rule["kind"] = "stall"
+        rule["n"] = _opt_int(body, "stall_after", 1)
+        rule["remaining"] = times            # number of connections to stall; None = every connection
+        return rule
+    if "early_answer_first_n" in body:
+        if service != "apns":
+            raise StandinError("early_answer_first_n is an APNs rule")
+        rule["kind"] = "early"
+        rule["remaining"] = _opt_int(body, "early_answer_first_n", 1)
         return rule
     if "reset_first_n" in body:
         rule["kind"] = "reset"
@@ -449,6 +474,8 @@ DEFAULT_APNS_CONFIG = {
     "connection_key_binding": True,
     "strict_payload": True,
     "max_concurrent_streams": 1000,
+    "initial_max_concurrent_streams": 0,
+    "raise_streams_after": 1,
 }
 DEFAULT_FCM_CONFIG = {
     "token_expires_in": FCM_ACCESS_TOKEN_LIFETIME,
@@ -492,13 +519,13 @@ class Store:
                 "distinct_apns_ids": 0, "duplicate_apns_ids": 0, "distinct_accepted_apns_ids": 0,
                 "distinct_jwts": {}, "token_updates_rejected": 0, "connections": 0,
                 "max_concurrent_streams_seen": 0, "resets": 0, "goaways": 0, "delayed": 0,
-                "background_pushes": 0,
+                "background_pushes": 0, "early_answers": 0, "stalls": 0, "pings_ignored": 0,
             }
             self.fcm_stats = {
                 "requests": 0, "accepted": 0, "rejected_by_status": {}, "rejected_by_error": {},
                 "validate_only": 0, "duplicate_messages": 0, "token_requests": 0, "tokens_issued": 0,
                 "token_requests_rejected": 0, "connections": 0, "max_concurrent_streams_seen": 0,
-                "resets": 0, "goaways": 0, "delayed": 0,
+                "resets": 0, "goaways": 0, "delayed": 0, "stalls": 0, "pings_ignored": 0,
             }
 
     def now(self) -> float:
@@ -533,6 +560,54 @@ class Store:
             stats = self.apns_stats if service == "apns" else self.fcm_stats
             stats["goaways"] += 1
             return dict(rule)
+
+    def stall_rule(self, service: str, ctx: ConnCtx):
+        """A stall rule that fires for this connection now, consumed, or None."""
+        with self.lock:
+            rules = self.rules_for(service)
+            rule = rules.peek("stall")
+            if rule is None or ctx.requests < rule["n"]:
+                return None
+            rules.consume(rule)
+            stats = self.apns_stats if service == "apns" else self.fcm_stats
+            stats["stalls"] += 1
+            return dict(rule)
+
+    def note_ignored_ping(self, service: str):
+        with self.lock:
+            stats = self.apns_stats if service == "apns" else self.fcm_stats
+            stats["pings_ignored"] += 1
+
+    def early_answer(self, service: str, ctx: ConnCtx, stream_id, raw_headers):
+        """Resp for a request an early-answer rule takes (answered on its headers alone), else None."""
+        if service != "apns":
+            return None
+        headers, _ = decode_headers(raw_headers)
+        path = (headers.get(":path") or "").split("?", 1)[0]
+        token = path[len(APNS_PATH_PREFIX):] if path.startswith(APNS_PATH_PREFIX) else None
+        with self.lock:
+            rule = self.apns_rules.take("early", token)
+            if rule is None:
+                return None
+            now = self.now()
+            ctx.requests += 1
+            req_id = headers.get("apns-id")
+            resp_id = req_id.lower() if isinstance(req_id, str) and UUID_RE.match(req_id) else str(uuid.uuid4())
+            rec = {
+                "index": len(self.apns_requests), "time": now, "connection_id": ctx.conn_id,
+                "stream_id": stream_id, "method": headers.get(":method"), "path": headers.get(":path"),
+                "token": token, "headers": headers, "request_apns_id": req_id, "apns_id": resp_id,
+                "kid": None, "iat": None, "iss": None, "team_id": None,
+                "push_type": headers.get("apns-push-type"), "topic": headers.get("apns-topic"),
+                "priority": headers.get("apns-priority"), "payload": None, "payload_raw": None,
+                "payload_size": None, "content_available": None, "status": 200, "reason": None,
+                "delay_ms": 0, "reset": False, "early": True,
+            }
+            self.apns_requests.append(rec)
+            self.apns_stats["requests"] += 1
+            self.apns_stats["early_answers"] += 1
+            self._apns_account(rec, req_id, resp_id, 200, None, 0)
+            return Resp(200, [("apns-id", resp_id)])
 
     # ---- control: registration -------------------------------------------
 
@@ -591,6 +666,9 @@ class Store:
                 if isinstance(DEFAULT_APNS_CONFIG[key], bool):
                     if not isinstance(value, bool):
                         raise StandinError(f"{key} must be true or false")
+                elif key == "initial_max_concurrent_streams":
+                    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                        raise StandinError(f"{key} must be an integer >= 0 (0: off)")
                 elif not is_number(value) or value < 1:
                     raise StandinError(f"{key} must be a positive number")
                 self.apns_config[key] = value
@@ -722,7 +800,7 @@ class Store:
                 "push_type": headers.get("apns-push-type"), "topic": headers.get("apns-topic"),
                 "priority": headers.get("apns-priority"), "payload": None, "payload_raw": None,
                 "payload_size": body_size, "content_available": None, "status": None, "reason": None,
-                "delay_ms": 0, "reset": False,
+                "delay_ms": 0, "reset": False, "early": False,
             }
             self.apns_requests.append(rec)
             self.apns_stats["requests"] += 1
@@ -1279,17 +1357,26 @@ class H2Engine:
                                            validate_outbound_headers=False, normalize_outbound_headers=False)
         self.conn = h2.connection.H2Connection(config=config)
         self.max_streams = int(cfg["max_concurrent_streams"])
+        initial_streams = self.max_streams
+        self.raise_after = None   # answers after which the stream limit rises to max_streams
+        if self.service.name == "apns" and cfg.get("initial_single_stream"):
+            # Apple: "APNs allows only one stream until you post a request with a valid authentication token."
+            initial_streams = 1
+            self.ctx.on_first_auth = self._raise_stream_limit
+        elif self.service.name == "apns" and cfg.get("initial_max_concurrent_streams"):
+            initial_streams = min(int(cfg["initial_max_concurrent_streams"]), self.max_streams)
+            self.raise_after = int(cfg["raise_streams_after"])
+        self.stream_limit_raised = initial_streams == self.max_streams
         self.conn.local_settings = h2.settings.Settings(client=False, initial_values={
-            h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: self.max_streams,
+            h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: initial_streams,
             h2.settings.SettingCodes.MAX_HEADER_LIST_SIZE: 65536,
             h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 1 << 20,
         })
         self.conn.initiate_connection()
         self.conn.increment_flow_control_window((1 << 24))
-        if self.service.name == "apns" and cfg.get("initial_single_stream"):
-            # Apple: "APNs allows only one stream until you post a request with a valid authentication token."
-            self.conn.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1})
-            self.ctx.on_first_auth = self._raise_stream_limit
+        self.answered = 0
+        self.stalled = False      # a stall rule fired: nothing more is sent, input is dropped
+        self.drain_last = None    # last_stream_id of a draining GOAWAY sent
         self.streams = {}
         self.pending = {}   # stream id -> bytes still to send (flow control)
         self.delayed = {}   # stream id -> Resp held back by a delay rule
@@ -1299,15 +1386,30 @@ class H2Engine:
         self.flush()
 
     def _raise_stream_limit(self):
+        if self.stream_limit_raised:
+            return
+        self.stream_limit_raised = True
         self.conn.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: self.max_streams})
 
     def flush(self):
+        if self.stalled:
+            return
         data = self.conn.data_to_send()
         if data and not self.transport.is_closing():
             self.transport.write(data)
 
     def data_received(self, data):
         if self.closed:
+            return
+        if self.stalled:
+            # Read and parse (to count the PINGs left unanswered), never answer.
+            try:
+                events = self.conn.receive_data(data)
+            except h2.exceptions.ProtocolError:
+                return
+            for event in events:
+                if isinstance(event, h2.events.PingReceived):
+                    self.store.note_ignored_ping(self.service.name)
             return
         try:
             events = self.conn.receive_data(data)
@@ -1321,7 +1423,12 @@ class H2Engine:
         for event in events:
             kind = type(event)
             if kind is h2.events.RequestReceived:
+                if self.drain_last is not None and event.stream_id > self.drain_last:
+                    continue   # after our GOAWAY: never processed
                 self.streams[event.stream_id] = StreamState(event.headers)
+                early = self.store.early_answer(self.service.name, self.ctx, event.stream_id, event.headers)
+                if early is not None:
+                    self.answer_early(event.stream_id, early)
             elif kind is h2.events.DataReceived:
                 state = self.streams.get(event.stream_id)
                 if state is not None:
@@ -1355,6 +1462,8 @@ class H2Engine:
         for stream_id in ready:
             if self.closed:
                 return
+            if self.drain_last is not None and stream_id > self.drain_last:
+                continue
             if stream_id in self.streams:
                 self.dispatch(stream_id)
         self.flush()
@@ -1377,15 +1486,45 @@ class H2Engine:
             self.loop.call_later(resp.delay, self.deferred_send, stream_id, resp)
         else:
             self.send_response(stream_id, resp)
+        if self.drain_last is not None:
+            return
         rule = self.store.goaway_rule(self.service.name, self.ctx)
         if rule is not None:
-            self.goaway(rule)
+            if rule.get("drain"):
+                self.goaway_drain(rule, stream_id)
+            else:
+                self.goaway(rule)
+            return
+        if self.store.stall_rule(self.service.name, self.ctx) is not None:
+            self.flush()   # what was decided so far still goes out; then nothing more
+            self.stalled = True
 
     def deferred_send(self, stream_id, resp):
         if self.delayed.pop(stream_id, None) is None or self.closed or stream_id not in self.streams:
             return
         self.send_response(stream_id, resp)
         self.flush()
+
+    def answer_early(self, stream_id, resp: Resp):
+        """200 on the headers alone, then RST_STREAM(NO_ERROR): a complete response while the client may still be
+        sending its body. If the whole request already arrived (h2 then has the stream closed once answered), the
+        RST_STREAM frame is written by hand: on the wire it is the same frame."""
+        self.streams.pop(stream_id, None)
+        try:
+            self.conn.send_headers(stream_id, [(":status", str(resp.status))] + resp.headers, end_stream=True)
+        except (h2.exceptions.StreamClosedError, h2.exceptions.ProtocolError):
+            return
+        self.finish(stream_id)
+        try:
+            self.conn.reset_stream(stream_id, ErrorCodes.NO_ERROR)
+            by_hand = False
+        except (h2.exceptions.StreamClosedError, h2.exceptions.ProtocolError):
+            by_hand = True
+        self.flush()
+        if by_hand and not self.stalled and not self.transport.is_closing():
+            frame = hyperframe.frame.RstStreamFrame(stream_id)
+            frame.error_code = 0
+            self.transport.write(frame.serialize())
 
     def send_response(self, stream_id, resp: Resp):
         headers = [(":status", str(resp.status))] + resp.headers
@@ -1423,6 +1562,36 @@ class H2Engine:
         self.streams.pop(stream_id, None)
         if stream_id > self.last_done:
             self.last_done = stream_id
+        self.answered += 1
+        if self.raise_after is not None and self.answered >= self.raise_after:
+            self._raise_stream_limit()
+        if self.drain_last is not None:
+            self.close_if_drained()
+
+    def goaway_drain(self, rule, last_stream_id):
+        """GOAWAY whose last_stream_id is this request's: streams up to it are still answered (delayed ones on their
+        own time), later ones never; the connection closes once the last of the former is answered. Written by
+        hand, so that h2 still lets us answer the streams it keeps."""
+        self.drain_last = last_stream_id
+        self.flush()
+        frame = hyperframe.frame.GoAwayFrame(0)
+        frame.last_stream_id = last_stream_id
+        frame.error_code = rule["error_code"]
+        frame.additional_data = rule["debug_data"] or b""
+        if not self.transport.is_closing():
+            self.transport.write(frame.serialize())
+        for stream_id in [s for s in self.streams if s > last_stream_id]:
+            self.streams.pop(stream_id, None)
+            self.delayed.pop(stream_id, None)
+            self.pending.pop(stream_id, None)
+        self.close_if_drained()
+
+    def close_if_drained(self):
+        if self.closed or self.streams or self.delayed or self.pending:
+            return
+        self.flush()
+        self.closed = True
+        self.loop.call_later(0.25, self.transport.close)
 
     def goaway(self, rule):
         # Requests already decided (answers held back by a delay rule) are answered now: the

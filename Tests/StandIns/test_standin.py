@@ -729,6 +729,138 @@ class ApnsRuleTests(StandinTestCase):
         self.assertEqual(self.send_apns().status, 200)
 
 
+def read_raw_frames(client: H2Client, timeout: float):
+    """Frames the server sends from now until it closes (or `timeout` passes), parsed by hyperframe alone, with their
+    arrival times: for sequences h2's own client state machine would refuse (answers after a GOAWAY)."""
+    import hyperframe.frame
+    client.sock.settimeout(timeout)
+    buffer = b""
+    frames = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            data = client.sock.recv(65536)
+        except (socket.timeout, ssl.SSLError, OSError):
+            break
+        if not data:
+            break
+        buffer += data
+        while len(buffer) >= 9:
+            frame, length = hyperframe.frame.Frame.parse_frame_header(memoryview(buffer[:9]))
+            if len(buffer) < 9 + length:
+                break
+            frame.parse_body(memoryview(buffer[9:9 + length]))
+            buffer = buffer[9 + length:]
+            frames.append((time.monotonic(), frame))
+    return frames
+
+
+class ApnsTransportRuleTests(StandinTestCase):
+    """Modes for testing an HTTP/2 client's transport handling: draining GOAWAY, early answers with
+    RST_STREAM(NO_ERROR), a low then raised stream limit, slow tokens by prefix, a connection gone silent."""
+
+    SLOW = "c0ffee" + "ab" * 29
+
+    def test_token_prefix_delay(self):
+        self.standin.control("POST", "/apns/rules", {"token_prefix": "c0ffee", "delay_ms": 400})
+        c = self.apns_client()
+        t0 = time.monotonic()
+        fast = c.many([self.apns_req(token=DEVICE)])[0]
+        fast_elapsed = time.monotonic() - t0
+        t0 = time.monotonic()
+        slow = c.many([self.apns_req(token=self.SLOW)])[0]
+        slow_elapsed = time.monotonic() - t0
+        self.assertEqual((fast.status, slow.status), (200, 200))
+        self.assertLess(fast_elapsed, 0.38)
+        self.assertGreaterEqual(slow_elapsed, 0.38)
+        self.assertEqual(len(self.standin.control("GET", "/apns/rules")), 1, "a prefix rule without first_n stays")
+
+    def test_goaway_drain_answers_streams_up_to_last_id_after_the_goaway(self):
+        self.standin.control("POST", "/apns/rules", {"goaway_after": 4, "drain": True, "times": 1,
+                                                      "error_code": 11, "reason": "TooManyRequests"})
+        self.standin.control("POST", "/apns/rules", {"token": DEVICE2, "delay_ms": 300, "first_n": 2})
+        c = self.apns_client()
+        c._pump({}, lambda: c.conn.remote_settings.max_concurrent_streams == 1000)
+        tokens = [DEVICE2, DEVICE2] + [DEVICE] * 8
+        for token in tokens:
+            method, path, headers, body = self.apns_req(token=token)
+            c.start(method, path, headers, body)
+        t0 = time.monotonic()
+        frames = read_raw_frames(c, timeout=5)
+        goaways = [(t, f) for t, f in frames if f.type == 0x7]
+        self.assertEqual(len(goaways), 1)
+        goaway_time, goaway = goaways[0]
+        self.assertEqual(goaway.last_stream_id, 7)   # the 4th request
+        self.assertEqual(goaway.error_code, 11)      # ENHANCE_YOUR_CALM
+        self.assertEqual(json.loads(goaway.additional_data), {"reason": "TooManyRequests"})
+        answers = {f.stream_id: t for t, f in frames if f.type == 0x1}
+        self.assertEqual(sorted(answers), [1, 3, 5, 7], "streams above the last id are never answered")
+        self.assertGreater(answers[1], goaway_time, "delayed streams up to the last id are answered after it")
+        self.assertGreaterEqual(answers[1] - t0, 0.28)
+        recs = self.standin.control("GET", "/apns/requests")
+        self.assertEqual([r["stream_id"] for r in recs], [1, 3, 5, 7])
+        self.assertEqual(self.send_apns().status, 200)
+
+    def test_early_answer_then_rst_no_error(self):
+        self.standin.control("POST", "/apns/rules", {"early_answer_first_n": 2})
+        c = self.apns_client()
+        c._pump({}, lambda: c.conn.remote_settings.max_concurrent_streams == 1000)
+        # Headers only, body still to come: answered at once, then reset with NO_ERROR through h2.
+        sid = c.conn.get_next_available_stream_id()
+        hdrs = [(":method", "POST"), (":scheme", "https"), (":authority", "x"), (":path", f"/3/device/{DEVICE}")]
+        c.conn.send_headers(sid, hdrs + self.apns_headers(apns_id="0a0b0c0d-1111-2222-3333-444455556666"))
+        c.sock.sendall(c.conn.data_to_send())
+        resp = H2Response()
+        c._pump({sid: resp}, lambda: resp.reset is not None)
+        self.assertEqual((resp.status, resp.reset, resp.done), (200, 0, True))
+        self.assertEqual(resp.headers.get("apns-id"), "0a0b0c0d-1111-2222-3333-444455556666")
+        # A whole small request: the same 200, and a RST_STREAM(NO_ERROR) written after it.
+        method, path, headers, body = self.apns_req()
+        c.start(method, path, headers, body)
+        frames = read_raw_frames(c, timeout=0.5)
+        kinds = [(f.type, getattr(f, "error_code", None)) for _, f in frames if f.stream_id == sid + 2]
+        self.assertEqual(kinds, [(0x1, None), (0x3, 0)])
+        stats = self.standin.control("GET", "/stats")["apns"]
+        self.assertEqual((stats["early_answers"], stats["accepted"]), (2, 2))
+        self.assertTrue(all(r["early"] for r in self.standin.control("GET", "/apns/requests")))
+
+    def test_low_then_raised_stream_limit(self):
+        self.standin.control("POST", "/apns/config", {"initial_max_concurrent_streams": 2, "raise_streams_after": 3})
+        c = self.apns_client()
+        c._pump({}, lambda: c.conn.remote_settings.max_concurrent_streams is not None
+                 and c.conn.remote_settings.max_concurrent_streams <= 2)
+        self.assertEqual(c.conn.remote_settings.max_concurrent_streams, 2, "announced in the first SETTINGS")
+        self.assertTrue(all(r.status == 200 for r in c.many([self.apns_req() for _ in range(2)])))
+        self.assertEqual(c.conn.remote_settings.max_concurrent_streams, 2)
+        self.assertEqual(self.send_apns(c).status, 200)
+        c._pump({}, lambda: c.conn.remote_settings.max_concurrent_streams == 1000)
+        self.assertTrue(all(r.status == 200 for r in c.many([self.apns_req() for _ in range(50)])))
+        self.assertGreater(self.standin.control("GET", "/stats")["apns"]["max_concurrent_streams_seen"], 2)
+        with self.assertRaises(AssertionError):
+            self.standin.control("POST", "/apns/config", {"initial_max_concurrent_streams": -1})
+
+    def test_stall_after(self):
+        self.standin.control("POST", "/apns/rules", {"stall_after": 1, "times": 1})
+        c = self.apns_client()
+        self.assertEqual(self.send_apns(c).status, 200, "the first request is still answered")
+        c.conn.ping(b"12345678")
+        c.sock.sendall(c.conn.data_to_send())
+        c.sock.settimeout(0.5)
+        with self.assertRaises(AssertionError):   # nothing comes back: no PING ack, no answer
+            self.send_apns(c)
+        stats = self.standin.control("GET", "/stats")["apns"]
+        self.assertEqual(stats["stalls"], 1)
+        self.assertGreaterEqual(stats["pings_ignored"], 1)
+        self.assertEqual(self.send_apns().status, 200, "other connections are fine")
+
+    def test_refused_stream_reset(self):
+        self.standin.control("POST", "/apns/rules", {"reset_first_n": 1, "error_code": 7})
+        c = self.apns_client()
+        r = c.many([self.apns_req() for _ in range(2)])
+        self.assertEqual([x.reset for x in r], [7, None])
+        self.assertEqual(r[1].status, 200)
+
+
 class FcmTests(StandinTestCase):
     MESSAGE = {"token": "fcm-token-1", "notification": {"title": "Hi", "body": "There"},
                "data": {"k": "v"}, "android": {"priority": "high", "ttl": "3600s"}}

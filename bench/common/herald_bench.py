@@ -1,4 +1,5 @@
 """Shared helpers for Herald's benchmarks: a throwaway CA, starting `herald serve`, admin calls."""
+import atexit
 import hashlib
 import json
 import os
@@ -8,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
@@ -39,6 +41,69 @@ def make_tls(directory):
         f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
     run("openssl", "x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-days", "2", "-extfile", ext, "-out", cert)
     return ca, cert, key
+
+
+def nghttpd_command(port, key, cert, extra=()):
+    """nghttpd --echo-upload writes every request body to a file of its own under /tmp (a fixed path) and deletes
+    it: on an ext4 /tmp that has seen millions of such files, inode allocation alone made nghttpd 4-6 times
+    slower (perf: find_get_block_common, recently_deleted), and both Herald and h2load with it. When allowed,
+    it gets a private tmpfs /tmp instead (its key and certificate are copied to /dev/shm, outside that /tmp)."""
+    args = ["nghttpd", "--echo-upload", "-n", "1", "--max-concurrent-streams=1000", *extra, str(port)]
+    if os.geteuid() != 0 or not shutil.which("unshare") or not os.path.isdir("/dev/shm"):
+        print("note: nghttpd keeps its upload files on the real /tmp (needs root and unshare for a tmpfs)")
+        return args + [key, cert]
+    private = tempfile.mkdtemp(prefix="herald-bench-tls-", dir="/dev/shm")
+    atexit.register(shutil.rmtree, private, True)
+    shutil.copy(key, private)
+    shutil.copy(cert, private)
+    files = [os.path.join(private, os.path.basename(key)), os.path.join(private, os.path.basename(cert))]
+    return ["unshare", "--mount", "sh", "-c", 'mount -t tmpfs -o size=256m herald-bench /tmp && exec "$@"', "sh"] \
+        + args + files
+
+
+def haproxy_sink(directory, port, cert, key, delay_ms=0, slow_prefix=None, slow_ms=2000):
+    """An APNs-shaped HTTP/2 + TLS server (Debian's haproxy, with Lua) answering every POST 200 with its apns-id
+    after `delay_ms`, or after `slow_ms` for device tokens starting with `slow_prefix`; the waits run side by side,
+    so it answers with a provider's latency and no queueing of its own. One thread, 1000 streams per connection.
+    Returns the process (stop it with terminate())."""
+    combined = os.path.join(directory, "haproxy.pem")
+    with open(combined, "w") as out, open(cert) as c, open(key) as k:
+        out.write(c.read() + k.read())
+    lua = os.path.join(directory, "delay.lua")
+    with open(lua, "w") as f:
+        f.write(f"""local prefix = {json.dumps(slow_prefix or "")}
+core.register_action("delay", {{ "http-req" }}, function(txn)
+  if prefix ~= "" and string.find(txn.sf:path(), "/3/device/" .. prefix, 1, true) then core.msleep({int(slow_ms)})
+  elseif {int(delay_ms)} > 0 then core.msleep({int(delay_ms)}) end
+end)
+""")
+    config = os.path.join(directory, "haproxy.cfg")
+    with open(config, "w") as f:
+        f.write(f"""global
+  lua-load {lua}
+  tune.h2.max-concurrent-streams 1000
+  maxconn 4000
+  nbthread 1
+defaults
+  mode http
+  timeout client 60s
+  timeout connect 5s
+  timeout server 60s
+  timeout http-request 60s
+frontend apns
+  bind 127.0.0.1:{port} ssl crt {combined} alpn h2,http/1.1
+  http-request wait-for-body time 5s
+  http-request lua.delay
+  http-request return status 200 hdr apns-id "%[req.hdr(apns-id)]"
+""")
+    process = subprocess.Popen(["haproxy", "-db", "-f", config], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return process
+        time.sleep(0.05)
+    process.terminate()
+    raise RuntimeError("haproxy did not start listening")
 
 
 def p8_key(directory):

@@ -5,10 +5,8 @@ the same server with the same payload. Prints pushes/s, the ratio to h2load, and
 
     bench/delivery/run [N]        (default N = 100000)
 """
-import atexit
 import os
 import re
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -25,31 +23,13 @@ PAYLOAD = ('{"aps":{"alert":{"title":"Flash sale","subtitle":"Today only","body"
            '"sound":"default","badge":1},"n":123456,"u":654321}')
 
 
-def nghttpd_command(port, key, cert):
-    """nghttpd --echo-upload writes every request body to a file of its own under /tmp (a fixed path) and deletes
-    it: on an ext4 /tmp that has seen millions of such files, inode allocation alone made nghttpd 4-6 times
-    slower (perf: find_get_block_common, recently_deleted), and both Herald and h2load with it. When allowed,
-    it gets a private tmpfs /tmp instead (its key and certificate are copied to /dev/shm, outside that /tmp)."""
-    args = ["nghttpd", "--echo-upload", "-n", "1", "--max-concurrent-streams=1000", str(port)]
-    if os.geteuid() != 0 or not shutil.which("unshare") or not os.path.isdir("/dev/shm"):
-        print("note: nghttpd keeps its upload files on the real /tmp (needs root and unshare for a tmpfs)")
-        return args + [key, cert]
-    private = tempfile.mkdtemp(prefix="herald-bench-tls-", dir="/dev/shm")
-    atexit.register(shutil.rmtree, private, True)
-    shutil.copy(key, private)
-    shutil.copy(cert, private)
-    files = [os.path.join(private, os.path.basename(key)), os.path.join(private, os.path.basename(cert))]
-    return ["unshare", "--mount", "sh", "-c", 'mount -t tmpfs -o size=256m herald-bench /tmp && exec "$@"', "sh"] \
-        + args + files
-
-
 def main():
     hb.require("nghttpd", "h2load", "openssl")
     binary = hb.build_release()
     work = tempfile.mkdtemp(prefix="herald-bench-delivery-")
     ca, cert, key = hb.make_tls(work)
     port = hb.free_port()
-    server = subprocess.Popen(nghttpd_command(port, key, cert), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(hb.nghttpd_command(port, key, cert), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.5)
     try:
         payload_file = os.path.join(work, "payload.json")

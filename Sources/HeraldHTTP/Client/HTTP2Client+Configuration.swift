@@ -1,32 +1,49 @@
 extension HTTP2Client {
     /// How an ``HTTP2Client`` connects. Every field has a default.
+    ///
+    /// Each event loop keeps a pool of connections per origin (scheme, host, port): between
+    /// ``minConnectionsPerHost`` and ``maxConnectionsPerHost`` connections, each carrying as many streams as its
+    /// server's SETTINGS_MAX_CONCURRENT_STREAMS allows (capped by ``maxConcurrentStreamsPerConnection``).
     public struct Configuration: Sendable {
         /// A PEM bundle trusted in addition to the system trust store (Herald's `HERALD_CA_FILE`), e.g. a
         /// private CA in front of a push gateway. `nil` trusts the system store only.
         public var extraCAFile: String?
-        /// The PEM bundle of the system trust store, combined with ``extraCAFile`` when that is set. `nil`
-        /// asks curl for its built-in bundle, then tries the usual Linux locations.
+        /// The PEM bundle of the system trust store. `nil` uses OpenSSL's default locations (Debian:
+        /// `/etc/ssl/certs`), or the usual Linux bundle files where those are missing.
         public var systemCAFile: String?
-        /// Event-loop threads, each driving its own curl multi handle and connections; requests go to them in
-        /// turn. One loop spends ~45 µs of CPU per request (most of it in libcurl), so one thread caps a client
-        /// near 20k requests a second; a second loop lets a busy client use a second core.
+        /// Event-loop threads, each with its own connections; requests go to them in turn. One loop spends
+        /// 5–8 µs of CPU per request (bench/client), enough for ~100k requests a second against a server next
+        /// door, so a second one helps only a client that sends more than that.
         public var eventLoops: Int = 1
-        /// At most this many connections per host and port, per event loop. A new one opens only when every
-        /// open connection's streams are in use. Plain HTTP/1.1 hosts get at most this many requests at once.
+        /// Connections per origin and event loop opened with the first request and kept open (PINGed while
+        /// idle, never closed for idleness).
+        public var minConnectionsPerHost: Int = 1
+        /// At most this many connections per origin and event loop (not counting ones draining after a GOAWAY).
+        /// A new one opens only when every open connection's streams are in use. Plain HTTP/1.1 origins get at
+        /// most this many requests at once.
         public var maxConnectionsPerHost: Int = 4
-        /// Streams used at once on one HTTP/2 connection; the server's SETTINGS may lower it.
+        /// Streams used at once on one HTTP/2 connection, at most; the server's SETTINGS may allow fewer (APNs
+        /// allows one until a request with a valid token succeeded), and the client follows them as they change.
         public var maxConcurrentStreamsPerConnection: Int = 1000
-        /// Time allowed to open a connection, TLS handshake included (capped by each request's timeout).
+        /// Time allowed to open a connection: name resolution, TCP, TLS and the server's first SETTINGS.
         public var connectTimeout: Duration = .seconds(10)
-        /// An open connection left unused this long is closed rather than reused (`CURLOPT_MAXAGE_CONN`,
-        /// which curl otherwise sets to 118 s). TCP keepalive runs meanwhile.
-        public var maxIdleTime: Duration = .seconds(3600)
+        /// A connection beyond ``minConnectionsPerHost`` left without streams this long is closed.
+        public var maxIdleTime: Duration = .seconds(300)
+        /// An HTTP/2 connection without streams that received nothing for this long gets a PING.
+        public var idlePingInterval: Duration = .seconds(60)
+        /// An HTTP/2 connection with streams open that received nothing for this long gets a PING, so that a
+        /// connection gone silent is found dead before its requests time out one by one.
+        public var busyPingInterval: Duration = .seconds(5)
+        /// A PING not acknowledged within this long marks the connection dead: its requests fail with
+        /// ``HTTPClientError/Code/connectionReset`` (worth retrying) and it is closed.
+        public var pingTimeout: Duration = .seconds(10)
+        /// How often one request refused unprocessed by the server (`REFUSED_STREAM`, or above a `GOAWAY`'s last
+        /// stream id) is sent again by the client itself before it fails with
+        /// ``HTTPClientError/Code/connectionReset``.
+        public var maxTransparentResends: Int = 10
         /// Requests accepted but not completed, queued and in flight; beyond it `execute` fails at once
         /// with ``HTTPClientError/Code/overloaded``.
         public var maxPendingRequests: Int = 100_000
-        /// Requests handed to curl at once by one event loop, over all hosts; the rest wait in its queue in order.
-        /// `nil` means `maxConnectionsPerHost × maxConcurrentStreamsPerConnection`.
-        public var maxConcurrentRequests: Int?
         /// A response body larger than this fails the request with ``HTTPClientError/Code/other``.
         public var maxResponseBodySize: Int = 16 << 20
 
@@ -37,9 +54,8 @@ extension HTTP2Client {
             maxConnectionsPerHost: Int = 4,
             maxConcurrentStreamsPerConnection: Int = 1000,
             connectTimeout: Duration = .seconds(10),
-            maxIdleTime: Duration = .seconds(3600),
+            maxIdleTime: Duration = .seconds(300),
             maxPendingRequests: Int = 100_000,
-            maxConcurrentRequests: Int? = nil,
             maxResponseBodySize: Int = 16 << 20
         ) {
             self.extraCAFile = extraCAFile
@@ -49,13 +65,7 @@ extension HTTP2Client {
             self.connectTimeout = connectTimeout
             self.maxIdleTime = maxIdleTime
             self.maxPendingRequests = maxPendingRequests
-            self.maxConcurrentRequests = maxConcurrentRequests
             self.maxResponseBodySize = maxResponseBodySize
-        }
-
-        /// The concurrency limit actually applied.
-        var effectiveMaxConcurrentRequests: Int {
-            max(1, maxConcurrentRequests ?? maxConnectionsPerHost * maxConcurrentStreamsPerConnection)
         }
     }
 }

@@ -2,10 +2,10 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// An HTTP client for push gateways (APNs, FCM): HTTP/2 over TLS with many requests multiplexed on a few
-/// long-lived connections, HTTP/1.1 for plain `http://` URLs. Built on libcurl's multi interface, driven
-/// by one thread per event loop (``Configuration/eventLoops``, each with its own connections, requests
-/// spread over them in turn); no thread per request.
+/// An HTTP client for push gateways (APNs, FCM): HTTP/2 over TLS with many requests multiplexed on a small pool
+/// of long-lived connections per origin, HTTP/1.1 for plain `http://` URLs (and TLS servers without HTTP/2).
+/// Built on libnghttp2 and OpenSSL, driven by epoll from one thread per event loop
+/// (``Configuration/eventLoops``); no thread and no transfer object per request.
 ///
 /// ```swift
 /// let client = try HTTP2Client(configuration: .init(extraCAFile: caFile))
@@ -15,27 +15,32 @@ import Synchronization
 /// print(response.status, response.header("apns-id") ?? "-")
 /// ```
 ///
-/// A request waits for a stream on an open connection (`CURLOPT_PIPEWAIT`) rather than opening a new
-/// one; a new connection to a host opens only when every open one has no stream left, up to
-/// ``Configuration/maxConnectionsPerHost``.
+/// A request waits only for a free stream: each connection carries as many as its server's
+/// SETTINGS_MAX_CONCURRENT_STREAMS allows, as the server changes it, and a new connection opens (up to
+/// ``Configuration/maxConnectionsPerHost``) when all are in use; a slow answer holds only its own stream.
+/// What the server says is handled here, not by the caller: a stream it refused unprocessed
+/// (`REFUSED_STREAM`, or above a `GOAWAY`'s last stream id) is sent again at once; a `GOAWAY` drains its
+/// connection; a complete response followed by `RST_STREAM(NO_ERROR)` is a success; a connection that stops
+/// answering PINGs is found dead and its requests fail with ``HTTPClientError/Code/connectionReset``.
+/// ``statistics`` tells what the connections learned (e.g. a `GOAWAY(ENHANCE_YOUR_CALM)`).
 public final class HTTP2Client: Sendable {
     /// The configuration the client was made with.
     public let configuration: Configuration
 
-    private let loops: [CurlEventLoop]
+    private let loops: [ClientEventLoop]
     private let stopped: DispatchSemaphore
     private let nextLoop = Atomic<Int>(0)
     private let isShutDown = Atomic<Bool>(false)
 
-    /// Creates a client and starts its event-loop thread. Throws when the extra CA file cannot be read.
+    /// Creates a client and starts its event-loop threads. Throws when the trust store cannot be set up (an
+    /// unreadable extra CA file, or one without a certificate).
     public init(configuration: Configuration = .init()) throws(HTTPClientError) {
         self.configuration = configuration
-        CurlGlobal.initialize()
-        let caBundle = try CABundle(systemFile: configuration.systemCAFile, extraFile: configuration.extraCAFile)
+        let tls = try TLSContext(systemCAFile: configuration.systemCAFile, extraCAFile: configuration.extraCAFile)
         let pending = PendingCount()
-        var loops: [CurlEventLoop] = []
+        var loops: [ClientEventLoop] = []
         for _ in 0..<max(1, configuration.eventLoops) {
-            loops.append(try CurlEventLoop(configuration: configuration, caBundle: caBundle, pending: pending))
+            loops.append(try ClientEventLoop(configuration: configuration, tls: tls, pending: pending))
         }
         let stopped = DispatchSemaphore(value: 0)
         self.loops = loops
@@ -56,7 +61,7 @@ public final class HTTP2Client: Sendable {
 
     /// Sends `request`; `completion` gets the response or the error.
     ///
-    /// `completion` runs on the client's thread, which drives every transfer: it must return quickly and
+    /// `completion` runs on the client's thread, which drives every connection: it must return quickly and
     /// not block. A request refused before it is queued (invalid, overloaded, client shut down) completes
     /// at once on the caller's thread.
     public func execute(
@@ -82,7 +87,7 @@ public final class HTTP2Client: Sendable {
     }
 
     /// Fails every queued and in-flight request with ``HTTPClientError/Code/cancelled``, closes the
-    /// connections and waits for the client's thread to finish. Later requests fail at once. Idempotent: a
+    /// connections and waits for the client's threads to finish. Later requests fail at once. Idempotent: a
     /// second call returns at once. Called from a completion handler it does not wait (the thread finishes
     /// soon after the handler returns).
     public func shutdown() {
@@ -92,24 +97,31 @@ public final class HTTP2Client: Sendable {
         for _ in loops { stopped.wait() }
     }
 
-    /// New connections opened so far (the sum of `CURLINFO_NUM_CONNECTS` over finished requests).
-    public var connectionsOpened: Int {
-        loops.reduce(0) { $0 + $1.connectionsOpened.load(ordering: .relaxed) }
+    /// Connections opened so far (attempts included).
+    public var connectionsOpened: Int { statistics.connectionsOpened }
+
+    /// What the client's connections have learned so far, over all event loops and origins.
+    public var statistics: Statistics {
+        var total = Statistics()
+        for loop in loops { total.add(loop.currentStatistics) }
+        return total
     }
 
     /// The loops take requests in turn.
-    private func pickLoop() -> CurlEventLoop {
+    private func pickLoop() -> ClientEventLoop {
         loops.count == 1 ? loops[0] : loops[nextLoop.add(1, ordering: .relaxed).oldValue % loops.count]
     }
 
     private func submit(
         _ request: HTTPClientRequest,
-        on loop: CurlEventLoop,
+        on loop: ClientEventLoop,
         cancellation: RequestCancellation?,
         completion: @escaping @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void
     ) {
-        if let error = request.validationError() {
-            return completion(.failure(error))
+        let target: RequestTarget
+        switch request.validate() {
+        case .success(let valid): target = valid
+        case .failure(let error): return completion(.failure(error))
         }
         if cancellation?.isCancelled.load(ordering: .acquiring) == true {
             return completion(.failure(HTTPClientError(code: .cancelled, message: "request cancelled")))
@@ -123,7 +135,9 @@ public final class HTTP2Client: Sendable {
         let timeout = MonotonicTime.nanoseconds(request.timeout)
         let deadline = timeout == 0 ? UInt64.max : MonotonicTime.now() + timeout
         let accepted = loop.submit(
-            PendingRequest(request: request, deadline: deadline, cancellation: cancellation, completion: completion))
+            PendingRequest(
+                request: request, target: target, deadline: deadline, cancellation: cancellation,
+                completion: completion))
         if !accepted {
             loop.pending.value.subtract(1, ordering: .relaxed)
             completion(.failure(HTTPClientError(code: .cancelled, message: "client is shut down")))

@@ -1,23 +1,45 @@
 extension HTTPClientRequest {
-    /// Checks what curl would otherwise send unchecked: header injection through CR/LF, NUL bytes that
-    /// would truncate C strings, and methods or names that are not HTTP tokens. Runs on the caller's thread.
-    func validationError() -> HTTPClientError? {
-        if method.isEmpty || !method.utf8.allSatisfy(Self.isTokenByte) {
-            return HTTPClientError(code: .invalidRequest, message: "method is not an HTTP token")
+    /// Checks what would otherwise reach the wire unchecked: the URL (an absolute `http`/`https` URL with a
+    /// host), header injection through CR/LF, NUL bytes, and methods or names that are not HTTP tokens. Runs on
+    /// the caller's thread; returns where the request goes when it is fine.
+    func validate() -> Result<RequestTarget, HTTPClientError> {
+        var method = method
+        if !method.withUTF8({ !$0.isEmpty && $0.allSatisfy(Self.isTokenByte) }) {
+            return .failure(HTTPClientError(code: .invalidRequest, message: "method is not an HTTP token"))
         }
-        if url.isEmpty || url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
-            return HTTPClientError(code: .invalidRequest, message: "URL is empty or holds spaces or control bytes")
+        var url = url
+        let target = url.withUTF8 { bytes -> RequestTarget?? in
+            guard !bytes.isEmpty, !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return .none }
+            return .some(RequestTarget.parse(bytes))
+        }
+        guard let parsed = target else {
+            return .failure(
+                HTTPClientError(code: .invalidRequest, message: "URL is empty or holds spaces or control bytes"))
+        }
+        guard let target = parsed else {
+            return .failure(
+                HTTPClientError(
+                    code: .invalidRequest, message: "URL is not an absolute http:// or https:// URL with a host"))
         }
         for header in headers {
-            if header.name.isEmpty || !header.name.utf8.allSatisfy(Self.isTokenByte) {
-                return HTTPClientError(code: .invalidRequest, message: "a header name is not an HTTP token")
+            var name = header.name
+            if !name.withUTF8({ !$0.isEmpty && $0.allSatisfy(Self.isTokenByte) }) {
+                return .failure(HTTPClientError(code: .invalidRequest, message: "a header name is not an HTTP token"))
             }
-            if header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+            var value = header.value
+            if value.withUTF8({ $0.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) }) {
                 // The name is a token, so safe to show; the value may be a secret.
-                return HTTPClientError(
-                    code: .invalidRequest, message: "value of header \(header.name) holds CR, LF or NUL")
+                return .failure(
+                    HTTPClientError(
+                        code: .invalidRequest, message: "value of header \(header.name) holds CR, LF or NUL"))
             }
         }
+        return .success(target)
+    }
+
+    /// The reason `validate()` refuses the request, if it does.
+    func validationError() -> HTTPClientError? {
+        if case .failure(let error) = validate() { return error }
         return nil
     }
 

@@ -11,22 +11,24 @@ import Synchronization
 /// A request accepted by ``HTTP2Client`` and not yet completed.
 struct PendingRequest: Sendable {
     var request: HTTPClientRequest
+    /// Where it goes, read from its URL when it was checked.
+    var target: RequestTarget
     /// Monotonic nanoseconds after which the request fails with `.timeout`; `UInt64.max` for none.
     var deadline: UInt64
     var cancellation: RequestCancellation?
     var completion: @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void
 }
 
-/// Links an awaiting task to its request so that cancelling the task cancels the transfer.
+/// Links an awaiting task to its request so that cancelling the task cancels the request.
 final class RequestCancellation: @unchecked Sendable {
     /// Set from any thread when the task is cancelled.
     let isCancelled = Atomic<Bool>(false)
-    /// The transfer running the request. Read and written on the event-loop thread only (hence
-    /// `@unchecked`); cleared when the request completes so a late cancellation finds nothing.
-    var transfer: CurlTransfer?
+    /// The request's id in its event loop once admitted. Read and written on the event-loop thread only (hence
+    /// `@unchecked`).
+    var requestID: RequestID?
 }
 
-/// Monotonic time for request deadlines, in the same clock curl times its transfers with.
+/// Monotonic time for deadlines and PINGs.
 enum MonotonicTime {
     /// Nanoseconds since an arbitrary fixed point.
     static func now() -> UInt64 {
@@ -42,4 +44,9 @@ enum MonotonicTime {
         guard seconds < 4_000_000_000 else { return 4_000_000_000 * 1_000_000_000 }
         return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
+}
+
+/// The count of a client's requests accepted and not yet completed, shared by its loops.
+final class PendingCount: Sendable {
+    let value = Atomic<Int>(0)
 }

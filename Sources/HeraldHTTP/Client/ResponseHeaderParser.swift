@@ -1,16 +1,5 @@
-/// Turns the header lines curl hands to `CURLOPT_HEADERFUNCTION` into name/value pairs.
-///
-/// The transfer keeps the raw lines of the latest response only (a status line starts a new response, so
-/// interim `100 Continue` headers are dropped); this parses them once, when the transfer completes.
+/// Turns an HTTP/1.1 response's header block (the lines after the status line) into name/value pairs.
 enum ResponseHeaderParser {
-    /// Whether a header-callback line is a status line (`HTTP/1.1 200 OK`, `HTTP/2 200`), which starts the
-    /// headers of a new response.
-    @inline(__always)
-    static func isStatusLine(_ line: UnsafeRawBufferPointer) -> Bool {
-        line.count >= 5 && line[0] == UInt8(ascii: "H") && line[1] == UInt8(ascii: "T")
-            && line[2] == UInt8(ascii: "T") && line[3] == UInt8(ascii: "P") && line[4] == UInt8(ascii: "/")
-    }
-
     /// Parses `name: value` lines separated by LF or CRLF. Names are lowercased and values trimmed; lines
     /// without a colon are skipped and obsolete folded lines join the previous value.
     static func parse(_ bytes: [UInt8]) -> [(name: String, value: String)] {

@@ -1,0 +1,110 @@
+import CNghttp2
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The header list of a request as nghttp2 takes it: pseudo-headers, then the caller's fields with names
+/// lowercased and connection-specific ones dropped, then `content-length`. Written into the loop's scratch buffer
+/// (nghttp2 copies what it keeps), so building it allocates nothing once the buffers have grown.
+///
+/// `:path`, `authorization` and `apns-id` are sent as literals never indexed: they change from request to request
+/// (or, for the token, are long), and Apple asks for exactly that so its small HPACK table is not churned.
+enum HTTP2RequestHeaders {
+    /// Fills `list` (kept for reuse) with `pending`'s headers pointing into `text`.
+    static func build(
+        _ pending: PendingRequest, origin: Origin, text: ByteBuffer, into list: inout [nghttp2_nv]
+    ) {
+        let request = pending.request
+        var total = 128 + request.method.utf8.count + origin.authority.utf8.count + request.url.utf8.count
+        for header in request.headers { total += header.name.utf8.count + header.value.utf8.count }
+        text.removeAll()
+        text.reserve(total)
+        list.removeAll(keepingCapacity: true)
+
+        func add(_ name: StaticString, _ value: String, flags: UInt8 = 0) {
+            let nameStart = text.end
+            text.append(name)
+            let valueStart = text.end
+            text.append(value)
+            list.append(entry(nameStart, name.utf8CodeUnitCount, valueStart, text.end - valueStart, flags))
+        }
+        add(":method", request.method)
+        add(":scheme", origin.isTLS ? "https" : "http")
+        add(":authority", origin.authority)
+        var url = request.url
+        url.withUTF8 { bytes in
+            let target = pending.target
+            let nameStart = text.end
+            text.append(":path")
+            let valueStart = text.end
+            if target.needsLeadingSlash(in: bytes) { text.append(byte: UInt8(ascii: "/")) }
+            if target.pathEnd > target.pathStart {
+                text.append(
+                    UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[target.pathStart..<target.pathEnd]))
+            }
+            list.append(entry(nameStart, 5, valueStart, text.end - valueStart, neverIndexed))
+        }
+        for header in request.headers {
+            var name = header.name
+            var skip = false
+            var flags: UInt8 = 0
+            let nameStart = text.end
+            name.withUTF8 { bytes in
+                for byte in bytes { text.append(byte: byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte) }
+            }
+            let written = UnsafeRawBufferPointer(start: text.base + nameStart, count: text.end - nameStart)
+            switch written.count {
+            case 2: skip = Self.equals(written, "te")
+            case 4: skip = Self.equals(written, "host")
+            case 7:
+                skip = Self.equals(written, "upgrade")
+                flags = Self.equals(written, "apns-id") ? neverIndexed : 0
+            case 10: skip = Self.equals(written, "connection") || Self.equals(written, "keep-alive")
+            case 13: flags = Self.equals(written, "authorization") ? neverIndexed : 0
+            case 14: skip = Self.equals(written, "content-length")
+            case 16: skip = Self.equals(written, "proxy-connection")
+            case 17: skip = Self.equals(written, "transfer-encoding")
+            default: break
+            }
+            if skip {
+                text.truncate(to: nameStart)
+                continue
+            }
+            let valueStart = text.end
+            text.append(header.value)
+            list.append(entry(nameStart, valueStart - nameStart, valueStart, text.end - valueStart, flags))
+        }
+        let method = request.method
+        if !request.body.isEmpty || method == "POST" || method == "PUT" || method == "PATCH" {
+            add("content-length", String(request.body.count))
+        }
+        // Offsets to pointers, now that the text no longer moves.
+        for index in list.indices {
+            let name = Int(bitPattern: list[index].name) - 1
+            let value = Int(bitPattern: list[index].value) - 1
+            list[index].name = (text.base + name).assumingMemoryBound(to: UInt8.self)
+            list[index].value = (text.base + value).assumingMemoryBound(to: UInt8.self)
+        }
+    }
+
+    private static let neverIndexed = UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
+
+    /// Whether `bytes` are exactly `literal` (the caller has checked the length).
+    @inline(__always)
+    private static func equals(_ bytes: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
+        memcmp(bytes.baseAddress!, literal.utf8Start, literal.utf8CodeUnitCount) == 0
+    }
+
+    /// An entry whose pointers hold offsets for now (`+ 1`, so none is null).
+    private static func entry(
+        _ nameStart: Int, _ nameLength: Int, _ valueStart: Int, _ valueLength: Int, _ flags: UInt8
+    )
+        -> nghttp2_nv
+    {
+        nghttp2_nv(
+            name: UnsafeMutablePointer(bitPattern: nameStart + 1)!,
+            value: UnsafeMutablePointer(bitPattern: valueStart + 1)!,
+            namelen: nameLength, valuelen: valueLength, flags: flags)
+    }
+}
