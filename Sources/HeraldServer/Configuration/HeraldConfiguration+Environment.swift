@@ -27,8 +27,8 @@ extension HeraldConfiguration {
     /// | `--log-level` | `HERALD_LOG_LEVEL` | info |
     /// | `--http-threads` | `HERALD_HTTP_THREADS` | 2 × cores, at least 4 |
     /// | `--no-delivery` | `HERALD_DELIVERY=off` | workers on |
-    /// | `--delivery-concurrency` | `HERALD_DELIVERY_CONCURRENCY` | 512 |
-    /// | `--delivery-min-concurrency` | `HERALD_DELIVERY_MIN_CONCURRENCY` | 16 |
+    /// | `--delivery-concurrency` | `HERALD_DELIVERY_CONCURRENCY` | 4096 |
+    /// | `--delivery-min-concurrency` | `HERALD_DELIVERY_MIN_CONCURRENCY` | none (no adaptive window) |
     /// | `--password-cost` | `HERALD_PASSWORD_COST` | 16384 (scrypt N) |
     /// | `--influence-window-hours` | `HERALD_INFLUENCE_WINDOW_HOURS` | 24 |
     public static func read(arguments: [String], environment: [String: String]) throws -> HeraldConfiguration {
@@ -113,9 +113,6 @@ extension HeraldConfiguration {
                         + "(\(configuration.delivery.concurrency)), not \(least)")
             }
             configuration.delivery.minimumConcurrency = least
-        } else {
-            configuration.delivery.minimumConcurrency = min(
-                configuration.delivery.minimumConcurrency, configuration.delivery.concurrency)
         }
         if let cost = try integer("password-cost", "HERALD_PASSWORD_COST", in: 2...1_048_576) {
             guard cost & (cost - 1) == 0 else {
