@@ -29,7 +29,9 @@ public final class FCMProvider: PushProvider {
     private enum TokenState {
         case none
         case fetching(waiters: [@Sendable (Result<String, PushResult.Failure>) -> Void])
-        case ready(token: String, refreshAt: Timestamp)
+        /// A token in use. From `refreshAt` one fetch of its successor runs (`renewing`) while sends go on using it
+        /// until `expiresAt`: a refresh never holds a send back.
+        case ready(token: String, refreshAt: Timestamp, expiresAt: Timestamp, renewing: Bool)
     }
 
     private struct Entry {
@@ -132,7 +134,7 @@ public final class FCMProvider: PushProvider {
 
     private func invalidate(_ businessID: Int64, token: String) {
         entries.withLock { entries in
-            if case .ready(let current, _) = entries[businessID]?.token, current == token {
+            if case .ready(let current, _, _, _) = entries[businessID]?.token, current == token {
                 entries[businessID]!.token = .none
             }
         }
@@ -145,6 +147,7 @@ public final class FCMProvider: PushProvider {
         let now = clock.now()
         enum Next {
             case use(String)
+            case useAndRenew(String, FCMCredential, epoch: Int)
             case wait
             case fetch(FCMCredential, epoch: Int)
             case fail(PushResult)
@@ -171,8 +174,11 @@ public final class FCMProvider: PushProvider {
                 return .fail(.retryable(reason: "credential replaced", retryAfter: nil))
             }
             switch entry.token {
-            case .ready(let token, let refreshAt) where now < refreshAt:
-                return .use(token)
+            case .ready(let token, let refreshAt, let expiresAt, let renewing) where now < expiresAt:
+                if now < refreshAt || renewing { return .use(token) }
+                entry.token = .ready(token: token, refreshAt: refreshAt, expiresAt: expiresAt, renewing: true)
+                entries[businessID] = entry
+                return .useAndRenew(token, entry.credential, epoch: entry.epoch)
             case .fetching(var waiters):
                 waiters.append(body)
                 entry.token = .fetching(waiters: waiters)
@@ -186,6 +192,9 @@ public final class FCMProvider: PushProvider {
         }
         switch next {
         case .use(let token): body(.success(token))
+        case .useAndRenew(let token, let credential, let epoch):
+            fetchToken(businessID, credential, epoch: epoch)
+            body(.success(token))
         case .wait: break
         case .fail(let result): body(.failure(.init(result)))
         case .fetch(let credential, let epoch): fetchToken(businessID, credential, epoch: epoch)
@@ -230,8 +239,10 @@ public final class FCMProvider: PushProvider {
                 if response.status == 200, let token = body?["access_token"]?.stringValue, !token.isEmpty {
                     let lifetime = body?["expires_in"]?.int64Value ?? 3600
                     let margin = min(configuration.refreshMargin, .seconds(lifetime / 2))
-                    let refreshAt = clock.now().adding(.seconds(lifetime)).adding(.zero - margin)
-                    finishFetch(businessID, epoch: epoch, .success(token), refreshAt: refreshAt)
+                    let expiresAt = clock.now().adding(.seconds(lifetime))
+                    finishFetch(
+                        businessID, epoch: epoch, .success(token),
+                        lifetime: (refreshAt: expiresAt.adding(.zero - margin), expiresAt: expiresAt.adding(.seconds(-30))))
                 } else {
                     let error = body?["error"]?.stringValue ?? "HTTP \(response.status)"
                     let description = body?["error_description"]?.stringValue.map { ": " + $0 } ?? ""
@@ -252,18 +263,27 @@ public final class FCMProvider: PushProvider {
 
     /// Hands the outcome of a fetch to every waiter.
     private func finishFetch(
-        _ businessID: Int64, epoch: Int, _ result: Result<String, PushResult.Failure>, refreshAt: Timestamp? = nil
+        _ businessID: Int64, epoch: Int, _ result: Result<String, PushResult.Failure>,
+        lifetime: (refreshAt: Timestamp, expiresAt: Timestamp)? = nil
     ) {
         let waiters = entries.withLock { entries -> [@Sendable (Result<String, PushResult.Failure>) -> Void] in
             // Replaced meanwhile: its waiters were answered by `credentialChanged`.
             guard var entry = entries[businessID], entry.epoch == epoch else { return [] }
             var waiters: [@Sendable (Result<String, PushResult.Failure>) -> Void] = []
-            if case .fetching(let pending) = entry.token {
+            switch entry.token {
+            case .fetching(let pending):
                 waiters = pending
                 entry.token = .none
+            case .ready(let current, _, let expiresAt, true):
+                // A renewal that failed: the current token serves on, and the next send after a pause tries again.
+                let again = min(expiresAt, clock.now().adding(.seconds(10)))
+                entry.token = .ready(token: current, refreshAt: again, expiresAt: expiresAt, renewing: false)
+            default:
+                break
             }
-            if let refreshAt, case .success(let token) = result {
-                entry.token = .ready(token: token, refreshAt: refreshAt)
+            if let lifetime, case .success(let token) = result {
+                entry.token = .ready(
+                    token: token, refreshAt: lifetime.refreshAt, expiresAt: lifetime.expiresAt, renewing: false)
             }
             entries[businessID] = entry
             return waiters

@@ -114,4 +114,32 @@ struct FCMDeliveryTests {
         #expect(jobs.first?.attempts == 1)
         #expect(try standIn.tokenRequests().count == 2)
     }
+
+    @Test func theAccessTokenIsRenewedAheadOfItsExpiryWithoutHoldingASend() throws {
+        let clock = TestClock()
+        let standIn = self.standIn
+        let herald = try LiveHerald(clock: clock.wallClock) { $0.deliver(to: standIn) }
+        let business = try herald.createBusiness()
+        try herald.configureFCM(business, standIn: standIn)
+        let app = try herald.signUpSettled(business, email: "renew@example.com", token: randomFCMToken(), android: true)
+        let before = try standIn.tokenRequests().count
+        func send() throws -> String? {
+            let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
+            let jobs = try herald.waitForDeliveries(of: id)
+            #expect(jobs.first?.status == .delivered && jobs.first?.attempts == 1, "\(jobs)")
+            let sent = try standIn.fcmRequests().last { $0["body"]?["message"]?["data"]?["n"]?.stringValue == String(id) }
+            return sent?["headers"]?["authorization"]?.stringValue
+        }
+        let first = try send()
+        // Within the last five minutes of the token's hour: the send goes at once with the current token, and one
+        // renewal runs beside it.
+        clock.advance(by: .seconds(3_600 - 240))
+        let second = try send()
+        #expect(second == first, "the send did not wait for the renewal")
+        let deadline = Date().addingTimeInterval(10)
+        while try standIn.tokenRequests().count < before + 1, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        let third = try send()
+        #expect(third != first, "the renewed token is used once it has come")
+        #expect(try standIn.tokenRequests().count == before + 1, "one renewal, however many sends")
+    }
 }
