@@ -45,6 +45,7 @@ public final class FCMProvider: PushProvider {
     private let clock: WallClock
     private let configuration: Configuration
     private let logger: Logger
+    private let transportWarnings: TransportWarnings
     private let entries = Mutex<[Int64: Entry]>([:])
     private let epochs = Atomic<Int>(0)
 
@@ -58,6 +59,7 @@ public final class FCMProvider: PushProvider {
         self.clock = clock
         self.configuration = configuration
         self.logger = logger
+        transportWarnings = TransportWarnings(logger: logger, clock: clock)
     }
 
     public func credentialChanged(businessID: Int64) {
@@ -100,6 +102,8 @@ public final class FCMProvider: PushProvider {
                 client.execute(request) { [self] result in
                     switch result {
                     case .failure(let error):
+                        transportWarnings.failed(
+                            provider: "FCM", businessID: push.businessID, url: base, reason: "\(error.code)")
                         completion(.retryable(reason: "transport: \(error.code)", retryAfter: nil))
                     case .success(let response):
                         let outcome = Self.interpret(response)
@@ -221,6 +225,8 @@ public final class FCMProvider: PushProvider {
         client.execute(request) { [self] result in
             switch result {
             case .failure(let error):
+                transportWarnings.failed(
+                    provider: "FCM", businessID: businessID, url: request.url, reason: "\(error.code)")
                 finishFetch(
                     businessID, epoch: epoch,
                     .failure(

@@ -17,15 +17,30 @@ public enum Composition {
     public static func openStore(_ url: String, clock: WallClock, logger: Logger) throws -> Store {
         if url.hasPrefix("sqlite:") {
             let path = String(url.dropFirst("sqlite:".count))
-            let database = try SQLiteDatabase(path: path)
-            let applied = try Migrator.migrate(database, Schema.migrations, at: clock.now().milliseconds)
+            guard !path.isEmpty else {
+                throw HeraldConfiguration.ConfigurationError(description: "database sqlite: names no file")
+            }
+            let database: SQLiteDatabase
+            let applied: [Int]
+            do {
+                database = try SQLiteDatabase(path: path)
+                applied = try Migrator.migrate(database, Schema.migrations, at: clock.now().milliseconds)
+            } catch {
+                let directory = (path as NSString).deletingLastPathComponent
+                let hint =
+                    !directory.isEmpty && !FileManager.default.fileExists(atPath: directory)
+                    ? " (directory \(directory) does not exist)" : ""
+                throw HeraldConfiguration.ConfigurationError(
+                    description: "cannot open database \(url)\(hint): \(error)")
+            }
             if !applied.isEmpty {
                 logger.info("database migrated", ["db.versions": applied.map(String.init).joined(separator: ",")])
             }
             return Store(database: database)
         }
         throw HeraldConfiguration.ConfigurationError(
-            description: "PostgreSQL is not built into this version yet; use sqlite:<path>")
+            description:
+                "cannot open database postgres://…: PostgreSQL is not built into this version yet; use sqlite:<path>")
     }
 
     /// Apple's and Google's providers, as configured, loading credentials with `credentials`.

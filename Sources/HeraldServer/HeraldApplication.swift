@@ -98,6 +98,7 @@ public final class HeraldApplication: Sendable {
                 engine?.credentialChanged(businessID: business, platform: platform)
             })
         admin.register(in: &router)
+        AdminOperatorController(store: store, admin: admin, clock: clock).register(in: &router)
         AdminLoyaltyController(store: store, admin: admin, loyalty: loyalty, clock: clock).register(in: &router)
         AdminCampaignController(
             store: store, admin: admin, campaigns: campaigns, geofences: geofences,
@@ -144,6 +145,8 @@ public final class HeraldApplication: Sendable {
             ])
         var serverConfiguration = HTTPServer.Configuration(host: configuration.host, port: configuration.port)
         if let threads = configuration.httpThreads { serverConfiguration.threadCount = threads }
+        serverConfiguration.reusePort = configuration.reusePort
+        serverConfiguration.listeningSocket = configuration.listeningSocket
         serverConfiguration.bodyLimit = MediaController.bodyLimit(adminToken: adminToken)
         server = HTTPServer(configuration: serverConfiguration, responder: application, logger: httpLogger)
     }

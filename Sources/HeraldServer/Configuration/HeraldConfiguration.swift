@@ -25,6 +25,13 @@ public struct HeraldConfiguration: Sendable {
     public var publicURL: String?
     /// Least important log level written.
     public var logLevel: Logger.Level = .info
+    /// How log lines are written: logfmt or JSON.
+    public var logFormat: Logger.Format = .logfmt
+    /// Bind with SO_REUSEPORT, sharing the port with other processes that do the same.
+    public var reusePort = false
+    /// A socket already bound and listening (by `herald serve`, before anything else starts) for the API to
+    /// serve on instead of binding `host`:`port` itself.
+    public var listeningSocket: Int32?
     /// HTTP server threads.
     public var httpThreads: Int?
     /// Delivery tuning.

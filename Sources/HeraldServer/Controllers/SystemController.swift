@@ -9,6 +9,7 @@ struct SystemController: Sendable {
     func register(in router: inout Router) {
         router.get("/healthz") { _ in .json(["status": "ok"]) }
         let metrics = self.metrics
+        ProcessMetrics.register(in: metrics)
         router.get("/metrics") { _ in
             .text(metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
