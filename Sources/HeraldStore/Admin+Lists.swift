@@ -65,3 +65,15 @@ extension DeliveryRecords {
         return changed
     }
 }
+
+extension DeviceRecords {
+    /// The device of `businessID` holding `token` on `platform`, if one does.
+    public func find(businessID: Int64, platform: PushPlatform, token: String) throws -> Device? {
+        try tx.connection.row(
+            """
+            SELECT \(raw: Self.columns) FROM devices
+            WHERE business_id = \(businessID) AND platform = \(platform.rawValue) AND token = \(token)
+            """
+        ).map(Self.decode)
+    }
+}

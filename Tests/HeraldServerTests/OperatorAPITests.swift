@@ -69,4 +69,55 @@ struct OperatorAPITests {
         #expect(mine.value?["data"]?.arrayValue?.count == 4)
         expectError(try fixture.herald.admin("GET", path(fixture, "/notifications?user_id=x")), 422, ["user_id"])
     }
+
+    @Test func theOpenAPIDocumentIsServed() throws {
+        let fixture = try ServerFixture()
+        let response = try fixture.herald.client().request("GET", "/openapi.json")
+        #expect(response.status == 200)
+        #expect(response.value?["openapi"]?.stringValue?.hasPrefix("3.1") == true)
+        #expect(response.value?["paths"]?["/openapi.json"] != nil)
+    }
+
+    @Test("a push to raw tokens goes through the queue: a known token's device, or a new device of no user")
+    func pushesToRawTokensAreQueued() throws {
+        let fixture = try ServerFixture()
+        let annToken = randomAPNsToken()
+        let ann = try fixture.signedUp("ann@example.com", token: annToken, deviceID: "phone-1")
+        let stranger = randomAPNsToken()
+        let body = JSON.object([
+            ("platform", "apns"), ("tokens", .array([.string(annToken), .string(stranger), .string(stranger)])),
+            ("title", "Hello"), ("body", "From curl"), ("data", .object([("deep_link", "burger://menu")])),
+        ])
+        let response = try fixture.herald.admin("POST", path(fixture, "/pushes"), json: body.encodedString)
+        #expect(response.status == 202, "\(response)")
+        let list = try #require(response.value?["notification_ids"]?.arrayValue)
+        let ids = list.compactMap(\.int64Value)
+        #expect(ids.count == 2, "one per distinct token")
+        let annDevice = try #require(try fixture.store.read { try $0.devices.all(userID: ann.userID!) }.first)
+        let first = try #require(try fixture.deliveries(notificationID: ids[0]).first)
+        #expect(first["device_id"] == .int(annDevice.id))
+        #expect(first["status"] == "queued")
+        let second = try #require(try fixture.deliveries(notificationID: ids[1]).first)
+        #expect(second["device_id"] != .int(annDevice.id))
+        // Not in Ann's inbox; the same stranger again is the same device.
+        #expect(try ann.entries().allSatisfy { $0["title"] != "Hello" })
+        let again = try fixture.herald.admin(
+            "POST", path(fixture, "/pushes"),
+            json: #"{"platform":"apns","tokens":["\#(stranger)"],"title":"Again","body":"B"}"#)
+        let againID = try #require(again.value?["notification_ids"]?.arrayValue?.first?.int64Value)
+        #expect(try fixture.deliveries(notificationID: againID).first?["device_id"] == second["device_id"])
+    }
+
+    @Test func pushesRefuseWhatIsNotAPush() throws {
+        let fixture = try ServerFixture()
+        expectError(
+            try fixture.herald.admin(
+                "POST", path(fixture, "/pushes"), json: #"{"platform":"web","tokens":[],"title":"T","body":"B"}"#),
+            422, ["platform", "tokens"])
+        expectError(
+            try fixture.herald.admin(
+                "POST", path(fixture, "/pushes"),
+                json: #"{"platform":"apns","tokens":["xyz"],"title":"T","body":"B","data":{"aps":"x"},"badge":1}"#),
+            422, ["tokens[0]", "data", "badge"])
+    }
 }

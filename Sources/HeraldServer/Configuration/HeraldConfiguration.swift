@@ -29,6 +29,8 @@ public struct HeraldConfiguration: Sendable {
     public var logFormat: Logger.Format = .logfmt
     /// Bind with SO_REUSEPORT, sharing the port with other processes that do the same.
     public var reusePort = false
+    /// The OpenAPI document served at `/openapi.json` (`Composition` looks next to the binary, then in the checkout).
+    public var openAPIFile: String?
     /// A socket already bound and listening (by `herald serve`, before anything else starts) for the API to
     /// serve on instead of binding `host`:`port` itself.
     public var listeningSocket: Int32?
