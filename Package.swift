@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// Herald: one server binary (`herald`) and the libraries it is layered from.
-/// Dependencies point down the layers the README describes; only the shim targets touch C.
+/// Dependencies point down the layers docs/architecture.md describes; only the shim targets touch C.
 let package = Package(
     name: "Herald",
     platforms: [.macOS(.v15), .iOS(.v16)],

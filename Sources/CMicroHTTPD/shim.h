@@ -10,23 +10,23 @@
 
 /* MHD_start_daemon and MHD_get_*_info are variadic: Swift cannot call them. */
 
-/// Starts an epoll daemon with a thread pool, bound to `addr`, with the limits Herald sets.
+/// Starts an epoll daemon with a thread pool serving `listen_fd`, a socket already bound and listening (so the
+/// caller chose its options: no SO_REUSEPORT unless asked for), with the limits Herald sets.
 static inline struct MHD_Daemon *herald_mhd_start(
-    unsigned int flags, const struct sockaddr *addr, MHD_AccessHandlerCallback handler, void *handler_cls,
+    unsigned int flags, int listen_fd, MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls,
     void *(*uri_logger)(void *cls, const char *uri, struct MHD_Connection *con), void *uri_logger_cls,
     unsigned int thread_pool_size,
     unsigned int connection_timeout, size_t connection_memory_limit, unsigned int connection_limit)
 {
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
-        MHD_OPTION_SOCK_ADDR, addr,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_URI_LOG_CALLBACK, uri_logger, uri_logger_cls,
         MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
         MHD_OPTION_END);
 }
 

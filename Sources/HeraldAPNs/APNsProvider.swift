@@ -47,6 +47,7 @@ public final class APNsProvider: PushProvider {
     private let clock: WallClock
     private let configuration: Configuration
     private let logger: Logger
+    private let transportWarnings: TransportWarnings
     private let entries = Mutex<[Int64: Entry]>([:])
     /// When idle clients are next looked for (seconds).
     private let nextSweep = Atomic<Int64>(0)
@@ -63,6 +64,7 @@ public final class APNsProvider: PushProvider {
         self.clock = clock
         self.configuration = configuration
         self.logger = logger
+        transportWarnings = TransportWarnings(logger: logger, clock: clock)
     }
 
     public func credentialChanged(businessID: Int64) {
@@ -173,6 +175,8 @@ public final class APNsProvider: PushProvider {
         client.execute(request) { [self] result in
             switch result {
             case .failure(let error):
+                transportWarnings.failed(
+                    provider: "APNs", businessID: push.businessID, url: base, reason: "\(error.code)")
                 completion(.transportFailure(error))
             case .success(let response):
                 let outcome = Self.interpret(response, apnsID: push.apnsID)

@@ -47,6 +47,7 @@ public final class FCMProvider: PushProvider {
     private let clock: WallClock
     private let configuration: Configuration
     private let logger: Logger
+    private let transportWarnings: TransportWarnings
     private let entries = Mutex<[Int64: Entry]>([:])
     private let epochs = Atomic<Int>(0)
 
@@ -60,6 +61,7 @@ public final class FCMProvider: PushProvider {
         self.clock = clock
         self.configuration = configuration
         self.logger = logger
+        transportWarnings = TransportWarnings(logger: logger, clock: clock)
     }
 
     public func credentialChanged(businessID: Int64) {
@@ -102,6 +104,8 @@ public final class FCMProvider: PushProvider {
                 client.execute(request) { [self] result in
                     switch result {
                     case .failure(let error):
+                        transportWarnings.failed(
+                            provider: "FCM", businessID: push.businessID, url: base, reason: "\(error.code)")
                         completion(.transportFailure(error))
                     case .success(let response):
                         let outcome = Self.interpret(response)
@@ -230,6 +234,8 @@ public final class FCMProvider: PushProvider {
         client.execute(request) { [self] result in
             switch result {
             case .failure(let error):
+                transportWarnings.failed(
+                    provider: "FCM", businessID: businessID, url: request.url, reason: "\(error.code)")
                 finishFetch(
                     businessID, epoch: epoch,
                     .failure(
@@ -242,7 +248,10 @@ public final class FCMProvider: PushProvider {
                     let expiresAt = clock.now().adding(.seconds(lifetime))
                     finishFetch(
                         businessID, epoch: epoch, .success(token),
-                        lifetime: (refreshAt: expiresAt.adding(.zero - margin), expiresAt: expiresAt.adding(.seconds(-30))))
+                        lifetime: (
+                            refreshAt: expiresAt.adding(.zero - margin),
+                            expiresAt: expiresAt.adding(.zero - min(.seconds(30), margin / 2))
+                        ))
                 } else {
                     let error = body?["error"]?.stringValue ?? "HTTP \(response.status)"
                     let description = body?["error_description"]?.stringValue.map { ": " + $0 } ?? ""

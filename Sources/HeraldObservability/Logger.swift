@@ -42,8 +42,18 @@ public struct Logger: Sendable {
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
+    /// How a line is written.
+    public enum Format: String, Sendable {
+        /// `2026-01-01T00:00:00.000Z info herald.http: message key=value …`
+        case logfmt
+        /// `{"time":"…","level":"info","label":"herald.http","message":"…","key":"value",…}`
+        case json
+    }
+
     /// Dotted name of the component logging.
     public var label: String
+    /// How lines are written.
+    public var format: Format = .logfmt
     /// Events below this level are dropped.
     public var level: Level
     /// Metadata added to every event of this logger.
@@ -51,8 +61,12 @@ public struct Logger: Sendable {
     private let sink: LogSink
 
     /// A logger writing to `sink` (standard error by default).
-    public init(label: String, level: Level = .info, metadata: [String: String] = [:], sink: LogSink = .standardError) {
+    public init(
+        label: String, level: Level = .info, metadata: [String: String] = [:], format: Format = .logfmt,
+        sink: LogSink = .standardError
+    ) {
         self.label = label
+        self.format = format
         self.level = level
         self.metadata = metadata
         self.sink = sink
@@ -74,6 +88,10 @@ public struct Logger: Sendable {
     /// Writes one event if `level` is enabled.
     public func log(_ level: Level, _ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
         guard level >= self.level else { return }
+        if format == .json {
+            sink.write(jsonLine(level, message(), extra))
+            return
+        }
         var line = Timestamp.nowISO8601Milliseconds()
         line += " " + level.name + " " + label + ": " + message()
         let keys = metadata.isEmpty ? extra.keys.sorted() : Set(metadata.keys).union(extra.keys).sorted()
@@ -108,6 +126,37 @@ public struct Logger: Sendable {
     /// Writes an error event.
     public func error(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
         log(.error, message(), extra)
+    }
+
+    private func jsonLine(_ level: Level, _ message: String, _ extra: [String: String]) -> String {
+        var line = "{\"time\":\"" + Timestamp.nowISO8601Milliseconds() + "\",\"level\":\"" + level.name
+        line += "\",\"label\":" + Self.jsonString(label) + ",\"message\":" + Self.jsonString(message)
+        let keys = metadata.isEmpty ? extra.keys.sorted() : Set(metadata.keys).union(extra.keys).sorted()
+        for key in keys where !["time", "level", "label", "message"].contains(key) {
+            line += "," + Self.jsonString(key) + ":" + Self.jsonString(extra[key] ?? metadata[key] ?? "")
+        }
+        return line + "}\n"
+    }
+
+    static func jsonString(_ value: String) -> String {
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
     }
 
     static func quoted(_ value: String) -> String {

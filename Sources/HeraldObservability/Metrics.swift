@@ -66,6 +66,18 @@ public final class MetricsRegistry: Sendable {
         }
     }
 
+    /// A counter whose value is read by `sample` at every scrape (CPU seconds, say). Replaces an earlier one.
+    public func sampledCounter(
+        _ name: String, help: String, labels: [String: String] = [:], sample: @escaping @Sendable () -> Double
+    ) {
+        let key = Self.renderLabels(labels)
+        families.withLock { families in
+            var family = families[name] ?? Family(help: help, type: "counter")
+            family.series[key] = .sampled(sample)
+            families[name] = family
+        }
+    }
+
     private func metric<M>(
         _ name: String, help: String, type: String, labels: [String: String], make: () -> AnyMetric,
         extract: (AnyMetric) -> M?

@@ -17,15 +17,44 @@ public enum Composition {
     public static func openStore(_ url: String, clock: WallClock, logger: Logger) throws -> Store {
         if url.hasPrefix("sqlite:") {
             let path = String(url.dropFirst("sqlite:".count))
-            let database = try SQLiteDatabase(path: path)
-            let applied = try Migrator.migrate(database, Schema.migrations, at: clock.now().milliseconds)
+            guard !path.isEmpty else {
+                throw HeraldConfiguration.ConfigurationError(description: "database sqlite: names no file")
+            }
+            let database: SQLiteDatabase
+            let applied: [Int]
+            do {
+                database = try SQLiteDatabase(path: path)
+                applied = try Migrator.migrate(database, Schema.migrations, at: clock.now().milliseconds)
+            } catch {
+                let directory = (path as NSString).deletingLastPathComponent
+                let hint =
+                    !directory.isEmpty && !FileManager.default.fileExists(atPath: directory)
+                    ? " (directory \(directory) does not exist)" : ""
+                throw HeraldConfiguration.ConfigurationError(
+                    description: "cannot open database \(url)\(hint): \(error)")
+            }
             if !applied.isEmpty {
                 logger.info("database migrated", ["db.versions": applied.map(String.init).joined(separator: ",")])
             }
             return Store(database: database)
         }
         throw HeraldConfiguration.ConfigurationError(
-            description: "PostgreSQL is not built into this version yet; use sqlite:<path>")
+            description:
+                "cannot open database postgres://…: PostgreSQL is not built into this version yet; use sqlite:<path>")
+    }
+
+    /// Where the OpenAPI document is: `openapi.json` next to the binary or in `../share/herald/` from it (as
+    /// `scripts/package`, the Dockerfile and docs/operations.md install it), else `docs/openapi.json` under the
+    /// working directory (a checkout, as `scripts/serve` and the tests run).
+    public static func openAPIFile() -> String? {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        let candidates = [
+            binary.appendingPathComponent("openapi.json").path,
+            binary.appendingPathComponent("../share/herald/openapi.json").standardizedFileURL.path,
+            FileManager.default.currentDirectoryPath + "/docs/openapi.json",
+        ]
+        return candidates.first { FileManager.default.isReadableFile(atPath: $0) }
     }
 
     /// Apple's and Google's providers, as configured, loading credentials with `credentials`.
@@ -36,6 +65,7 @@ public enum Composition {
         var clientConfiguration = HTTP2Client.Configuration()
         clientConfiguration.extraCAFile = configuration.caFile
         clientConfiguration.maxConnectionsPerHost = options.connectionsPerHost
+        clientConfiguration.maxConcurrentStreamsPerConnection = options.streamsPerConnection
         var apnsConfiguration = APNsProvider.Configuration(baseURLOverride: configuration.apnsURL)
         apnsConfiguration.requestTimeout = options.requestTimeout
         var fcmConfiguration = FCMProvider.Configuration(baseURLOverride: configuration.fcmURL)
@@ -57,6 +87,8 @@ public enum Composition {
         _ configuration: HeraldConfiguration, logger: Logger, clock: WallClock = .system,
         providers: ((CredentialLoader) throws -> [any PushProvider])? = nil
     ) throws -> HeraldApplication {
+        var configuration = configuration
+        if configuration.openAPIFile == nil { configuration.openAPIFile = openAPIFile() }
         let directory = try DataDirectory(path: configuration.dataDirectory)
         let sealer = try SecretSealer(key: try directory.secretKey(configured: configuration.secretKey))
         let store = try openStore(configuration.databaseURL, clock: clock, logger: logger)

@@ -85,7 +85,8 @@ public final class HeraldApplication: Sendable {
         self.campaignRunner = campaignRunner
         let mobileAuth = MobileAuthenticator(store: store, sealer: sealer, clock: clock)
         var router = Router()
-        SystemController(metrics: metrics).register(in: &router)
+        let openAPI = configuration.openAPIFile.flatMap { FileManager.default.contents(atPath: $0) }.map(Array.init)
+        SystemController(metrics: metrics, openAPI: openAPI).register(in: &router)
         let boundPort = BoundPort(configuration.port)
         self.boundPort = boundPort
         let media = try MediaController(
@@ -98,6 +99,8 @@ public final class HeraldApplication: Sendable {
                 engine?.credentialChanged(businessID: business, platform: platform)
             })
         admin.register(in: &router)
+        AdminOperatorController(store: store, admin: admin, clock: clock, notifications: notifications).register(
+            in: &router)
         AdminLoyaltyController(store: store, admin: admin, loyalty: loyalty, clock: clock).register(in: &router)
         AdminCampaignController(
             store: store, admin: admin, campaigns: campaigns, geofences: geofences,
@@ -144,6 +147,8 @@ public final class HeraldApplication: Sendable {
             ])
         var serverConfiguration = HTTPServer.Configuration(host: configuration.host, port: configuration.port)
         if let threads = configuration.httpThreads { serverConfiguration.threadCount = threads }
+        serverConfiguration.reusePort = configuration.reusePort
+        serverConfiguration.listeningSocket = configuration.listeningSocket
         serverConfiguration.bodyLimit = MediaController.bodyLimit(adminToken: adminToken)
         server = HTTPServer(configuration: serverConfiguration, responder: application, logger: httpLogger)
     }

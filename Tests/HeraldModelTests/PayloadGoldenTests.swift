@@ -1,7 +1,7 @@
 import HeraldModel
 import Testing
 
-/// The payload builders against the seed's own example payloads (`seeds/000_*`), key for key.
+/// The payload builders against Punchh's example payloads, key for key.
 @Suite("Push payloads: golden")
 struct PayloadGoldenTests {
     static let seedCheckin = #"""
@@ -100,7 +100,7 @@ struct PayloadGoldenTests {
         #expect(strings["t"] == "POS_6118542_1487057215")
         #expect(strings["u"] == "6118542")
         #expect(strings["badge"] == "10")
-        // Rich media's `ab` as the JSON text of its APNs value (CONTRACT §5: the same keys, as strings).
+        // Rich media's `ab` as the JSON text of its APNs value (the same keys, as strings).
         #expect(
             try JSON.parse(strings["ab"] ?? "") == ["att": ["url": "https://cdn.example.com/a.png", "type": "png"]])
         #expect(message["android"]?["priority"] == "high")

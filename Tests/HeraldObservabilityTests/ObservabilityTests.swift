@@ -76,3 +76,42 @@ private final class Lines: Sendable {
     var sink: LogSink { LogSink { line in self.lines.withLock { $0.append(line) } } }
     var all: [String] { lines.withLock { $0 } }
 }
+
+@Suite("Process metrics and JSON logs")
+struct ProcessMetricsTests {
+    @Test("the process series and herald_build_info, as Prometheus clients name them")
+    func processSeries() throws {
+        let metrics = MetricsRegistry()
+        ProcessMetrics.register(in: metrics)
+        let text = metrics.render()
+        #expect(text.contains("# TYPE process_cpu_seconds_total counter"))
+        #expect(
+            text.contains("herald_build_info{swift=\"\(BuildInfo.swiftVersion)\",version=\"\(BuildInfo.version)\"} 1"))
+        func value(_ name: String) -> Double? {
+            text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap {
+                Double($0.split(separator: " ")[1])
+            }
+        }
+        #expect((value("process_resident_memory_bytes") ?? 0) > 1_000_000)
+        #expect((value("process_open_fds") ?? 0) >= 3)
+        #expect((value("process_max_fds") ?? 0) >= (value("process_open_fds") ?? 0))
+        #expect(value("process_cpu_seconds_total") != nil)
+    }
+
+    @Test("--log-format json: one object per line, fields escaped")
+    func jsonLines() throws {
+        let lines = Mutex<[String]>([])
+        let logger = Logger(
+            label: "herald.test", level: .info, metadata: ["node": "n1"], format: .json,
+            sink: LogSink { line in lines.withLock { $0.append(line) } })
+        logger.warning("cannot reach \"APNs\"\n", ["business.id": "7", "message": "shadowed"])
+        logger.debug("dropped")
+        let written = lines.withLock { $0 }
+        #expect(written.count == 1)
+        let line = try #require(written.first)
+        #expect(line.hasSuffix("}\n"))
+        #expect(line.contains(#""level":"warning","label":"herald.test","message":"cannot reach \"APNs\"\n""#))
+        #expect(line.contains(#""business.id":"7","node":"n1"}"#))
+        #expect(!line.contains("shadowed"))
+    }
+}

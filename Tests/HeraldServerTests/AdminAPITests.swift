@@ -5,7 +5,7 @@ import HeraldServer
 import HeraldTesting
 import Testing
 
-/// CONTRACT §2: the admin API — its token, businesses, push credentials, templates, locations, news, deliveries.
+/// The admin API — its token, businesses, push credentials, templates, locations, news, deliveries.
 @Suite("Admin API")
 struct AdminAPITests {
     private static let rsaKey = RSAPrivateKey.generate()

@@ -1,12 +1,39 @@
+import Foundation
 import HeraldObservability
 import HeraldServer
 import Testing
 
-/// CONTRACT §1: `herald serve`'s flags, each falling back to its environment variable, then the default.
+/// `herald serve`'s flags (the README's "Configuration"), each falling back to its environment variable, then the default.
 @Suite("herald serve: flags and environment")
 struct ConfigurationTests {
     private func read(_ arguments: [String], _ environment: [String: String] = [:]) throws -> HeraldConfiguration {
         try HeraldConfiguration.read(arguments: arguments, environment: environment)
+    }
+
+    @Test("the README's configuration table is the one in the code, row for row")
+    func theReadmeTableIsTheCodes() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(
+            readme.contains(HeraldConfiguration.markdownTable + "\n"),
+            "paste this table into the README's Configuration:\n\(HeraldConfiguration.markdownTable)")
+    }
+
+    @Test func nearMissesAreSuggested() {
+        #expect(HeraldConfiguration.suggestion(for: "prot") == "port")
+        #expect(HeraldConfiguration.suggestion(for: "data-directory") == "data-dir")
+        #expect(HeraldConfiguration.suggestion(for: "log-levle") == "log-level")
+        #expect(HeraldConfiguration.suggestion(for: "verbose") == nil)
+    }
+
+    @Test func theLogFormatAndReusePortAreRead() throws {
+        #expect(try read([]).logFormat == .logfmt)
+        #expect(try read(["--log-format", "json"]).logFormat == .json)
+        #expect(try read([], ["HERALD_LOG_FORMAT": "JSON"]).logFormat == .json)
+        #expect(try !read([]).reusePort)
+        #expect(try read(["--reuse-port"]).reusePort)
+        #expect(try read([], ["HERALD_REUSE_PORT": "on"]).reusePort)
     }
 
     @Test func theDefaults() throws {
@@ -82,6 +109,9 @@ struct ConfigurationTests {
         (["--http-threads", "0"], "--http-threads"),
         (["--delivery-concurrency", "64", "--delivery-min-concurrency", "128"], "must not exceed"),
         (["--database", "mysql://db"], "sqlite:<path> or postgres"),
+        (["--database", "sqlite:"], "names no file"),
+        (["--log-format", "xml"], "unknown log format"),
+        (["--no-delivery=yes"], "takes no value"),
     ])
     func badValuesAreRefusedWithTheReason(_ arguments: [String], _ reason: String) {
         #expect {

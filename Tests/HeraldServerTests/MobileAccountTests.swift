@@ -4,8 +4,8 @@ import HeraldStore
 import HeraldTesting
 import Testing
 
-/// CONTRACT §3 accounts: sign-up, login, profile, update, logout, and the push tokens they carry
-/// (seeds/000: `apn_token` / `gcm_token` at sign-up, by profile update, `""` to clear).
+/// The mobile API's accounts: sign-up, login, profile, update, logout, and the push tokens they carry
+/// (as Punchh apps send them: `apn_token` / `gcm_token` at sign-up, by profile update, `""` to clear).
 @Suite("Mobile API: accounts and push tokens")
 struct MobileAccountTests {
     private func signUp(_ fixture: ServerFixture, _ user: JSON, headers: [(String, String)] = []) throws
@@ -353,7 +353,7 @@ struct MobileAccountTests {
     }
 
     @Test func anUpdateRegistersTheTokenAfterSignUp() throws {
-        // seeds/000 option 2b: the token comes with a profile update right after sign-up.
+        // Punchh's option 2b: the token comes with a profile update right after sign-up.
         let fixture = try ServerFixture()
         let app = try fixture.signedUp("ann@example.com")
         let token = randomAPNsToken()
@@ -366,7 +366,7 @@ struct MobileAccountTests {
 
     @Test(arguments: [false, true])
     func anEmptyTokenClearsIt(android: Bool) throws {
-        // seeds/000 step 3: `""` nullifies the token.
+        // Punchh's step 3: `""` nullifies the token.
         let fixture = try ServerFixture()
         let token = android ? randomFCMToken() : randomAPNsToken()
         let app = try fixture.signedUp("ann@example.com", token: token, android: android, deviceID: "phone-1")
@@ -434,7 +434,7 @@ struct MobileAccountTests {
     @Test(
         .bug(id: "apitests-1", "logout keeps a token set by profile update when the app sends no punchh-app-device-id"))
     func logoutClearsATokenRegisteredByUpdateWithoutADeviceID() throws {
-        // seeds/000 option 2b without `punchh-app-device-id`: the session was issued with no device, the update
+        // Punchh's option 2b without `punchh-app-device-id`: the session was issued with no device, the update
         // registers one, and logout has no device to clear.
         let fixture = try ServerFixture()
         let app = try fixture.signedUp("ann@example.com")

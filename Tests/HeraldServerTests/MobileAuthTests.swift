@@ -4,7 +4,7 @@ import HeraldSQLite
 import HeraldTesting
 import Testing
 
-/// CONTRACT §3: the `x-pch-digest` signature, the `client` that names the business, and the bearer token.
+/// The mobile API: the `x-pch-digest` signature, the `client` that names the business, and the bearer token.
 @Suite("Mobile API: signatures and identity")
 struct MobileAuthTests {
     private static let signUpTarget = "/api2/mobile/users"

@@ -3,7 +3,7 @@ import HeraldStore
 import HeraldTesting
 import Testing
 
-/// CONTRACT §3 inbox: `GET /notifications`, `DELETE /notifications/{id}`, `PUT /offers/mark_read` and the badge.
+/// The mobile API's inbox: `GET /notifications`, `DELETE /notifications/{id}`, `PUT /offers/mark_read` and the badge.
 @Suite("Mobile API: inbox")
 struct MobileInboxTests {
     /// A user with the sign-up welcome plus `news` news items (titles "News 1"…), and the ids newest first.

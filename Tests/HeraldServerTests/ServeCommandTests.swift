@@ -1,5 +1,8 @@
 import Foundation
+import HeraldObservability
+import HeraldServer
 import HeraldTesting
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -14,29 +17,118 @@ struct ServeCommandTests {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("herald").path
     }
 
-    @Test("a generated admin token is shown even when the start then fails, since the next run won't show it")
-    func theGeneratedTokenIsShownBeforeTheStart() throws {
-        let taken = try ListeningSocket()
-        defer { taken.close() }
-        let directory = try TemporaryDirectory()
+    /// Runs `herald arguments…` to its end: its exit status, standard output and standard error.
+    static func run(
+        _ arguments: [String], environment extra: [String: String] = [:]
+    ) throws -> (status: Int32, out: String, err: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.heraldBinary)
-        process.arguments = ["serve", "--port", String(taken.port), "--data-dir", directory.path]
+        process.executableURL = URL(fileURLWithPath: heraldBinary)
+        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["HERALD_ADMIN_TOKEN"] = nil
         environment["HERALD_PASSWORD_COST"] = "1024"
+        for (name, value) in extra { environment[name] = value }
         process.environment = environment
         let output = Pipe()
+        let errors = Pipe()
         process.standardOutput = output
-        process.standardError = Pipe()
+        process.standardError = errors
         try process.run()
+        let errorText = Mutex("")
+        let reader = Thread {
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            errorText.withLock { $0 = text }
+        }
+        reader.start()
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
+        while !reader.isFinished { usleep(1000) }
+        return (process.terminationStatus, printed, errorText.withLock { $0 })
+    }
 
-        #expect(process.terminationStatus == 1, "the port is taken: \(printed)")
-        let kept = try String(contentsOfFile: directory.path + "/admin-token", encoding: .utf8)
-        #expect(kept.hasPrefix("hadm_"))
-        #expect(printed.contains("admin token (generated; kept in \(directory.path)/admin-token): \(kept)"))
+    @Test("a taken port is one line naming host:port, exit 1, before a data dir, key or admin token is made")
+    func aTakenPortFailsAtOnceWithOneLine() throws {
+        let taken = try ListeningSocket()
+        defer { taken.close() }
+        let directory = try TemporaryDirectory()
+        let dataDirectory = directory.path + "/data"
+        let result = try Self.run(["serve", "--port", String(taken.port), "--data-dir", dataDirectory])
+
+        #expect(result.status == 1)
+        #expect(result.out.isEmpty, "nothing printed, no admin token: \(result.out)")
+        let lines = result.err.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.err)")
+        #expect(result.err.contains("127.0.0.1:\(taken.port)"))
+        #expect(result.err.contains("address already in use"))
+        #expect(!FileManager.default.fileExists(atPath: dataDirectory))
+    }
+
+    @Test("--help lists every flag with its environment variable; `herald help serve` says the same")
+    func helpListsEveryFlag() throws {
+        let result = try Self.run(["serve", "--help"])
+        #expect(result.status == 0)
+        for option in HeraldConfiguration.options {
+            if let flag = option.flag { #expect(result.out.contains("--" + flag), "\(flag)") }
+            #expect(result.out.contains(option.environment), "\(option.environment)")
+        }
+        #expect(try Self.run(["help", "serve"]).out == result.out)
+        #expect(try Self.run(["help"]).out.contains("backup --to FILE"))
+    }
+
+    @Test("a near miss gets a suggestion; an unknown command too")
+    func nearMissesAreSuggested() throws {
+        let flag = try Self.run(["serve", "--prot", "9000"])
+        #expect(flag.status == 2)
+        #expect(flag.err.contains("unknown flag --prot (did you mean --port?)"), "\(flag.err)")
+        let command = try Self.run(["serv"])
+        #expect(command.status == 2)
+        #expect(command.err.contains("did you mean serve?"))
+    }
+
+    @Test("an empty sqlite: path and an unusable database name the path and the reason")
+    func startUpErrorsNameThePath() throws {
+        let empty = try Self.run(["serve", "--port", "0", "--database", "sqlite:"])
+        #expect(empty.status == 2)
+        #expect(empty.err.contains("sqlite: names no file"), "\(empty.err)")
+        let directory = try TemporaryDirectory()
+        let missing = directory.path + "/nowhere/herald.db"
+        let result = try Self.run([
+            "serve", "--port", "0", "--data-dir", directory.path + "/data", "--database", "sqlite:" + missing,
+        ])
+        #expect(result.status == 1)
+        #expect(result.err.contains("cannot open database sqlite:\(missing)"), "\(result.err)")
+        #expect(result.err.contains("does not exist"), "\(result.err)")
+    }
+
+    @Test func versionSaysWhichBuild() throws {
+        let result = try Self.run(["version"])
+        #expect(result.status == 0)
+        #expect(result.out.hasPrefix("herald \(BuildInfo.version) (swift "))
+    }
+
+    @Test("herald backup copies a database that herald restore brings back")
+    func backupAndRestoreThroughTheCommand() throws {
+        let directory = try TemporaryDirectory()
+        let data = directory.path + "/data"
+        let herald = try LiveHerald { $0.dataDirectory = data }
+        _ = try herald.createBusiness(name: "Burger Co")
+        let backup = directory.path + "/herald.backup"
+        // While it serves.
+        let taken = try Self.run(["backup", "--to", backup, "--data-dir", data])
+        #expect(taken.status == 0, "\(taken.err)")
+        #expect(try Self.run(["backup", "--to", backup, "--data-dir", data]).err.contains("already exists"))
+        _ = try herald.createBusiness(name: "Taco Co")
+        herald.stop()
+        let restored = try Self.run(["restore", "--from", backup, "--data-dir", data])
+        #expect(restored.status == 0, "\(restored.err)")
+        let again = try LiveHerald { $0.dataDirectory = data }
+        defer { again.stop() }
+        #expect(try again.admin("GET", "/api/admin/businesses/1").status == 200)
+        #expect(try again.admin("GET", "/api/admin/businesses/2").status == 404)
+        let notHerald = directory.path + "/other.db"
+        _ = FileManager.default.createFile(atPath: notHerald, contents: Data())
+        #expect(
+            try Self.run(["restore", "--from", notHerald, "--data-dir", data]).err.contains("not a Herald database"))
     }
 }
 

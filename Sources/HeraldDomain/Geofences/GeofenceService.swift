@@ -1,7 +1,7 @@
 import HeraldModel
 import HeraldStore
 
-/// Geofences and the visits devices report to them (CONTRACT §6–7): which geofences a device near a point should
+/// Geofences and the visits devices report to them (docs/openapi.json): which geofences a device near a point should
 /// watch, and what a visit triggers — each running geofence campaign on that geofence and event that reaches the
 /// device and whose limits allow it.
 public struct GeofenceService: Sendable {

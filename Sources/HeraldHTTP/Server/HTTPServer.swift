@@ -5,6 +5,10 @@ import HeraldModel
 import HeraldObservability
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// An HTTP/1.1 server on libmicrohttpd: epoll, a pool of threads, keep-alive, and the limits Herald promises
 /// (bodies over `maxBodySize`, or over a route's own `bodyLimit`, → 413; more than `maxHeaderCount` headers → 431;
 /// idle or slow clients dropped after `connectionTimeout`). A route registered with `Router.stream` takes its body
@@ -24,6 +28,12 @@ public final class HTTPServer: Service {
         public var host: String = "127.0.0.1"
         /// Port to bind; 0 picks a free one (see `HTTPServer.port`).
         public var port: Int = 8080
+        /// Bind with SO_REUSEPORT, so that other processes doing the same share the port (the kernel splits
+        /// connections between them). Off: a port another socket holds is an error.
+        public var reusePort = false
+        /// A socket already bound and listening (`HTTPServer.listen`) to serve instead of binding `host`:`port`.
+        /// The server owns it from `start()` on.
+        public var listeningSocket: Int32?
         /// Threads serving connections, each with its own epoll set.
         public var threadCount: Int = max(4, ProcessInfo.processInfo.activeProcessorCount * 2)
         /// A connection idle longer than this is closed.
@@ -103,33 +113,87 @@ public final class HTTPServer: Service {
         if let daemon = daemon.withLock({ $0 }) { MHD_stop_daemon(daemon.handle) }
     }
 
-    /// Binds and starts serving. Throws if the address cannot be bound.
-    public func start() throws {
-        precondition(daemon.withLock { $0 } == nil, "server already started")
-        draining.store(false, ordering: .relaxed)
+    /// The address family of a socket.
+    enum AddressFamily {
+        case ipv4, ipv6
+
+        init(socket: Int32) {
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+            }
+            self = Int32(address.ss_family) == AF_INET6 ? .ipv6 : .ipv4
+        }
+    }
+
+    /// A TCP socket bound to `host`:`port` and listening, with SO_REUSEADDR (a restart does not wait out
+    /// TIME_WAIT) and SO_REUSEPORT only when `reusePort`. A port in use, an address not on this machine or a port
+    /// below 1024 without the privilege is an error naming `host:port` and the reason, in one line.
+    public static func listen(host: String, port: Int, reusePort: Bool = false) throws -> Int32 {
+        try listen(host: host, port: port, reusePort: reusePort).0
+    }
+
+    static func listen(host: String, port: Int, reusePort: Bool) throws -> (Int32, AddressFamily) {
+        let shown = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_PASSIVE
         var result: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(configuration.host, String(configuration.port), &hints, &result)
+        let status = getaddrinfo(host, String(port), &hints, &result)
         guard status == 0, let info = result else {
-            throw StartError(
-                description: "cannot resolve host \(configuration.host): \(String(cString: gai_strerror(status)))")
+            throw StartError(description: "cannot listen on \(shown): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(result) }
+        let family = info.pointee.ai_family
+        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else {
+            throw StartError(description: "cannot listen on \(shown): \(String(cString: strerror(errno)))")
+        }
+        var one: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        if reusePort {
+            _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if family == AF_INET6 {
+            var zero: Int32 = 0
+            _ = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &zero, socklen_t(MemoryLayout<Int32>.size))
+        }
+        guard bind(descriptor, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0, Glibc.listen(descriptor, 512) == 0
+        else {
+            let reason = errno
+            _ = close(descriptor)
+            let why =
+                reason == EADDRINUSE
+                ? "address already in use (another herald or program holds it; --reuse-port shares it on purpose)"
+                : String(cString: strerror(reason))
+            throw StartError(description: "cannot listen on \(shown): \(why)")
+        }
+        // Every thread of the pool accepts from it: none may block there.
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        return (descriptor, family == AF_INET6 ? .ipv6 : .ipv4)
+    }
+
+    /// Binds and starts serving. Throws if the address cannot be bound.
+    public func start() throws {
+        precondition(daemon.withLock { $0 } == nil, "server already started")
+        draining.store(false, ordering: .relaxed)
+        let listening =
+            try configuration.listeningSocket.map { ($0, AddressFamily(socket: $0)) }
+            ?? Self.listen(host: configuration.host, port: configuration.port, reusePort: configuration.reusePort)
         var flags = UInt32(
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue)
         flags |= UInt32(MHD_USE_ITC.rawValue) | UInt32(MHD_USE_TURBO.rawValue)
-        if info.pointee.ai_family == AF_INET6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
+        if listening.1 == .ipv6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         let timeoutSeconds = max(1, Int(configuration.connectionTimeout.components.seconds))
         let started = herald_mhd_start(
-            flags, info.pointee.ai_addr, HTTPServer.accessHandler, context, HTTPServer.completedHandler, context,
+            flags, listening.0, HTTPServer.accessHandler, context, HTTPServer.completedHandler, context,
             HTTPServer.uriLogger, context, UInt32(configuration.threadCount), UInt32(timeoutSeconds),
             configuration.connectionMemoryLimit, UInt32(configuration.connectionLimit))
         guard let started else {
-            throw StartError(
-                description: "cannot listen on \(configuration.host):\(configuration.port) (address in use?)")
+            _ = close(listening.0)
+            throw StartError(description: "cannot serve on \(configuration.host):\(configuration.port)")
         }
         boundPort.store(Int(herald_mhd_bound_port(started)), ordering: .releasing)
         daemon.withLock { $0 = Daemon(handle: started) }

@@ -1,4 +1,4 @@
-/// A JSON value that keeps the order of object keys, so what Herald writes reads as the seeds do.
+/// A JSON value that keeps the order of object keys, so what Herald writes reads as Punchh's examples do.
 ///
 /// ```swift
 /// let body = try JSON.parse(Array(#"{"client":"abc","user":{"email":"a@b.c"}}"#.utf8))

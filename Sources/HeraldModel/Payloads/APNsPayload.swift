@@ -1,4 +1,4 @@
-/// The APNs payload of a push, as `seeds/000_*` shows it:
+/// The APNs payload of a push, as Punchh apps receive it:
 /// `{"aps":{"alert":{"title","subtitle","body"},"sound":"default","badge":10},"f":0,"i":…,"n":…,"p":12,"t":"…","u":…}`,
 /// plus Braze's `"ab":{"att":{"url","type"}}` and `"mutable-content":1` for rich media, and
 /// `{"aps":{"content-available":1},"gc":…}` for a background push.
@@ -36,7 +36,7 @@ public enum APNsPayload {
         return writer.bytes
     }
 
-    /// Braze's `ab` value for `media` (seeds/004): `{"att":{"url":…,"type":…}}`, what a notification service
+    /// Braze's `ab` value for `media`: `{"att":{"url":…,"type":…}}`, what a notification service
     /// extension downloads and attaches.
     public static func attachment(_ media: MediaAttachment) -> JSON {
         .object([("att", media.json)])

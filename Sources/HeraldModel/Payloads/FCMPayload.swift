@@ -34,7 +34,7 @@ public enum FCMPayload {
     }
 
     /// The `data` map: every payload key as a string (`n`, the event keys, `subtitle`, `badge`, and rich media's
-    /// `ab` as the JSON text of its APNs value, `{"att":{"url":…,"type":…}}`, as CONTRACT §5 has it).
+    /// `ab` as the JSON text of its APNs value, `{"att":{"url":…,"type":…}}`, as docs/openapi.json has it).
     public static func data(_ content: PushContent) -> [(key: String, value: String)] {
         var data: [(key: String, value: String)] = []
         for pair in content.extras where !PushContent.reservedKeys.contains(pair.key) && !isReserved(pair.key) {

@@ -1,4 +1,4 @@
-/// The event keys of the loyalty pushes in `seeds/000_*` (the payload's `n` and `aps` are added at send time).
+/// The event keys of the loyalty pushes Punchh apps read (the payload's `n` and `aps` are added at send time).
 ///
 /// ```swift
 /// let keys = LoyaltyPayload.checkin(firstCheckin: false, checkinID: 23573125, points: 12,

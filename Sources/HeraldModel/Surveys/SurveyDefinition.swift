@@ -1,4 +1,4 @@
-/// A survey as an operator writes it (CONTRACT §2): a title and its questions, one wizard step each.
+/// A survey as an operator writes it (docs/openapi.json): a title and its questions, one wizard step each.
 ///
 /// The same definition, parsed by the same code, drives the server's checks and the SDK's wizard:
 ///

@@ -23,7 +23,7 @@ public struct EventName: Sendable, Hashable, CustomStringConvertible {
     /// An offer granted by a campaign.
     public static let campaignOffer = EventName("campaign_offer")
 
-    /// Every event with a default template (CONTRACT §5, plus campaign offers).
+    /// Every event with a default template (the README's push payloads, plus campaign offers).
     public static let all: [EventName] = [
         .checkin, .checkinRetryFail, .checkinRetrySuccess, .checkinVoid, .pendingCheckin, .posScannerCheckin,
         .redemption, .pointsToReward, .pointsToCurrency, .survey, .giftCard, .news, .signup, .welcomeOffer,

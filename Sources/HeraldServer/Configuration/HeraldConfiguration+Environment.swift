@@ -10,36 +10,11 @@ extension HeraldConfiguration {
         public init(description: String) { self.description = description }
     }
 
-    /// Reads the configuration from flags, falling back to the environment, then the defaults.
-    ///
-    /// | Flag | Environment | Default |
-    /// |---|---|---|
-    /// | `--host` | `HERALD_HOST` | 127.0.0.1 |
-    /// | `--port` | `HERALD_PORT` | 8080 |
-    /// | `--data-dir` | `HERALD_DATA_DIR` | ./herald-data |
-    /// | `--database` | `HERALD_DATABASE` | sqlite:<data-dir>/herald.db |
-    /// | | `HERALD_ADMIN_TOKEN` | generated once, kept in the data dir |
-    /// | | `HERALD_SECRET_KEY` | generated once, kept in the data dir (0600) |
-    /// | `--apns-url` | `HERALD_APNS_URL` | Apple's hosts |
-    /// | `--fcm-url` | `HERALD_FCM_URL` | https://fcm.googleapis.com |
-    /// | `--ca-file` | `HERALD_CA_FILE` | system store only |
-    /// | `--public-url` | `HERALD_PUBLIC_URL` | http://host:port |
-    /// | `--log-level` | `HERALD_LOG_LEVEL` | info |
-    /// | `--http-threads` | `HERALD_HTTP_THREADS` | 2 × cores, at least 4 |
-    /// | `--no-delivery` | `HERALD_DELIVERY=off` | workers on |
-    /// | `--delivery-concurrency` | `HERALD_DELIVERY_CONCURRENCY` | 4096 |
-    /// | `--delivery-min-concurrency` | `HERALD_DELIVERY_MIN_CONCURRENCY` | none (no adaptive window) |
-    /// | `--password-cost` | `HERALD_PASSWORD_COST` | 16384 (scrypt N) |
-    /// | `--influence-window-hours` | `HERALD_INFLUENCE_WINDOW_HOURS` | 24 |
+    /// Reads the configuration from flags, falling back to the environment, then the defaults: `options` lists them.
     public static func read(arguments: [String], environment: [String: String]) throws -> HeraldConfiguration {
         var flags: [String: String] = [:]
         var switches: Set<String> = []
         var index = 0
-        let valueFlags: Set<String> = [
-            "host", "port", "data-dir", "database", "apns-url", "fcm-url", "ca-file", "public-url", "log-level",
-            "http-threads", "delivery-concurrency", "delivery-min-concurrency", "password-cost",
-            "influence-window-hours",
-        ]
         while index < arguments.count {
             let argument = arguments[index]
             guard argument.hasPrefix("--") else {
@@ -51,7 +26,12 @@ extension HeraldConfiguration {
                 value = String(name[name.index(after: equals)...])
                 name = String(name[..<equals])
             }
-            if valueFlags.contains(name) {
+            guard let option = option(flag: name) else {
+                let hint = suggestion(for: name).map { " (did you mean --\($0)?)" } ?? ""
+                throw ConfigurationError(
+                    description: "unknown flag --\(name)\(hint); `herald serve --help` lists them")
+            }
+            if option.takesValue {
                 if value == nil {
                     index += 1
                     guard index < arguments.count else {
@@ -60,10 +40,9 @@ extension HeraldConfiguration {
                     value = arguments[index]
                 }
                 flags[name] = value
-            } else if name == "no-delivery" {
-                switches.insert(name)
             } else {
-                throw ConfigurationError(description: "unknown flag --\(name)")
+                guard value == nil else { throw ConfigurationError(description: "--\(name) takes no value") }
+                switches.insert(name)
             }
             index += 1
         }
@@ -99,6 +78,13 @@ extension HeraldConfiguration {
             }
             configuration.logLevel = parsed
         }
+        if let format = value("log-format", "HERALD_LOG_FORMAT") {
+            guard let parsed = Logger.Format(rawValue: format.lowercased()) else {
+                throw ConfigurationError(description: "unknown log format \(format); use logfmt or json")
+            }
+            configuration.logFormat = parsed
+        }
+        configuration.reusePort = switches.contains("reuse-port") || environment["HERALD_REUSE_PORT"] == "on"
         configuration.httpThreads = try integer("http-threads", "HERALD_HTTP_THREADS", in: 1...1024)
         if switches.contains("no-delivery") || environment["HERALD_DELIVERY"] == "off" {
             configuration.delivery.enabled = false
@@ -114,6 +100,12 @@ extension HeraldConfiguration {
             }
             configuration.delivery.minimumConcurrency = least
         }
+        if let connections = try integer("provider-connections", "HERALD_PROVIDER_CONNECTIONS", in: 1...64) {
+            configuration.delivery.connectionsPerHost = connections
+        }
+        if let streams = try integer("provider-streams", "HERALD_PROVIDER_STREAMS", in: 1...100_000) {
+            configuration.delivery.streamsPerConnection = streams
+        }
         if let cost = try integer("password-cost", "HERALD_PASSWORD_COST", in: 2...1_048_576) {
             guard cost & (cost - 1) == 0 else {
                 throw ConfigurationError(description: "--password-cost must be a power of two")
@@ -127,6 +119,11 @@ extension HeraldConfiguration {
             !(url.hasPrefix("sqlite:") || url.hasPrefix("postgres://") || url.hasPrefix("postgresql://"))
         {
             throw ConfigurationError(description: "--database must be sqlite:<path> or postgres://…, not \(url)")
+        }
+        if configuration.database == "sqlite:" {
+            throw ConfigurationError(
+                description:
+                    "--database sqlite: names no file; write sqlite:<path>, e.g. sqlite:./herald-data/herald.db")
         }
         return configuration
     }

@@ -25,6 +25,15 @@ public struct HeraldConfiguration: Sendable {
     public var publicURL: String?
     /// Least important log level written.
     public var logLevel: Logger.Level = .info
+    /// How log lines are written: logfmt or JSON.
+    public var logFormat: Logger.Format = .logfmt
+    /// Bind with SO_REUSEPORT, sharing the port with other processes that do the same.
+    public var reusePort = false
+    /// The OpenAPI document served at `/openapi.json` (`Composition` looks next to the binary, then in the checkout).
+    public var openAPIFile: String?
+    /// A socket already bound and listening (by `herald serve`, before anything else starts) for the API to
+    /// serve on instead of binding `host`:`port` itself.
+    public var listeningSocket: Int32?
     /// HTTP server threads.
     public var httpThreads: Int?
     /// Delivery tuning.
@@ -58,8 +67,12 @@ public struct HeraldConfiguration: Sendable {
         public var retryCap: Duration = .seconds(600)
         /// How long each HTTP/2 request to Apple or Google may take.
         public var requestTimeout: Duration = .seconds(30)
-        /// Connections per provider host.
+        /// HTTP/2 connections per credential (each business's APNs key has a client of its own), opened as the
+        /// streams of those open fill up.
         public var connectionsPerHost = 4
+        /// Most streams used at once per connection; the provider's SETTINGS_MAX_CONCURRENT_STREAMS may allow fewer
+        /// (APNs: one until a token is accepted, then up to ~1,000), and the client follows what it announces.
+        public var streamsPerConnection = 1000
 
         /// Defaults.
         public init() {}

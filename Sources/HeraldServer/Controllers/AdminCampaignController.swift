@@ -4,7 +4,7 @@ import HeraldHTTP
 import HeraldModel
 import HeraldStore
 
-/// The admin API's campaigns and geofences (CONTRACT §7): a campaign written as a draft, launched (its fan-out
+/// The admin API's campaigns and geofences (docs/openapi.json): a campaign written as a draft, launched (its fan-out
 /// runs in the background), paused, cancelled; geofences drawn for campaigns to trigger on.
 struct AdminCampaignController: Sendable {
     let store: Store
@@ -128,7 +128,7 @@ struct AdminCampaignController: Sendable {
         return HTTPResponse(status: .noContent)
     }
 
-    /// A geofence as the APIs show it (CONTRACT §6's shape).
+    /// A geofence as the APIs show it (the shape docs/openapi.json gives).
     static func json(_ geofence: Geofence) -> JSON {
         func point(_ point: Geofence.Point) -> JSON {
             .object([("latitude", .double(point.latitude)), ("longitude", .double(point.longitude))])

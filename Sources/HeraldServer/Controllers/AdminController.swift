@@ -4,7 +4,7 @@ import HeraldHTTP
 import HeraldModel
 import HeraldStore
 
-/// The admin API (CONTRACT §2): businesses, their push credentials, templates, locations, news and deliveries.
+/// The admin API (docs/openapi.json): businesses, their push credentials, templates, locations, news and deliveries.
 /// Every call needs `Authorization: Bearer <HERALD_ADMIN_TOKEN>`. Secrets go in; none ever comes out.
 struct AdminController: Sendable {
     let store: Store
@@ -406,7 +406,7 @@ struct AdminController: Sendable {
                 errors.add("collapse_id", "must be a string of 1 to 64 bytes without control characters")
             }
         }
-        // A call to action (seeds/002): in the payload and the inbox entry as `cta` {label?, url}.
+        // A call to action: in the payload and the inbox entry as `cta` {label?, url}.
         var cta: CallToAction?
         if let value = body["cta"], !value.isNull {
             cta = CallToAction(json: value)

@@ -4,7 +4,7 @@ import HeraldHTTP
 import HeraldModel
 import HeraldStore
 
-/// The Punchh-compatible mobile API under `/api2/mobile/` (CONTRACT §3): accounts, push tokens and the inbox.
+/// The Punchh-compatible mobile API under `/api2/mobile/` (docs/openapi.json): accounts, push tokens and the inbox.
 struct MobileController: Sendable {
     let store: Store
     let auth: MobileAuthenticator

@@ -3,7 +3,7 @@ import HeraldHTTP
 import HeraldModel
 import HeraldStore
 
-/// The mobile API's loyalty calls (CONTRACT §3): offers and their redemption codes, and the callbacks the app
+/// The mobile API's loyalty calls (docs/openapi.json): offers and their redemption codes, and the callbacks the app
 /// makes when a push points it somewhere — Transaction Details (`t`), Gift Card Balance (`gc`), Fetch User Survey (`s`).
 struct MobileLoyaltyController: Sendable {
     let store: Store

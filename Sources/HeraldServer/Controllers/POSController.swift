@@ -3,7 +3,7 @@ import HeraldHTTP
 import HeraldModel
 import HeraldStore
 
-/// The POS and integration API (CONTRACT §4): check-ins and their follow-ups, redemptions, the gift-card
+/// The POS and integration API (docs/openapi.json): check-ins and their follow-ups, redemptions, the gift-card
 /// webhook. Each call writes its records, inbox entry and delivery jobs in one transaction.
 struct POSController: Sendable {
     let store: Store

@@ -4,7 +4,7 @@ import HeraldHTTP
 import HeraldModel
 import HeraldStore
 
-/// What the admin API accepts for a campaign (CONTRACT §7): every field checked, every unknown field refused by
+/// What the admin API accepts for a campaign (docs/openapi.json): every field checked, every unknown field refused by
 /// name (a field ignored is a setting silently lost), all problems answered at once.
 enum CampaignRules {
     static let fields: Set<String> = ["name", "message", "audience", "channels", "trigger", "limits", "sandbox"]

@@ -1,6 +1,6 @@
 import HeraldModel
 
-/// What devices report (CONTRACT §6 lifecycle events), each kept once per device and event id.
+/// What devices report (the device API's lifecycle events), each kept once per device and event id.
 public struct DeviceEventRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }

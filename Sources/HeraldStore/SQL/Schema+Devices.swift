@@ -1,8 +1,8 @@
 extension Schema {
-    /// Installs of the SDK (CONTRACT §6) become devices — the same record a Punchh app's device id names, so one
-    /// phone is one device whichever API it came through — with their own signing credential, workspace (live or
-    /// sandbox), app and OS details, segments and last sight. Users may be imported with an external id and
-    /// attributes and no email; a device may have no user yet. Messages a campaign sends to one device are inbox
+    /// Installs of the SDK (README: "The device API") become devices — the same record a Punchh app's device id
+    /// names, so one phone is one device whichever API it came through — with their own signing credential,
+    /// workspace (live or sandbox), app and OS details, segments and last sight. Users may be imported with an
+    /// external id and attributes and no email; a device may have no user yet. Messages a campaign sends to one device are inbox
     /// rows addressed to it (`device_id`), pushed or handed out by pull once. Campaigns, audiences, geofences,
     /// lifecycle events and their counters get their tables.
     ///

@@ -133,7 +133,7 @@ public struct Device: Sendable, Equatable {
     }
 }
 
-/// What an SDK install registers about its device (CONTRACT §6), beside the push token the device holds.
+/// What an SDK install registers about its device (README: "The device API"), beside the push token the device holds.
 public struct Install: Sendable, Equatable {
     /// `live` or `sandbox`: the API key it registered with.
     public var workspace: Workspace

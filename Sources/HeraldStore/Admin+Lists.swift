@@ -1,0 +1,79 @@
+import HeraldModel
+
+// What the admin API lists and the operator's "retry now": read-only pages of a business's rows, newest first
+// where that is what an operator looks for.
+
+extension UserRecords {
+    /// A page of `businessID`'s users by id, or the one with `email` (lower-cased) when given.
+    public func page(businessID: Int64, email: String?, limit: Int, offset: Int) throws -> [User] {
+        if let email {
+            return try tx.connection.rows(
+                """
+                SELECT \(raw: Self.columns) FROM users WHERE business_id = \(businessID) AND email = \(email)
+                ORDER BY id LIMIT \(limit) OFFSET \(offset)
+                """
+            ).map { Self.decode($0) }
+        }
+        return try tx.connection.rows(
+            """
+            SELECT \(raw: Self.columns) FROM users WHERE business_id = \(businessID)
+            ORDER BY id LIMIT \(limit) OFFSET \(offset)
+            """
+        ).map { Self.decode($0) }
+    }
+}
+
+extension InboxRecords {
+    /// A page of `businessID`'s inbox entries, newest first; only `userID`'s when given.
+    public func page(businessID: Int64, userID: Int64?, limit: Int, offset: Int) throws -> [InboxEntry] {
+        if let userID {
+            return try tx.connection.rows(
+                """
+                SELECT \(raw: Self.columns) FROM notifications WHERE business_id = \(businessID) AND user_id = \(userID)
+                ORDER BY id DESC LIMIT \(limit) OFFSET \(offset)
+                """
+            ).map { Self.decode($0) }
+        }
+        return try tx.connection.rows(
+            """
+            SELECT \(raw: Self.columns) FROM notifications WHERE business_id = \(businessID)
+            ORDER BY id DESC LIMIT \(limit) OFFSET \(offset)
+            """
+        ).map { Self.decode($0) }
+    }
+}
+
+extension DeliveryRecords {
+    /// Makes `businessID`'s queued jobs (only `notificationID`'s when given) due at `now`, whatever backoff they
+    /// were waiting out; the delivery engine is woken when the transaction commits. Returns how many.
+    public func retryNow(businessID: Int64, notificationID: Int64?, at now: Timestamp) throws -> Int {
+        let changed: Int
+        if let notificationID {
+            changed = try tx.connection.execute(
+                """
+                UPDATE deliveries SET next_attempt_at = \(now), updated_at = \(now)
+                WHERE business_id = \(businessID) AND notification_id = \(notificationID) AND status = 'queued'
+                """)
+        } else {
+            changed = try tx.connection.execute(
+                """
+                UPDATE deliveries SET next_attempt_at = \(now), updated_at = \(now)
+                WHERE business_id = \(businessID) AND status = 'queued'
+                """)
+        }
+        tx.deliveriesEnqueued += changed
+        return changed
+    }
+}
+
+extension DeviceRecords {
+    /// The device of `businessID` holding `token` on `platform`, if one does.
+    public func find(businessID: Int64, platform: PushPlatform, token: String) throws -> Device? {
+        try tx.connection.row(
+            """
+            SELECT \(raw: Self.columns) FROM devices
+            WHERE business_id = \(businessID) AND platform = \(platform.rawValue) AND token = \(token)
+            """
+        ).map(Self.decode)
+    }
+}
