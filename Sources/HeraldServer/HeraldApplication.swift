@@ -98,6 +98,7 @@ public final class HeraldApplication: Sendable {
                 engine?.credentialChanged(businessID: business, platform: platform)
             })
         admin.register(in: &router)
+        AdminDirectoryController(store: store, admin: admin).register(in: &router)
         AdminLoyaltyController(store: store, admin: admin, loyalty: loyalty, clock: clock).register(in: &router)
         AdminCampaignController(
             store: store, admin: admin, campaigns: campaigns, geofences: geofences,
@@ -134,6 +135,7 @@ public final class HeraldApplication: Sendable {
         .register(in: &router)
         AdminDeviceController(store: store, admin: admin, devices: devices, events: deviceEvents).register(in: &router)
         media.register(in: &router)
+        ConsoleController().register(in: &router)
 
         routes = router.routes.map { ($0.method.rawValue, $0.pattern) }
         let httpLogger = logger.labeled("herald.http")
