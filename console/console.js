@@ -605,12 +605,15 @@ async function pageReport(root, id, cid) {
   root.append(status, actions, h("h2", {}, "Funnel"), funnel, h("h2", {}, "Deliveries over time"), timeline, numbers);
   const samples = [];
   for (const [verb, label, cls] of [["launch", "Launch", ""], ["pause", "Pause", "secondary"], ["cancel", "Cancel", "danger"]]) {
-    actions.append(h("button", { type: "button", class: cls, onclick: async () => {
+    actions.append(h("button", { type: "button", class: cls, "data-verb": verb, onclick: async () => {
       try { await api("POST", `/api/admin/businesses/${id}/campaigns/${cid}/${verb}`); toast(`${label}: done`); refresh(); } catch (e) { toast(e.message); }
     } }, label));
   }
   async function refresh() {
     const [c, report] = await Promise.all([api("GET", `/api/admin/businesses/${id}/campaigns/${cid}`), api("GET", `/api/admin/businesses/${id}/campaigns/${cid}/report`)]);
+    // What each status allows: launch a draft or a paused one, pause a running one, cancel until it is over.
+    const allowed = { draft: ["launch", "cancel"], running: ["pause", "cancel"], paused: ["launch", "cancel"] }[c.status] || [];
+    actions.querySelectorAll("button").forEach((b) => (b.hidden = !allowed.includes(b.dataset.verb)));
     status.replaceChildren("Status: ", statusSpan(c.status), ` · trigger ${c.trigger.type}`, c.sandbox ? " · sandbox" : "", ` · launched ${formatTime(c.launched_at)}`);
     samples.push({ t: Date.now(), delivered: report.delivered, failed: report.failed, sent: report.sent });
     if (samples.length > 300) samples.shift();
@@ -650,7 +653,10 @@ function timelineChart(samples) {
     const points = samples.map((p) => `${x(p.t).toFixed(1)},${y(p[key]).toFixed(1)}`).join(" ");
     svg.append(s("polyline", { points, fill: "none", stroke: color, "stroke-width": 2 }));
   }
-  svg.append(s("text", { x: width - 150, y: 14 }, "— delivered  — sent  — failed"));
+  [["delivered", "#1b7a3d"], ["sent", "#9aa0ad"], ["failed", "#b3261e"]].forEach(([key, color], i) => {
+    svg.append(s("rect", { x: width - 250 + i * 80, y: 4, width: 12, height: 12, fill: color }),
+      s("text", { x: width - 234 + i * 80, y: 14 }, key));
+  });
   return svg;
 }
 

@@ -28,7 +28,7 @@ import zlib
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -137,7 +137,10 @@ class ConsoleInBrowser(unittest.TestCase):
 
     def wait(self, condition, timeout=15, message=""):
         try:
-            return WebDriverWait(self.driver, timeout, poll_frequency=0.1).until(lambda d: condition())
+            # The console re-renders whole views: an element found a moment ago may be gone (stale) by now.
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.1,
+                                 ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)
+                                 ).until(lambda d: condition())
         except TimeoutException:
             self.screenshot("failure")
             raise AssertionError("timed out: " + message)
@@ -248,7 +251,7 @@ class ConsoleInBrowser(unittest.TestCase):
         seen = []
         for chunk in ("Free ", "fries ", "today"):
             headline.send_keys(chunk)
-            self.wait(lambda: preview_title() == headline.get_attribute("value"), message="the preview's title")
+            self.wait(lambda: preview_title() == headline.get_attribute("value").strip(), message="the preview's title")
             seen.append(preview_title())
         self.assertEqual(seen, ["Free", "Free fries", "Free fries today"])
         self.assertEqual(d.find_element(By.CSS_SELECTOR, '[data-testid="android"] .title').text, "Free fries today")
@@ -356,8 +359,12 @@ class ConsoleInBrowser(unittest.TestCase):
         d.set_window_size(390, 844)
         d.get(f"{self.base}/console/#/b/{business_id}/compose")
         self.type_into("message.headline", "Free fries today")
-        self.assertLessEqual(d.execute_script("return document.documentElement.scrollWidth"),
-                             d.execute_script("return window.innerWidth"))
+        self.screenshot("composer-phone")
+        wide = d.execute_script(
+            "return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > innerWidth + 1"
+            " && ![...e.children].some(c => c.getBoundingClientRect().right > innerWidth + 1))"
+            ".map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))")
+        self.assertEqual(wide, [], "wider than the phone")
         self.screenshot("composer-phone")
         d.set_window_size(1280, 1000)
         active = d.switch_to.active_element

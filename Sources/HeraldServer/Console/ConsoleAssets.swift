@@ -20,9 +20,10 @@ a { color: var(--accent); }
 .skip:focus { left: 8px; top: 8px; background: #fff; padding: 6px; z-index: 10; }
 :focus-visible { outline: 3px solid #ffb000; outline-offset: 2px; }
 .top { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; padding: 10px 16px; background: #14213d; color: #fff; }
-.top a { color: #fff; margin-right: 12px; }
+.top a { color: #fff; }
 .top a[aria-current="page"] { font-weight: 700; text-decoration-thickness: 3px; }
-.top nav { flex: 1; }
+.top nav { flex: 1 1 auto; display: flex; flex-wrap: wrap; gap: 4px 14px; }
+#business-nav { display: contents; }
 .brand { font-size: 18px; }
 main { padding: 16px; max-width: 1200px; margin: 0 auto; }
 h1 { font-size: 22px; margin: 8px 0 12px; }
@@ -63,7 +64,7 @@ fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 0 0 12px; 
 legend { font-weight: 700; padding: 0 4px; }
 
 /* The composer: form on the left, the phones on the right (stacked at phone width). */
-.composer { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 420px); gap: 16px; align-items: start; }
+.composer { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 460px); gap: 16px; align-items: start; }
 .preview-pane { position: sticky; top: 8px; }
 @media (max-width: 860px) { .composer { grid-template-columns: 1fr; } .preview-pane { position: static; } }
 .question { border: 1px solid var(--line); border-radius: 6px; padding: 8px; margin: 8px 0; background: #fafbfc; }
@@ -72,7 +73,7 @@ legend { font-weight: 700; padding: 0 4px; }
 .meter.warn > span { background: #e0a100; }
 .meter.over > span { background: var(--error); }
 .phones { display: flex; flex-wrap: wrap; gap: 12px; }
-.phone { flex: 1 1 190px; border-radius: 26px; padding: 14px 10px 18px; min-height: 250px; border: 6px solid #222; }
+.phone { flex: 1 1 170px; border-radius: 26px; padding: 14px 10px 18px; min-height: 250px; border: 6px solid #222; }
 .phone .clock { text-align: center; font-size: 30px; font-weight: 300; margin: 6px 0 10px; }
 .phone .label { font-size: 11px; text-align: center; opacity: .7; margin-bottom: 6px; }
 .phone.light { background: linear-gradient(#cfe0ff, #f2d6e8); color: #111; }
@@ -96,6 +97,7 @@ legend { font-weight: 700; padding: 0 4px; }
 
 /* Reports and geofences. */
 svg text { font: 12px system-ui, sans-serif; fill: var(--fg); }
+#funnel svg, #timeline svg { display: block; max-width: 640px; }
 canvas { max-width: 100%; background: #eef2f7; border: 1px solid var(--line); border-radius: 8px; }
 @media (max-width: 520px) { main { padding: 10px; } .card { padding: 10px; } }
 
@@ -711,12 +713,15 @@ async function pageReport(root, id, cid) {
   root.append(status, actions, h("h2", {}, "Funnel"), funnel, h("h2", {}, "Deliveries over time"), timeline, numbers);
   const samples = [];
   for (const [verb, label, cls] of [["launch", "Launch", ""], ["pause", "Pause", "secondary"], ["cancel", "Cancel", "danger"]]) {
-    actions.append(h("button", { type: "button", class: cls, onclick: async () => {
+    actions.append(h("button", { type: "button", class: cls, "data-verb": verb, onclick: async () => {
       try { await api("POST", `/api/admin/businesses/${id}/campaigns/${cid}/${verb}`); toast(`${label}: done`); refresh(); } catch (e) { toast(e.message); }
     } }, label));
   }
   async function refresh() {
     const [c, report] = await Promise.all([api("GET", `/api/admin/businesses/${id}/campaigns/${cid}`), api("GET", `/api/admin/businesses/${id}/campaigns/${cid}/report`)]);
+    // What each status allows: launch a draft or a paused one, pause a running one, cancel until it is over.
+    const allowed = { draft: ["launch", "cancel"], running: ["pause", "cancel"], paused: ["launch", "cancel"] }[c.status] || [];
+    actions.querySelectorAll("button").forEach((b) => (b.hidden = !allowed.includes(b.dataset.verb)));
     status.replaceChildren("Status: ", statusSpan(c.status), ` · trigger ${c.trigger.type}`, c.sandbox ? " · sandbox" : "", ` · launched ${formatTime(c.launched_at)}`);
     samples.push({ t: Date.now(), delivered: report.delivered, failed: report.failed, sent: report.sent });
     if (samples.length > 300) samples.shift();
@@ -756,7 +761,10 @@ function timelineChart(samples) {
     const points = samples.map((p) => `${x(p.t).toFixed(1)},${y(p[key]).toFixed(1)}`).join(" ");
     svg.append(s("polyline", { points, fill: "none", stroke: color, "stroke-width": 2 }));
   }
-  svg.append(s("text", { x: width - 150, y: 14 }, "— delivered  — sent  — failed"));
+  [["delivered", "#1b7a3d"], ["sent", "#9aa0ad"], ["failed", "#b3261e"]].forEach(([key, color], i) => {
+    svg.append(s("rect", { x: width - 250 + i * 80, y: 4, width: 12, height: 12, fill: color }),
+      s("text", { x: width - 234 + i * 80, y: 14 }, key));
+  });
   return svg;
 }
 
