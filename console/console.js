@@ -750,7 +750,7 @@ function deviceCard(id, d) {
     d.deliveries.length ? h("div", { class: "table-wrap" }, h("table", {},
       h("thead", {}, h("tr", {}, ["Notification", "Status", "Attempts", "Provider's answer", "Message id", "Updated"].map((t) => h("th", {}, t)))),
       h("tbody", {}, d.deliveries.map((x) => h("tr", {}, h("td", {}, String(x.notification_id)), h("td", {}, statusSpan(x.status)), h("td", {}, String(x.attempts)),
-        h("td", {}, x.last_reason || (x.status === "delivered" ? "accepted (200)" : "—")), h("td", { class: "mono" }, x.provider_message_id || "—"), h("td", {}, formatTime(x.updated_at)))))))
+        h("td", {}, x.last_reason || (x.status === "delivered" ? "accepted" : "—")), h("td", { class: "mono" }, x.provider_message_id || "—"), h("td", {}, formatTime(x.updated_at)))))))
       : h("p", { class: "muted" }, "No delivery yet."),
     h("div", { class: "actions" }, test), out);
 }

@@ -29,7 +29,9 @@ struct AdminDirectoryTests {
             ("key_p8", .string(key.pemRepresentation)), ("key_id", "ABC123DEFG"), ("team_id", "TEAM123456"),
             ("topic", "com.tacoco.app"), ("environment", "sandbox"),
         ])
-        #expect(try fixture.herald.admin("PUT", "/api/admin/businesses/\(second.id)/apns", json: apns.encodedString).status == 200)
+        #expect(
+            try fixture.herald.admin("PUT", "/api/admin/businesses/\(second.id)/apns", json: apns.encodedString).status
+                == 200)
 
         let all = try fixture.herald.admin("GET", "/api/admin/businesses")
         #expect(all.status == 200)

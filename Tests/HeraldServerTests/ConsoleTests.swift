@@ -21,7 +21,8 @@ struct ConsoleTests {
     @Test func servesEveryFileOfConsoleAsEmbedded() throws {
         let herald = try LiveHerald()
         let client = herald.client()
-        let onDisk = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("console").path)
+        let onDisk = try FileManager.default.contentsOfDirectory(
+            atPath: Self.root.appendingPathComponent("console").path)
         #expect(Set(onDisk) == Set(Self.files.map(\.0)), "a file of console/ is not served (or not listed here)")
         for (name, type) in Self.files {
             let response = try client.request("GET", "/console/\(name)")
