@@ -96,9 +96,10 @@ class ConsoleInBrowser(unittest.TestCase):
         env = dict(os.environ, HERALD_APNS_URL=announced["apns_url"], HERALD_FCM_URL=announced["fcm_url"],
                    HERALD_CA_FILE=announced["ca_file"], HERALD_ADMIN_TOKEN=ADMIN_TOKEN, HERALD_PASSWORD_COST="1024",
                    HERALD_LOG_LEVEL="warning")
+        cls.log = open(os.path.join(cls.workdir, "herald.log"), "wb")
         cls.herald = subprocess.Popen(
             [binary, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", cls.workdir + "/data"],
-            env=env, stdout=subprocess.PIPE, stderr=open(os.path.join(cls.workdir, "herald.log"), "wb"))
+            env=env, stdout=subprocess.PIPE, stderr=cls.log)
         cls.base = None
         deadline = time.time() + 30
         while cls.base is None and time.time() < deadline:
@@ -131,6 +132,12 @@ class ConsoleInBrowser(unittest.TestCase):
                     process.wait(10)
                 except subprocess.TimeoutExpired:
                     process.kill()
+                    process.wait()
+                for stream in (process.stdin, process.stdout):
+                    if stream:
+                        stream.close()
+        if hasattr(cls, "log"):
+            cls.log.close()
         shutil.rmtree(getattr(cls, "workdir", "/nonexistent"), ignore_errors=True)
 
     # -- helpers ---------------------------------------------------------------------------------------------------
