@@ -1,9 +1,10 @@
 """The admin console in a real browser: headless Chromium (Debian's chromium + chromium-driver) driven by Selenium.
 
 One test walks what an operator does, against a real `herald serve` (the debug build in .build, else the release
-one) on a free port whose APNs is the repository's stand-in (Tests/StandIns/standin.py): sign in (a wrong token
-first: its error is shown next to the token field), create a business, upload its .p8 key, sign two iPhones up
-through the mobile API, compose a campaign with an image and a survey (the preview follows the typing; a missing
+one) on a free port whose APNs is the repository's stand-ins (Tests/StandIns/standin.py): sign in (a wrong token
+first: its error is shown next to the token field), create a business, upload its .p8 key and its FCM
+service-account file, sign two iPhones and an Android phone up through the mobile API, see a segment's count,
+compose a campaign with an image and a survey (the preview follows the typing; a missing
 headline is answered next to the headline field), launch it, and watch the report count the deliveries the
 stand-in accepted; then the device lookup, a test push, a template preview, a geofence, and the composer at phone
 width. Screenshots go to Tests/Console/artifacts/ (ignored by git).
@@ -26,7 +27,7 @@ import urllib.request
 import zlib
 
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from selenium import webdriver
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
@@ -91,6 +92,18 @@ class ConsoleInBrowser(unittest.TestCase):
                                                serialization.PublicFormat.SubjectPublicKeyInfo).decode()
         status, _ = http("POST", cls.control + "/apns/keys",
                          {"key_id": KEY_ID, "team_id": TEAM_ID, "topic": TOPIC, "public_key_pem": public})
+        assert status == 200, status
+        rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        cls.service_account = {
+            "type": "service_account", "project_id": "burger-co-app", "private_key_id": "0123456789abcdef",
+            "private_key": rsa_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                 serialization.NoEncryption()).decode(),
+            "client_email": "herald@burger-co-app.iam.gserviceaccount.com", "token_uri": announced["token_uri"]}
+        status, _ = http("POST", cls.control + "/fcm/accounts", {
+            "client_email": cls.service_account["client_email"], "project_id": "burger-co-app",
+            "private_key_id": "0123456789abcdef",
+            "public_key_pem": rsa_key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                                serialization.PublicFormat.SubjectPublicKeyInfo).decode()})
         assert status == 200, status
 
         env = dict(os.environ, HERALD_APNS_URL=announced["apns_url"], HERALD_FCM_URL=announced["fcm_url"],
@@ -186,10 +199,10 @@ class ConsoleInBrowser(unittest.TestCase):
                 " && input.getAttribute('aria-describedby') === next.id ? next.textContent : null;", name)
         return self.wait(found, message=f"an error next to {name}")
 
-    def sign_up(self, client, secret, email, token, device):
+    def sign_up(self, client, secret, email, token, device, android=False):
         body = json.dumps({"client": client, "user": {"first_name": "Ann", "last_name": "Lee", "email": email,
                                                       "password": "password123", "password_confirmation": "password123",
-                                                      "apn_token": token}}).encode()
+                                                      "gcm_token" if android else "apn_token": token}}).encode()
         digest = hmac.new(secret.encode(), b"/api2/mobile/users" + body, hashlib.sha256).hexdigest()
         status, answer = http("POST", self.base + "/api2/mobile/users", body,
                               {"Content-Type": "application/json", "x-pch-digest": digest, "punchh-app-device-id": device})
@@ -244,13 +257,31 @@ class ConsoleInBrowser(unittest.TestCase):
         for line in self.p8.splitlines()[1:-1]:
             self.assertNotIn(line, body)
 
-        # Two iPhones sign up through the mobile API.
+        # And the FCM service-account file.
+        account_path = os.path.join(self.workdir, "service-account.json")
+        with open(account_path, "w") as f:
+            json.dump(self.service_account, f)
+        self.field("service_account").send_keys(account_path)
+        self.find("#fcm-form button[type=submit]").click()
+        self.wait(lambda: "ok" in d.find_element(By.ID, "fcm-status").text
+                  and "burger-co-app" in d.find_element(By.ID, "fcm-status").text, message="the FCM status")
+        self.assertNotIn(self.service_account["private_key"].splitlines()[1], d.page_source)
+
+        # Two iPhones and an Android phone sign up through the mobile API.
         tokens = [secrets.token_hex(32) for _ in range(2)]
         for n, push_token in enumerate(tokens):
             self.sign_up(shown["client"], shown["secret"], f"user{n}@example.com", push_token, f"iphone-{n}")
+        android_token = "fcm-" + secrets.token_urlsafe(40)
+        self.sign_up(shown["client"], shown["secret"], "droid@example.com", android_token, "pixel", android=True)
+
+        # A segment (made through the API: the console picks segments, it does not edit their filters).
+        business_id = d.current_url.rsplit("/", 1)[1]
+        status, segment = http("POST", f"{self.base}/api/admin/businesses/{business_id}/segments",
+                               {"name": "iPhones", "filter": {"platform": "ios"}},
+                               {"Authorization": "Bearer " + ADMIN_TOKEN, "Content-Type": "application/json"})
+        self.assertEqual(status, 201, segment)
 
         # The composer: the preview follows the typing.
-        business_id = d.current_url.rsplit("/", 1)[1]
         d.get(f"{self.base}/console/#/b/{business_id}/compose")
         preview_title = lambda: d.find_element(By.CSS_SELECTOR, '[data-testid="iphone"] .title').text
         headline = self.field("message.headline")
@@ -294,6 +325,13 @@ class ConsoleInBrowser(unittest.TestCase):
         self.type_into("survey.questions[1].choices", "Ketchup\nMayo\nNone")
         self.assertEqual(len(d.find_elements(By.CSS_SELECTOR, "#new-question-type option")), 7)
 
+        # The audience: the segment picker shows how many devices it holds now; launched to everyone below.
+        self.find('input[name=audience][value=segment]').click()
+        Select(self.field("audience.segment_id")).select_by_visible_text("iPhones")
+        self.wait(lambda: d.find_element(By.ID, "segment-count").text == "2 devices in “iPhones” now",
+                  message="the segment's count")
+        self.find('input[name=audience][value=all]').click()
+
         # Screenshots of the preview: light and dark, collapsed and expanded with the image.
         for theme in ("light", "dark"):
             Select(self.find("#preview-theme")).select_by_value(theme)
@@ -316,14 +354,18 @@ class ConsoleInBrowser(unittest.TestCase):
         self.find("#launch").click()
         self.wait(lambda: "/campaigns/" in d.current_url, message="the report page")
         self.wait(lambda: d.find_elements(By.CSS_SELECTOR, '[data-metric="delivered"]')
-                  and d.find_element(By.CSS_SELECTOR, '[data-metric="delivered"]').text == "2", timeout=30,
-                  message="2 delivered in the report")
-        self.assertEqual(d.find_element(By.CSS_SELECTOR, '[data-metric="targeted"]').text, "2")
+                  and d.find_element(By.CSS_SELECTOR, '[data-metric="delivered"]').text == "3", timeout=30,
+                  message="3 delivered in the report")
+        self.assertEqual(d.find_element(By.CSS_SELECTOR, '[data-metric="targeted"]').text, "3")
         self.assertTrue(d.find_elements(By.CSS_SELECTOR, "#funnel svg rect"))
         self.wait(lambda: len(d.find_elements(By.CSS_SELECTOR, "#timeline polyline")) == 3, message="the timeline")
         status, received = http("GET", self.control + "/apns/requests")
         campaign_pushes = [r for r in received if r["status"] == 200 and r["payload"].get("aps", {}).get("alert", {}).get("title") == "Free fries today"]
         self.assertEqual(sorted(r["token"] for r in campaign_pushes), sorted(tokens))
+        status, received = http("GET", self.control + "/fcm/requests")
+        self.assertEqual([r["token"] for r in received if r["status"] == 200
+                          and r["body"]["message"].get("notification", {}).get("title") == "Free fries today"],
+                         [android_token])
         self.screenshot("report")
 
         # Device lookup by token prefix: its delivery and Apple's answer; a test push.
