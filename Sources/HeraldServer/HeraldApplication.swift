@@ -101,6 +101,7 @@ public final class HeraldApplication: Sendable {
         admin.register(in: &router)
         AdminOperatorController(store: store, admin: admin, clock: clock, notifications: notifications).register(
             in: &router)
+        AdminDirectoryController(store: store, admin: admin).register(in: &router)
         AdminLoyaltyController(store: store, admin: admin, loyalty: loyalty, clock: clock).register(in: &router)
         AdminCampaignController(
             store: store, admin: admin, campaigns: campaigns, geofences: geofences,
@@ -137,6 +138,7 @@ public final class HeraldApplication: Sendable {
         .register(in: &router)
         AdminDeviceController(store: store, admin: admin, devices: devices, events: deviceEvents).register(in: &router)
         media.register(in: &router)
+        ConsoleController().register(in: &router)
 
         routes = router.routes.map { ($0.method.rawValue, $0.pattern) }
         let httpLogger = logger.labeled("herald.http")

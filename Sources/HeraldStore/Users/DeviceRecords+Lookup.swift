@@ -1,0 +1,76 @@
+import HeraldModel
+
+/// What a support person looks a device up by (the admin console's device lookup). Every condition given must
+/// hold; none given lists the business's devices.
+public struct DeviceLookup: Sendable, Equatable {
+    /// The device's owner.
+    public var userID: Int64?
+    /// The owner's email (already normalized: lower-cased).
+    public var email: String?
+    /// The install id (or Punchh device id) the app registered with.
+    public var installID: String?
+    /// The first characters of its push token.
+    public var tokenPrefix: String?
+
+    public init(userID: Int64? = nil, email: String? = nil, installID: String? = nil, tokenPrefix: String? = nil) {
+        self.userID = userID
+        self.email = email
+        self.installID = installID
+        self.tokenPrefix = tokenPrefix
+    }
+}
+
+extension DeviceRecords {
+    /// The devices of `businessID` matching `lookup`, by id, with their owner's email.
+    ///
+    /// A token prefix is compared with `substr` (not `LIKE`, whose `_` and `%` a token could hold, nor a range, which
+    /// a PostgreSQL collation other than C would order differently): it reads the business's devices, a support
+    /// tool's query, paged.
+    public func lookup(businessID: Int64, _ lookup: DeviceLookup, limit: Int, offset: Int) throws -> [(
+        device: Device, email: String?
+    )] {
+        var query: SQLQuery = """
+            SELECT \(raw: Columns.qualified(Self.columns, "d")), u.email
+            FROM devices d LEFT JOIN users u ON u.id = d.user_id
+            WHERE d.business_id = \(businessID)
+            """
+        if let userID = lookup.userID { query = query + " AND d.user_id = \(userID)" }
+        if let email = lookup.email {
+            query =
+                query
+                + " AND d.user_id IN (SELECT id FROM users WHERE business_id = \(businessID) AND email = \(email))"
+        }
+        if let installID = lookup.installID { query = query + " AND d.device_key = \(installID)" }
+        if let prefix = lookup.tokenPrefix {
+            query = query + " AND substr(d.token, 1, \(raw: String(prefix.utf8.count))) = \(prefix)"
+        }
+        query = query + " ORDER BY d.id LIMIT \(max(0, limit)) OFFSET \(max(0, offset))"
+        let count = Columns.count(Self.columns)
+        return try tx.connection.rows(query).map { row in
+            (Self.decode(row), row.optionalText(count))
+        }
+    }
+}
+
+extension DeliveryRecords {
+    /// The newest `limit` jobs of one device, newest first.
+    public func recent(deviceID: Int64, limit: Int) throws -> [Delivery] {
+        try tx.connection.rows(
+            """
+            SELECT \(raw: Self.columns) FROM deliveries WHERE device_id = \(deviceID)
+            ORDER BY id DESC LIMIT \(max(0, limit))
+            """
+        ).map(Self.decode)
+    }
+}
+
+extension BusinessRecords {
+    /// A page of businesses, by id.
+    public func all(limit: Int, offset: Int) throws -> [Business] {
+        try tx.connection.rows(
+            """
+            SELECT \(raw: Self.columns) FROM businesses ORDER BY id LIMIT \(max(0, limit)) OFFSET \(max(0, offset))
+            """
+        ).map { Self.decode($0) }
+    }
+}
