@@ -29,6 +29,7 @@ extension HeraldConfiguration {
     /// | `--no-delivery` | `HERALD_DELIVERY=off` | workers on |
     /// | `--delivery-concurrency` | `HERALD_DELIVERY_CONCURRENCY` | 512 |
     /// | `--delivery-min-concurrency` | `HERALD_DELIVERY_MIN_CONCURRENCY` | 16 |
+    /// | `--delivery-lease` | `HERALD_DELIVERY_LEASE` | 60 (seconds a claim is held before another node may take it) |
     /// | `--password-cost` | `HERALD_PASSWORD_COST` | 16384 (scrypt N) |
     /// | `--influence-window-hours` | `HERALD_INFLUENCE_WINDOW_HOURS` | 24 |
     public static func read(arguments: [String], environment: [String: String]) throws -> HeraldConfiguration {
@@ -37,7 +38,7 @@ extension HeraldConfiguration {
         var index = 0
         let valueFlags: Set<String> = [
             "host", "port", "data-dir", "database", "apns-url", "fcm-url", "ca-file", "public-url", "log-level",
-            "http-threads", "delivery-concurrency", "delivery-min-concurrency", "password-cost",
+            "http-threads", "delivery-concurrency", "delivery-min-concurrency", "delivery-lease", "password-cost",
             "influence-window-hours",
         ]
         while index < arguments.count {
@@ -116,6 +117,9 @@ extension HeraldConfiguration {
         } else {
             configuration.delivery.minimumConcurrency = min(
                 configuration.delivery.minimumConcurrency, configuration.delivery.concurrency)
+        }
+        if let seconds = try integer("delivery-lease", "HERALD_DELIVERY_LEASE", in: 2...86_400) {
+            configuration.delivery.lease = .seconds(Int64(seconds))
         }
         if let cost = try integer("password-cost", "HERALD_PASSWORD_COST", in: 2...1_048_576) {
             guard cost & (cost - 1) == 0 else {
