@@ -6,6 +6,7 @@ import HeraldFCM
 import HeraldHTTP
 import HeraldModel
 import HeraldObservability
+import HeraldPostgres
 import HeraldSQLite
 import HeraldServer
 import HeraldStore
@@ -13,19 +14,23 @@ import HeraldStore
 /// The one place Herald's concrete parts are chosen: the database a URL names, the push providers, and the
 /// application over them. `herald serve` and the tests' in-process Herald both build it here.
 public enum Composition {
-    /// Opens the database `url` names (`sqlite:<path>`) and brings its schema up to date.
+    /// Opens the database `url` names (`sqlite:<path>`, or `postgres://…` shared by several nodes) and brings its
+    /// schema up to date (on PostgreSQL under an advisory lock, so nodes starting at once migrate it once).
     public static func openStore(_ url: String, clock: WallClock, logger: Logger) throws -> Store {
+        let database: any SQLDatabase
         if url.hasPrefix("sqlite:") {
-            let path = String(url.dropFirst("sqlite:".count))
-            let database = try SQLiteDatabase(path: path)
-            let applied = try Migrator.migrate(database, Schema.migrations, at: clock.now().milliseconds)
-            if !applied.isEmpty {
-                logger.info("database migrated", ["db.versions": applied.map(String.init).joined(separator: ",")])
-            }
-            return Store(database: database)
+            database = try SQLiteDatabase(path: String(url.dropFirst("sqlite:".count)))
+        } else if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+            database = try PostgresDatabase(url: url)
+        } else {
+            throw HeraldConfiguration.ConfigurationError(
+                description: "--database must be sqlite:<path> or postgres://…, not \(url.prefix(while: { $0 != ":" }))")
         }
-        throw HeraldConfiguration.ConfigurationError(
-            description: "PostgreSQL is not built into this version yet; use sqlite:<path>")
+        let applied = try Migrator.migrate(database, Schema.migrations, at: clock.now().milliseconds)
+        if !applied.isEmpty {
+            logger.info("database migrated", ["db.versions": applied.map(String.init).joined(separator: ",")])
+        }
+        return Store(database: database)
     }
 
     /// Apple's and Google's providers, as configured, loading credentials with `credentials`.
