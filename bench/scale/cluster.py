@@ -17,9 +17,9 @@ TOPIC = "com.example.bench"
 class Postgres:
     """A cluster started by scripts/postgres (fsync off: test data only), stopped and removed by stop()."""
 
-    def __init__(self):
+    def __init__(self, options=""):
         out = subprocess.run([os.path.join(ROOT, "scripts", "postgres"), "start"], check=True, capture_output=True,
-                             text=True).stdout
+                             text=True, env=dict(os.environ, HERALD_POSTGRES_OPTIONS=options)).stdout
         values = dict(re.findall(r"export (\w+)='([^']*)'", out))
         self.url, self.dir = values["HERALD_TEST_POSTGRES_URL"], values["HERALD_TEST_POSTGRES_DIR"]
 
@@ -55,6 +55,12 @@ class Node(hb.Herald):
     def node_id(self):
         with open(os.path.join(self.data, "node-id")) as f:
             return f.read().strip()
+
+    def settled(self):
+        """Pushes this node has settled (delivered, failed, pruned, skipped), from its /metrics."""
+        return sum(int(float(count)) for count in re.findall(
+            r'^herald_push_sends_total\{[^}]*outcome="(?:delivered|failed|pruned|skipped)"[^}]*\} (\S+)$',
+            self.metrics(), re.M))
 
     def kill(self):
         self.process.send_signal(signal.SIGKILL)

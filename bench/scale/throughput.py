@@ -5,6 +5,7 @@ what caps each run, measured while it runs:
 
   - CPU of every process group (/proc): the nodes, PostgreSQL (postmaster and backends), nghttpd, and the machine's
     idle time — on this 2-core machine, all of them share the two cores;
+  - the statements PostgreSQL spent its time on (pg_stat_statements: total execution time, calls, rows);
   - PostgreSQL's sessions sampled every 100 ms from pg_stat_activity: how many are active on CPU, active waiting
     (and on what: Lock/transactionid, LWLock/WALWrite, IO/…), or idle in transaction (waiting for a node).
 
@@ -90,7 +91,8 @@ def main():
     payload_file = os.path.join(work, "payload.json")
     with open(payload_file, "w") as f:
         f.write(PAYLOAD)
-    pg = cluster.Postgres()
+    pg = cluster.Postgres("-c shared_preload_libraries=pg_stat_statements")
+    pg.psql("CREATE EXTENSION pg_stat_statements")
     results = []
     try:
         env = {"HERALD_APNS_URL": f"https://127.0.0.1:{port}", "HERALD_CA_FILE": ca}
@@ -112,14 +114,18 @@ def main():
             before = {g: sum(cluster.cpu_seconds(p) for p in pids) for g, pids in groups.items()}
             machine_before = cluster.machine_cpu()
             wall_before = time.monotonic()
+            pg.psql("SELECT pg_stat_statements_reset()")
             sampler.recording = True
             pg.psql("BEGIN; UPDATE deliveries SET status = 'queued', attempts = 0, next_attempt_at = 0, "
                     "lease_owner = NULL, lease_until = NULL, provider_message_id = NULL, updated_at = 0; COMMIT")
+            # Done when no row is queued or sending: two EXISTS over the queue's partial indexes, which stop at the
+            # first entry (counting rows, or reading the nodes' /metrics, whose queue gauges count them, took a
+            # visible share of PostgreSQL's CPU from what is measured).
             deadline = time.monotonic() + 600
-            while time.monotonic() < deadline:
+            while time.monotonic() < deadline and pg.psql(
+                    "SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'queued') "
+                    "OR EXISTS (SELECT 1 FROM deliveries WHERE status = 'sending')")[0][0] == "t":
                 time.sleep(0.25)
-                if pg.scalar("SELECT COUNT(*) FROM deliveries WHERE status <> 'delivered'") == 0:
-                    break
             sampler.recording = False
             wall = time.monotonic() - wall_before
             pg_pids = pg.backend_pids()  # backends come and go: sum the ones alive at the end, too
@@ -130,6 +136,10 @@ def main():
                 "SELECT MIN(updated_at), MAX(updated_at), string_agg(DISTINCT status, ',') FROM deliveries")[0]
             span = (int(last) - int(first)) / 1000
             rate = total / span
+            top = pg.psql(
+                "SELECT round(total_exec_time::numeric, 0), calls, rows, "
+                "regexp_replace(left(query, 90), '\\s+', ' ', 'g') FROM pg_stat_statements "
+                "WHERE query NOT LIKE '%pg_stat%' AND query NOT LIKE '%EXISTS%' AND calls > 1 ORDER BY total_exec_time DESC LIMIT 5")
             windows = [n.window() for n in nodes]
             rss = [n.peak_rss_mb() for n in nodes]
             for node in nodes:
@@ -150,6 +160,8 @@ def main():
                   f"PostgreSQL CPU per push {cores['postgres'] * wall / total * 1e6:.0f} µs", flush=True)
             print("   PostgreSQL sessions, mean per 100 ms sample: "
                   + ", ".join(f"{state} {event} {n:.2f}" for (state, event), n in waits.items()), flush=True)
+            for ms, calls, rows, query in top:
+                print(f"   statement {int(ms) / 1000:6.2f} s in {int(calls):,} calls ({int(rows):,} rows): {query}")
             print(f"   windows at the end {', '.join(f'{w:.0f}' for w in windows)}; peak RSS "
                   f"{', '.join(f'{r:.0f}' for r in rss)} MB", flush=True)
         print("\nbench/scale/throughput  N =", f"{total:,}")
