@@ -103,7 +103,7 @@ def main():
                                "push_token": f"{n + 1:064x}", "push_token_type": "apns",
                                "apns_environment": "production", "app_version": "3.2.0", "os_version": "17.4",
                                "device_model": "iPhone15,2", "locale": "en_US", "timezone": "America/New_York",
-                               "sdk_version": "1.0.0", "permissions": {"notifications": True, "location": "never"}})
+                               "sdk_version": "1.0.0", "permissions": {"notifications": True, "location": "none"}})
             request = urllib.request.Request(f"http://127.0.0.1:{herald.port}/api/v1/installs", data=body.encode(),
                                              method="POST", headers={"Content-Type": "application/json"})
             credential = json.loads(urllib.request.urlopen(request).read())["credential"]
@@ -127,7 +127,9 @@ def main():
         for _ in range(ROUNDS):
             runs["trivial"].append(wrk(f"http://127.0.0.1:{herald.port}/healthz"))
             write_requests(work, installs)
-            runs["events"].append(wrk(f"http://127.0.0.1:{herald.port}/api/v1/events", script))
+            cpu, wall = herald.cpu_seconds(), time.monotonic()
+            runs["events"].append(wrk(f"http://127.0.0.1:{herald.port}/api/v1/events", script)
+                                  + ((herald.cpu_seconds() - cpu) / (time.monotonic() - wall),))
         for name, results in runs.items():
             print(f"  {name:8} req/s per round: {', '.join(f'{r[0]:.0f}' for r in results)}")
         trivial, events = (sorted(runs[name])[len(runs[name]) // 2] for name in ("trivial", "events"))
@@ -136,6 +138,8 @@ def main():
         print(f"  POST /api/v1/events (100 each): {events[0]:9.0f} req/s  p99 {events[1]:6.2f} ms  non-2xx {events[2]}"
               f"  = {events[0] * 100:,.0f} events/s")
         print(f"  ratio events / trivial        : {events[0] / trivial[0]:9.1%}")
+        print(f"  herald CPU during the events pass: {events[3]:.2f} cores ({events[3] / events[0] * 1e6:.0f} µs per batch,"
+              f" {events[3] / events[0] * 1e4:.1f} µs per event)")
     finally:
         herald.stop()
         shutil.rmtree(work, ignore_errors=True)
