@@ -24,7 +24,8 @@ public enum Composition {
             database = try PostgresDatabase(url: url)
         } else {
             throw HeraldConfiguration.ConfigurationError(
-                description: "--database must be sqlite:<path> or postgres://…, not \(url.prefix(while: { $0 != ":" }))")
+                description: "--database must be sqlite:<path> or postgres://…, not \(url.prefix(while: { $0 != ":" }))"
+            )
         }
         let applied = try Migrator.migrate(database, Schema.migrations, at: clock.now().milliseconds)
         if !applied.isEmpty {

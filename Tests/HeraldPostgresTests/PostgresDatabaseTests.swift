@@ -24,7 +24,8 @@ struct PostgresDatabaseTests {
         let separator = url.contains("?") ? "&" : "?"
         let chosen = try PostgresDatabase(
             url: url + separator + "options=-c%20random_page_cost%3D2", options: .init(poolSize: 1))
-        #expect(try chosen.read { db in try db.row("SHOW random_page_cost")?.text(0) } == "2", "the URL's own options win")
+        #expect(
+            try chosen.read { db in try db.row("SHOW random_page_cost")?.text(0) } == "2", "the URL's own options win")
     }
 
     @Test func connectionsAreMadeWhenNeededAndReused() throws {

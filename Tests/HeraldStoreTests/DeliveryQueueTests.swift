@@ -104,7 +104,9 @@ struct DeliveryQueueTests {
         batch.append(complete(theirs[0], .delivered(providerMessageID: "late")))  // w2's lease: not w1's to write
         #expect(try queue.record(batch, at: at(1)) == 302)
         #expect(try queue.record(batch, at: at(2)) == 0, "a job completes once")
-        let jobs = try store.read { tx in try (mine + theirs).map { try tx.deliveries.all(notificationID: $0.notification.id)[0] } }
+        let jobs = try store.read { tx in
+            try (mine + theirs).map { try tx.deliveries.all(notificationID: $0.notification.id)[0] }
+        }
         #expect(jobs[0..<300].allSatisfy { $0.status == .delivered && $0.providerMessageID == "apns-\($0.id)" })
         #expect(jobs[300].status == .failed)
         #expect(jobs[301].status == .delivered && jobs[301].providerMessageID == nil)

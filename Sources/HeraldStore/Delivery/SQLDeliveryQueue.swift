@@ -96,7 +96,11 @@ public final class SQLDeliveryQueue: DeliveryQueue {
             var accepted: [DeliveryCompletion] = []
             var others: [DeliveryCompletion] = []
             for completion in completions {
-                if case .delivered = completion.outcome { accepted.append(completion) } else { others.append(completion) }
+                if case .delivered = completion.outcome {
+                    accepted.append(completion)
+                } else {
+                    others.append(completion)
+                }
             }
             let campaignOf = Dictionary(
                 accepted.compactMap { completion in completion.campaignID.map { (completion.id, $0) } },
