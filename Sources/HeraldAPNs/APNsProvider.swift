@@ -173,7 +173,7 @@ public final class APNsProvider: PushProvider {
         client.execute(request) { [self] result in
             switch result {
             case .failure(let error):
-                completion(.retryable(reason: "transport: \(error.code)", retryAfter: nil))
+                completion(.transportFailure(error))
             case .success(let response):
                 let outcome = Self.interpret(response, apnsID: push.apnsID)
                 if case .credentialRejected(let reason, _) = outcome,

@@ -73,6 +73,16 @@ public enum PushResult: Sendable, Equatable {
     /// Never worth retrying (payload too large, other 4xx).
     case failed(reason: String)
 
+    /// A request that got no answer: worth retrying. A connection the provider sent away with `ENHANCE_YOUR_CALM`
+    /// asks its sender to slow down, so that answer names a time to come back (`calmDown`): the engine holds every
+    /// push of that credential until then, and only that credential's.
+    public static func transportFailure(_ error: HTTPClientError, calmDown: Duration = .seconds(5)) -> PushResult {
+        let calm = error.http2ErrorCode == .enhanceYourCalm
+        return .retryable(
+            reason: "transport: \(error.code)" + (calm ? " (ENHANCE_YOUR_CALM)" : ""), retryAfter: calm ? calmDown : nil
+        )
+    }
+
     /// What a provider answers when loading `what` (a business's credential) or making its client failed: not the
     /// provider's refusal, so not the credential's fault. The store's or the HTTP client's trouble passes (a
     /// retry); a credential that will not open with this process's sealing key waits for the operator rather

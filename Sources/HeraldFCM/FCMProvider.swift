@@ -100,7 +100,7 @@ public final class FCMProvider: PushProvider {
                 client.execute(request) { [self] result in
                     switch result {
                     case .failure(let error):
-                        completion(.retryable(reason: "transport: \(error.code)", retryAfter: nil))
+                        completion(.transportFailure(error))
                     case .success(let response):
                         let outcome = Self.interpret(response)
                         if response.status == 401, !retriedAuthentication, case .credentialRejected = outcome {

@@ -42,7 +42,6 @@ public enum Composition {
         var clientConfiguration = HTTP2Client.Configuration()
         clientConfiguration.extraCAFile = configuration.caFile
         clientConfiguration.maxConnectionsPerHost = options.connectionsPerHost
-        clientConfiguration.eventLoops = min(2, ProcessInfo.processInfo.activeProcessorCount)
         var apnsConfiguration = APNsProvider.Configuration(baseURLOverride: configuration.apnsURL)
         apnsConfiguration.requestTimeout = options.requestTimeout
         var fcmConfiguration = FCMProvider.Configuration(baseURLOverride: configuration.fcmURL)

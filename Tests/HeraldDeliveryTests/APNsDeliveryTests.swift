@@ -326,6 +326,60 @@ struct APNsDeliveryTests {
         #expect(try standIn.stats()["apns"]?["goaways"]?.int64Value ?? 0 >= 1)
     }
 
+    /// A GOAWAY storm: every connection is sent away after 400 streams, and one push in a hundred is answered 503
+    /// once. Every push ends delivered, and Apple (the stand-in) accepts each apns-id exactly once: the streams a
+    /// GOAWAY left unprocessed are sent again on a new connection, and a 503 is retried with the same apns-id.
+    @Test func aGoAwayStormLosesNothingAndDeliversEachPushOnce() throws {
+        let total = 3_000
+        let unlucky = "0bad"  // one token in a hundred starts with it
+        let now = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+        let userIDs = try herald.application.store.transaction { tx in
+            try (0..<total).map { index in
+                let user = try tx.users.insert(
+                    NewUser(
+                        businessID: business.id, email: "storm\(index)@example.com", passwordHash: "x",
+                        firstName: "S", lastName: "\(index)"),
+                    at: now)
+                var (device, _) = try tx.devices.findOrInsert(
+                    businessID: business.id, key: "storm-\(index)", userID: user.id, platform: .apns, at: now)
+                let token = randomAPNsToken()
+                device.token = index % 100 == 0 ? unlucky + token.dropFirst(unlucky.count) : token
+                device.tokenUpdatedAt = now
+                try tx.devices.save(device)
+                return user.id
+            }
+        }
+        try standIn.apnsRule(["goaway_after": 400, "error_code": 0])
+        try standIn.apnsRule(["status": 503, "token_prefix": .string(unlucky), "first_n": .int(Int64(total / 100))])
+        let ids = try herald.sendNews(business, to: userIDs)
+        #expect(ids.count == total)
+
+        let deadline = Date().addingTimeInterval(120)
+        var accepted: Int64 = 0
+        while accepted < Int64(total) && Date() < deadline {
+            accepted = try standIn.stats()["apns"]?["distinct_accepted_apns_ids"]?.int64Value ?? 0
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let stats = try #require(try standIn.stats()["apns"])
+        #expect(accepted == Int64(total), "every push reached Apple: \(stats)")
+        #expect(stats["duplicate_apns_ids"]?.int64Value == 0, "none twice: \(stats)")
+        #expect(stats["goaways"]?.int64Value ?? 0 >= 5, "a storm: \(stats)")
+        #expect(stats["rejected_by_status"]?["503"]?.int64Value == Int64(total / 100), "\(stats)")
+        // And the store says so: every job delivered, the 503'd ones on their second attempt.
+        var statuses: [DeliveryStatus: Int] = [:]
+        let settle = Date().addingTimeInterval(30)
+        repeat {
+            statuses = [:]
+            let jobs = try herald.application.store.read { tx in
+                try ids.flatMap { try tx.deliveries.all(notificationID: $0) }
+            }
+            for job in jobs { statuses[job.status, default: 0] += 1 }
+            if statuses[.delivered] == total { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        } while Date() < settle
+        #expect(statuses == [.delivered: total], "\(statuses)")
+    }
+
     @Test func aDeviceLoggedOutReceivesNothing() throws {
         let (app, _) = try signUp("ann@example.com")
         let logout = try app.call("DELETE", "/api2/mobile/users/logout", json: [])

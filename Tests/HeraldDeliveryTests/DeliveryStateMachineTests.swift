@@ -1,3 +1,4 @@
+import HeraldHTTP
 import HeraldModel
 import HeraldStore
 import Testing
@@ -13,11 +14,11 @@ struct DeliveryStateMachineTests {
 
     func machine(
         concurrency: Int = 64, recordDelay: Duration = .milliseconds(2), recordBatch: Int = 32,
-        platforms: Set<PushPlatform> = [.apns]
+        platforms: Set<PushPlatform> = [.apns], adaptive: Bool = true
     ) -> DeliveryStateMachine {
         var configuration = DeliveryEngine.Configuration(owner: "node")
         configuration.concurrency = concurrency
-        configuration.minimumConcurrency = min(16, concurrency)
+        configuration.minimumConcurrency = adaptive ? min(16, concurrency) : nil
         configuration.recordDelay = recordDelay
         configuration.recordBatch = recordBatch
         configuration.idlePoll = .milliseconds(500)
@@ -282,5 +283,60 @@ struct DeliveryStateMachineTests {
             }
         }
         #expect(fresh.window.limit > start, "steady round trips at full use widen the window")
+    }
+
+    @Test("without an adaptive window (the default), slow answers hold only their own places: the rest keep going")
+    func slowAnswersDoNotNarrowTheDefault() {
+        var engine = machine(concurrency: 512, adaptive: false)
+        _ = engine.step(at: t(0))
+        engine.claimed((1...500).map { job($0) }, requested: 500, leaseUntil: t(60_000), at: t(0))
+        var sent = engine.step(at: t(1)).sends.map(\.job)
+        #expect(sent.count == 500 && engine.window.limit == 512)
+        // One in ten answers after 2 s, the rest after 40 ms, over several rounds.
+        for round in 0..<10 {
+            let now = t(1 + Int64(round) * 50)
+            for job in sent where job.id % 10 != 0 {
+                _ = engine.answered(
+                    job, .delivered(messageID: nil), sentAt: now, roundTrip: .milliseconds(40),
+                    outstanding: engine.inFlight, at: now)
+            }
+            engine.claimed(
+                (1...600).map { job(Int64(1_000 * (round + 1)) + $0) }, requested: 600, leaseUntil: t(60_000), at: now)
+            sent = engine.step(at: now).sends.map(\.job)
+            #expect(engine.window.limit == 512, "never narrowed by slow answers")
+            #expect(engine.inFlight == 512, "every place not held by a slow answer is in use")
+        }
+    }
+
+    @Test("a provider asking to slow down (Retry-After) holds that credential's pushes only, then lets them go")
+    func backPressureHoldsOneCredential() {
+        var engine = machine()
+        _ = engine.step(at: t(0))
+        engine.claimed([job(1)], requested: 256, leaseUntil: t(60_000), at: t(0))
+        _ = engine.step(at: t(0))
+        let answer = engine.answered(
+            job(1), .retryable(reason: "429 TooManyProviderTokenUpdates", retryAfter: .seconds(30)), sentAt: t(0),
+            roundTrip: .milliseconds(5), outstanding: 1, at: t(10))
+        #expect(answer.label == "retried")
+        engine.claimed([job(2), job(3, business: 2)], requested: 256, leaseUntil: t(60_000), at: t(20))
+        let held = engine.step(at: t(20))
+        #expect(held.sends.map(\.job.id) == [3], "another business's push goes")
+        #expect(held.settled.map(\.label) == ["throttled"])
+        let written = held.record + engine.step(at: t(40)).record
+        #expect(
+            written.contains {
+                $0.id == 2 && $0.outcome == .wait(until: t(30_010), reason: "provider asked to slow down")
+            }
+        )
+        // Once the time has passed, that credential's pushes go again.
+        engine.claimed([job(4)], requested: 256, leaseUntil: t(90_000), at: t(30_010))
+        #expect(engine.step(at: t(30_010)).sends.map(\.job.id) == [4])
+        // A transport failure on a connection sent away with ENHANCE_YOUR_CALM asks the same.
+        let calm = PushResult.transportFailure(
+            HTTPClientError(code: .connectionReset, message: "GOAWAY", http2ErrorCode: .enhanceYourCalm))
+        #expect(calm == .retryable(reason: "transport: connectionReset (ENHANCE_YOUR_CALM)", retryAfter: .seconds(5)))
+        #expect(
+            PushResult.transportFailure(HTTPClientError(code: .timeout, message: "t"))
+                == .retryable(reason: "transport: timeout", retryAfter: nil))
     }
 }

@@ -17,8 +17,8 @@ struct ConfigurationTests {
         #expect(configuration.database == nil)
         #expect(configuration.adminToken == nil)
         #expect(configuration.delivery.enabled)
-        #expect(configuration.delivery.concurrency == 512)
-        #expect(configuration.delivery.minimumConcurrency == 16)
+        #expect(configuration.delivery.concurrency == 4096)
+        #expect(configuration.delivery.minimumConcurrency == nil, "no adaptive window unless asked for")
         #expect(configuration.passwordCost == 16384)
     }
 
@@ -67,10 +67,10 @@ struct ConfigurationTests {
         #expect(try !read([], ["HERALD_DELIVERY": "off"]).delivery.enabled)
     }
 
-    @Test func aSmallWindowBringsTheMinimumDownWithIt() throws {
+    @Test func aSmallConcurrencyAloneKeepsTheWindowFixed() throws {
         let configuration = try read(["--delivery-concurrency", "8"])
         #expect(configuration.delivery.concurrency == 8)
-        #expect(configuration.delivery.minimumConcurrency == 8)
+        #expect(configuration.delivery.minimumConcurrency == nil)
     }
 
     @Test(arguments: [

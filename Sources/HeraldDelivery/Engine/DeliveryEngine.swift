@@ -11,19 +11,23 @@ import Synchronization
 ///
 /// Nothing is lost if the process dies: unfinished jobs keep their lease in the store and are claimed again when
 /// it runs out (at once by this node when it restarts: `run` first takes its own leases back). What is sent twice
-/// after a crash is what was in flight, so the window of sends in flight is kept as narrow as the provider allows
-/// without losing throughput (`ConcurrencyLimit`); jobs claimed ahead of it are not sent yet and cost nothing on a
-/// restart. Enqueueing wakes it (the queue tells it); so does a credential being replaced.
+/// after a crash is what was in flight (the app dedupes on the payload's `n`); jobs claimed ahead are not sent yet
+/// and cost nothing on a restart. Sends in flight are bounded by `concurrency` only, a memory bound far above what
+/// a provider's streams take at once: a push then waits only for a free stream of its credential's connections,
+/// and a slow answer holds its own stream, never a place in a window shared with every other push. Enqueueing wakes
+/// it (the queue tells it); so does a credential being replaced.
 public final class DeliveryEngine: Service {
     /// Tuning.
     public struct Configuration: Sendable {
         /// This node's stable id, the owner of its leases (kept in the data dir).
         public var owner: String
-        /// Most sends in flight; the window adapts below it to what the provider answers at (see
-        /// `ConcurrencyLimit`), down to `minimumConcurrency`.
-        public var concurrency: Int = 512
-        /// Fewest sends the window keeps in flight.
-        public var minimumConcurrency: Int = 16
+        /// Most sends in flight, over every provider and credential (each push takes a stream of its credential's
+        /// connections; beyond their streams it waits in the HTTP/2 client's queue).
+        public var concurrency: Int = 4096
+        /// nil (the default): `concurrency` sends in flight whatever the round trips. A number: the window adapts
+        /// between it and `concurrency` to what the providers answer at (`ConcurrencyLimit`) — fewer pushes sent
+        /// twice after a crash, at the price of throughput when some answers are slow.
+        public var minimumConcurrency: Int?
         /// Most jobs claimed per query.
         public var claimBatch: Int = 500
         /// How long a claim is held.

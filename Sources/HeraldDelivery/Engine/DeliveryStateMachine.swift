@@ -43,6 +43,9 @@ struct DeliveryStateMachine {
     private var firstCompletionAt: Timestamp?
     /// Credentials known broken (or missing): "business/platform" → reason.
     private var broken: [String: String] = [:]
+    /// Credentials the provider asked to slow down (an answer with `Retry-After`): nothing of theirs is sent
+    /// before this time; every other credential's pushes go on.
+    private var throttled: [String: Timestamp] = [:]
     /// The queue had nothing more when last asked; asked again after this time, or when jobs are added.
     private var drainedUntil: Timestamp?
     /// A claim failed: not tried again before this time.
@@ -58,7 +61,8 @@ struct DeliveryStateMachine {
         self.configuration = configuration
         self.platforms = platforms
         self.random = random
-        let lower = max(1, min(configuration.minimumConcurrency, configuration.concurrency))
+        let lower = max(
+            1, min(configuration.minimumConcurrency ?? configuration.concurrency, configuration.concurrency))
         window = ConcurrencyLimit(range: lower...max(1, configuration.concurrency), initial: lower * 2)
     }
 
@@ -131,6 +135,12 @@ struct DeliveryStateMachine {
         case .delivered(let messageID):
             (outcome, label) = (.delivered(providerMessageID: messageID), "delivered")
         case .retryable(let reason, let retryAfter):
+            // A provider that names a time to come back (429 or 503 with Retry-After, TooManyProviderTokenUpdates,
+            // a GOAWAY with ENHANCE_YOUR_CALM) means the credential, not this push: hold all of its pushes.
+            if let retryAfter, retryAfter > .zero {
+                let until = now.adding(retryAfter)
+                if until > throttled[key] ?? now { throttled[key] = until }
+            }
             if let delay = configuration.retry.delay(
                 afterAttempt: job.attempts, retryAfter: retryAfter, random: random())
             {
@@ -252,8 +262,16 @@ struct DeliveryStateMachine {
         guard platforms.contains(job.platform) else {
             return settle(.failed(reason: "no provider for \(job.platform)"), "failed")
         }
-        if let reason = broken[Self.key(job.notification.businessID, job.platform)] {
+        let key = Self.key(job.notification.businessID, job.platform)
+        if let reason = broken[key] {
             return settle(parked(job, reason: reason, at: now), "waiting")
+        }
+        if let until = throttled[key] {
+            if now < until {
+                // Not an attempt: it goes when the provider said it may, with the attempts it had.
+                return settle(.wait(until: until, reason: "provider asked to slow down"), "throttled")
+            }
+            throttled.removeValue(forKey: key)
         }
         let entry = job.notification
         let background = entry.pushStyle == .background

@@ -27,8 +27,8 @@ extension HeraldConfiguration {
     /// | `--log-level` | `HERALD_LOG_LEVEL` | info |
     /// | `--http-threads` | `HERALD_HTTP_THREADS` | 2 × cores, at least 4 |
     /// | `--no-delivery` | `HERALD_DELIVERY=off` | workers on |
-    /// | `--delivery-concurrency` | `HERALD_DELIVERY_CONCURRENCY` | 512 |
-    /// | `--delivery-min-concurrency` | `HERALD_DELIVERY_MIN_CONCURRENCY` | 16 |
+    /// | `--delivery-concurrency` | `HERALD_DELIVERY_CONCURRENCY` | 4096 |
+    /// | `--delivery-min-concurrency` | `HERALD_DELIVERY_MIN_CONCURRENCY` | none (no adaptive window) |
     /// | `--delivery-lease` | `HERALD_DELIVERY_LEASE` | 60 (seconds a claim is held before another node may take it) |
     /// | `--password-cost` | `HERALD_PASSWORD_COST` | 16384 (scrypt N) |
     /// | `--influence-window-hours` | `HERALD_INFLUENCE_WINDOW_HOURS` | 24 |
@@ -114,9 +114,6 @@ extension HeraldConfiguration {
                         + "(\(configuration.delivery.concurrency)), not \(least)")
             }
             configuration.delivery.minimumConcurrency = least
-        } else {
-            configuration.delivery.minimumConcurrency = min(
-                configuration.delivery.minimumConcurrency, configuration.delivery.concurrency)
         }
         if let seconds = try integer("delivery-lease", "HERALD_DELIVERY_LEASE", in: 2...86_400) {
             configuration.delivery.lease = .seconds(Int64(seconds))

@@ -42,11 +42,12 @@ public struct HeraldConfiguration: Sendable {
     public struct DeliveryOptions: Sendable {
         /// Run the delivery workers in this process.
         public var enabled = true
-        /// Most sends in flight at once.
-        public var concurrency = 512
-        /// Fewest sends the adaptive window keeps in flight; equal to `concurrency`, the window is fixed
-        /// (more throughput against a near provider, more pushes sent twice after a crash).
-        public var minimumConcurrency = 16
+        /// Most sends in flight at once (a memory bound; each credential's connections carry as many as their
+        /// streams allow, the rest wait for a free stream).
+        public var concurrency = 4096
+        /// nil: `concurrency` in flight. A number: an adaptive window between it and `concurrency` that narrows
+        /// as round trips grow (fewer pushes sent twice after a crash; slower when some answers are slow).
+        public var minimumConcurrency: Int?
         /// How long a claim is held before another worker may take the job over.
         public var lease: Duration = .seconds(60)
         /// Attempts before a retryable failure becomes final.
