@@ -70,7 +70,9 @@ def h2load(port, payload_file, n):
                           "-H", f"apns-topic: {cluster.TOPIC}", "-H", "apns-push-type: alert",
                           f"https://127.0.0.1:{port}/3/device/{TOKEN}"], capture_output=True, text=True).stdout
     match = re.search(r"finished in [\d.]+\w+, ([\d.]+) req/s", out)
-    return float(match.group(1))
+    if not match or " 0 errored" not in out:
+        print("h2load did not finish cleanly:\n" + out[-1500:], flush=True)
+    return float(match.group(1)) if match else float("nan")
 
 
 def main():
