@@ -64,7 +64,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("pushes", nargs="?", type=int, default=100_000)
     parser.add_argument("--nodes", type=int, default=3)
-    parser.add_argument("--lease", type=int, default=10)
+    parser.add_argument("--lease", type=int, default=60)
     parser.add_argument("--binary", default=os.environ.get("HERALD_BENCH_BINARY"))
     args = parser.parse_args()
     total = args.pushes
