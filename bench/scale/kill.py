@@ -9,10 +9,10 @@
     when the stand-in's records are read (N ≤ 20,000), every apns-id sent twice is one of those.
 
     bench/scale/kill [N] [--nodes 3] [--lease SECONDS] [--binary PATH]
-        N: pushes (default 100,000); --lease: the nodes' --delivery-lease (default 10 s: how long the dead node's
+        N: pushes (default 100,000); --lease: the nodes' --delivery-lease (default 60 s, the product's: how long the dead node's
         claims wait before another node takes them); --binary: a built herald (default: a release build).
 
-scripts/test runs a small one (3 nodes, 3,000 pushes, 3 s lease, the debug build) on every CI run.
+scripts/test runs a small one (3 nodes, 3,000 pushes, 10 s lease, the debug build) on every CI run.
 """
 import argparse
 import json
