@@ -55,8 +55,8 @@ let package = Package(
         .target(
             name: "HeraldRuntime",
             dependencies: [
-                "HeraldServer", "HeraldSQLite", "HeraldAPNs", "HeraldFCM", "HeraldDelivery", "HeraldLifecycle",
-                "HeraldCrypto", "HeraldHTTP", "HeraldObservability",
+                "HeraldServer", "HeraldSQLite", "HeraldPostgres", "HeraldAPNs", "HeraldFCM", "HeraldDelivery",
+                "HeraldLifecycle", "HeraldCrypto", "HeraldHTTP", "HeraldObservability",
             ]
         ),
         .executableTarget(name: "herald", dependencies: ["HeraldRuntime"]),

@@ -10,7 +10,8 @@ extension PostgresDatabase {
         /// difference, as on SQLite; true costs two round trips per read.
         public var snapshotReads: Bool
         /// libpq connection parameters applied over the URL's (`options`, `sslmode`, `connect_timeout`,
-        /// `application_name`…). Herald's defaults under the URL: `application_name=herald`, `connect_timeout=10`;
+        /// `application_name`…). Herald's defaults under the URL: `application_name=herald`, `connect_timeout=10`,
+        /// `options=-c random_page_cost=1.1` (a cached working set: index look-ups over hash joins of whole tables);
         /// `client_encoding` is always UTF8.
         public var parameters: [String: String]
 

@@ -6,6 +6,7 @@ import HeraldFCM
 import HeraldHTTP
 import HeraldModel
 import HeraldObservability
+import HeraldPostgres
 import HeraldSQLite
 import HeraldServer
 import HeraldStore
@@ -13,18 +14,17 @@ import HeraldStore
 /// The one place Herald's concrete parts are chosen: the database a URL names, the push providers, and the
 /// application over them. `herald serve` and the tests' in-process Herald both build it here.
 public enum Composition {
-    /// Opens the database `url` names (`sqlite:<path>`) and brings its schema up to date.
+    /// Opens the database `url` names (`sqlite:<path>`, or `postgres://…` shared by several nodes) and brings its
+    /// schema up to date (on PostgreSQL under an advisory lock, so nodes starting at once migrate it once).
     public static func openStore(_ url: String, clock: WallClock, logger: Logger) throws -> Store {
+        let database: any SQLDatabase
         if url.hasPrefix("sqlite:") {
             let path = String(url.dropFirst("sqlite:".count))
             guard !path.isEmpty else {
                 throw HeraldConfiguration.ConfigurationError(description: "database sqlite: names no file")
             }
-            let database: SQLiteDatabase
-            let applied: [Int]
             do {
                 database = try SQLiteDatabase(path: path)
-                applied = try Migrator.migrate(database, Schema.migrations, at: clock.now().milliseconds)
             } catch {
                 let directory = (path as NSString).deletingLastPathComponent
                 let hint =
@@ -33,14 +33,29 @@ public enum Composition {
                 throw HeraldConfiguration.ConfigurationError(
                     description: "cannot open database \(url)\(hint): \(error)")
             }
-            if !applied.isEmpty {
-                logger.info("database migrated", ["db.versions": applied.map(String.init).joined(separator: ",")])
+        } else if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+            do {
+                database = try PostgresDatabase(url: url)
+            } catch {
+                // The URL may hold a password: name only its scheme.
+                throw HeraldConfiguration.ConfigurationError(description: "cannot open database postgres://…: \(error)")
             }
-            return Store(database: database)
+        } else {
+            throw HeraldConfiguration.ConfigurationError(
+                description: "--database must be sqlite:<path> or postgres://…, not \(url.prefix(while: { $0 != ":" }))"
+            )
         }
-        throw HeraldConfiguration.ConfigurationError(
-            description:
-                "cannot open database postgres://…: PostgreSQL is not built into this version yet; use sqlite:<path>")
+        let applied: [Int]
+        do {
+            applied = try Migrator.migrate(database, Schema.migrations, at: clock.now().milliseconds)
+        } catch {
+            let shown = url.hasPrefix("sqlite:") ? url : "postgres://…"
+            throw HeraldConfiguration.ConfigurationError(description: "cannot migrate database \(shown): \(error)")
+        }
+        if !applied.isEmpty {
+            logger.info("database migrated", ["db.versions": applied.map(String.init).joined(separator: ",")])
+        }
+        return Store(database: database)
     }
 
     /// Where the OpenAPI document is: `openapi.json` next to the binary or in `../share/herald/` from it (as
@@ -66,10 +81,14 @@ public enum Composition {
         clientConfiguration.extraCAFile = configuration.caFile
         clientConfiguration.maxConnectionsPerHost = options.connectionsPerHost
         clientConfiguration.maxConcurrentStreamsPerConnection = options.streamsPerConnection
+        // A push is sent within the first half of its lease (else handed back) and answered or timed out within the
+        // request timeout — time waiting for a free stream included — so that its answer is written before the lease
+        // runs out and no other node claims and sends it again while this one still holds it.
+        let requestTimeout = min(options.requestTimeout, options.lease * 2 / 5)
         var apnsConfiguration = APNsProvider.Configuration(baseURLOverride: configuration.apnsURL)
-        apnsConfiguration.requestTimeout = options.requestTimeout
+        apnsConfiguration.requestTimeout = requestTimeout
         var fcmConfiguration = FCMProvider.Configuration(baseURLOverride: configuration.fcmURL)
-        fcmConfiguration.requestTimeout = options.requestTimeout
+        fcmConfiguration.requestTimeout = requestTimeout
         return [
             APNsProvider(
                 makeClient: { [clientConfiguration] in try HTTP2Client(configuration: clientConfiguration) },

@@ -15,6 +15,19 @@ struct PostgresDatabaseTests {
 
     static func backend(_ db: any SQLConnection) throws -> Int64 { try db.scalar("SELECT pg_backend_pid()") }
 
+    /// Herald's sessions price index look-ups as cached (`random_page_cost` 1.1, not 4) unless the URL says
+    /// otherwise: with the default, a claim of a few hundred jobs scanned whole tables (bench/scale/throughput).
+    @Test func sessionsPriceIndexLookUpsAsCached() throws {
+        let url = try TestPostgres.requireURL()
+        let plain = try PostgresDatabase(url: url, options: .init(poolSize: 1))
+        #expect(try plain.read { db in try db.row("SHOW random_page_cost")?.text(0) } == "1.1")
+        let separator = url.contains("?") ? "&" : "?"
+        let chosen = try PostgresDatabase(
+            url: url + separator + "options=-c%20random_page_cost%3D2", options: .init(poolSize: 1))
+        #expect(
+            try chosen.read { db in try db.row("SHOW random_page_cost")?.text(0) } == "2", "the URL's own options win")
+    }
+
     @Test func connectionsAreMadeWhenNeededAndReused() throws {
         let database = try TestPostgres.database(options: .init(poolSize: 3))
         #expect(database.openConnections == 0)

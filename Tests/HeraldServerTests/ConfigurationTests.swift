@@ -75,7 +75,7 @@ struct ConfigurationTests {
                 "--data-dir", "/var/lib/herald", "--database", "sqlite:/tmp/h.db", "--apns-url", "https://apns.test",
                 "--fcm-url", "https://fcm.test", "--ca-file", "/etc/ca.pem", "--public-url", "https://push.example.com",
                 "--http-threads", "8", "--delivery-concurrency", "64", "--delivery-min-concurrency", "64",
-                "--password-cost", "1024", "--no-delivery",
+                "--password-cost", "1024", "--delivery-lease", "5", "--no-delivery",
             ], ["HERALD_ADMIN_TOKEN": "token", "HERALD_SECRET_KEY": String(repeating: "0", count: 64)])
         #expect(configuration.dataDirectory == "/var/lib/herald")
         #expect(configuration.database == "sqlite:/tmp/h.db")
@@ -87,6 +87,8 @@ struct ConfigurationTests {
         #expect(configuration.delivery.concurrency == 64)
         #expect(configuration.delivery.minimumConcurrency == 64)
         #expect(configuration.passwordCost == 1024)
+        #expect(configuration.delivery.lease == .seconds(5))
+        #expect(try read([], ["HERALD_DELIVERY_LEASE": "30"]).delivery.lease == .seconds(30))
         #expect(!configuration.delivery.enabled)
         #expect(configuration.adminToken == "token")
         #expect(try !read([], ["HERALD_DELIVERY": "off"]).delivery.enabled)
@@ -107,6 +109,7 @@ struct ConfigurationTests {
         (["--log-level", "loud"], "unknown log level"),
         (["--password-cost", "1000"], "power of two"),
         (["--http-threads", "0"], "--http-threads"),
+        (["--delivery-lease", "1"], "--delivery-lease"),
         (["--delivery-concurrency", "64", "--delivery-min-concurrency", "128"], "must not exceed"),
         (["--database", "mysql://db"], "sqlite:<path> or postgres"),
         (["--database", "sqlite:"], "names no file"),

@@ -82,6 +82,38 @@ struct DeliveryQueueTests {
         #expect(try queue.depth(at: at(30)) == QueueDepth(queued: 0, due: 0, sending: 0))
     }
 
+    /// Accepted pushes are written many rows per statement: more than one statement's worth (300 > 256), of a size
+    /// that is not a power of two, mixed with a failure, a late answer whose lease another node holds, and an
+    /// answer without a provider id: each row gets its own id, and only rows still leased to the writer change.
+    @Test(arguments: StoreBackend.allCases)
+    func acceptedPushesAreRecordedInBatches(_ backend: StoreBackend) throws {
+        let fixture = try StoreFixture(backend)
+        let store = fixture.store
+        let queue = store.deliveryQueue
+        let device = try fixture.register(fixture.user, key: "ios", token: "aaaa")
+        _ = try fixture.publish((0..<303).map { fixture.draft(fixture.user, "n\($0)") }, at: at(0))
+        let mine = try queue.claim(owner: "w1", limit: 302, leaseUntil: at(60), at: at(0))
+        let theirs = try queue.claim(owner: "w2", limit: 10, leaseUntil: at(60), at: at(0))
+        #expect(mine.count == 302 && theirs.count == 1)
+        func complete(_ job: ClaimedDelivery, _ outcome: DeliveryCompletion.Outcome) -> DeliveryCompletion {
+            DeliveryCompletion(id: job.id, leaseOwner: "w1", outcome: outcome, deviceID: device.id, token: job.token)
+        }
+        var batch = mine[0..<300].map { complete($0, .delivered(providerMessageID: "apns-\($0.id)")) }
+        batch.insert(complete(mine[300], .failed(reason: "400 BadTopic")), at: 150)
+        batch.append(complete(mine[301], .delivered(providerMessageID: nil)))
+        batch.append(complete(theirs[0], .delivered(providerMessageID: "late")))  // w2's lease: not w1's to write
+        #expect(try queue.record(batch, at: at(1)) == 302)
+        #expect(try queue.record(batch, at: at(2)) == 0, "a job completes once")
+        let jobs = try store.read { tx in
+            try (mine + theirs).map { try tx.deliveries.all(notificationID: $0.notification.id)[0] }
+        }
+        #expect(jobs[0..<300].allSatisfy { $0.status == .delivered && $0.providerMessageID == "apns-\($0.id)" })
+        #expect(jobs[300].status == .failed)
+        #expect(jobs[301].status == .delivered && jobs[301].providerMessageID == nil)
+        #expect(jobs[302].status == .sending, "still w2's")
+        #expect(try queue.depth(at: at(3)) == QueueDepth(queued: 0, due: 0, sending: 1))
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func retriesWaitsFailuresAndRelease(_ backend: StoreBackend) throws {
         let fixture = try StoreFixture(backend)

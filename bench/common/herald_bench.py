@@ -63,7 +63,8 @@ def nghttpd_command(port, key, cert, extra=()):
 
 def haproxy_sink(directory, port, cert, key, delay_ms=0, slow_prefix=None, slow_ms=2000):
     """An APNs-shaped HTTP/2 + TLS server (Debian's haproxy, with Lua) answering every POST 200 with its apns-id
-    after `delay_ms`, or after `slow_ms` for device tokens starting with `slow_prefix`; the waits run side by side,
+    (FCM's sends too; `/token` answers an OAuth access token, so an FCM service account whose `token_uri` is
+    `https://127.0.0.1:<port>/token` works against it) after `delay_ms`, or after `slow_ms` for device tokens starting with `slow_prefix`; the waits run side by side,
     so it answers with a provider's latency and no queueing of its own. One thread, 1000 streams per connection.
     Returns the process (stop it with terminate())."""
     combined = os.path.join(directory, "haproxy.pem")
@@ -94,6 +95,7 @@ frontend apns
   bind 127.0.0.1:{port} ssl crt {combined} alpn h2,http/1.1
   http-request wait-for-body time 5s
   http-request lua.delay
+  http-request return status 200 content-type application/json string '{{"access_token":"bench","expires_in":3600,"token_type":"Bearer"}}' if {{ path /token }}
   http-request return status 200 hdr apns-id "%[req.hdr(apns-id)]"
 """)
     process = subprocess.Popen(["haproxy", "-db", "-f", config], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -28,8 +28,12 @@ struct PostgresConnectionSettings: Sendable {
         password = parameters["password"] ?? found
         // Defaults first (the URL overrides them), then the URL, then what must hold whatever the URL says
         // (Herald reads text as UTF-8), then the caller's parameters.
-        var keywords = ["application_name", "connect_timeout", "dbname", "client_encoding"]
-        var values = ["herald", "10", url, "UTF8"]
+        // `random_page_cost=1.1`: the planner's default (4) prices an index look-up as a disk seek, so for a claim
+        // of a few hundred jobs it chose hash joins over sequential scans of `notifications` and `devices` (22 ms
+        // for 256 jobs at 30,000 rows, growing with the tables) over a nested loop of index look-ups (3 ms);
+        // Herald's working set is meant to be cached, which 1.1 describes (bench/scale/throughput, RESULTS.md).
+        var keywords = ["application_name", "connect_timeout", "options", "dbname", "client_encoding"]
+        var values = ["herald", "10", "-c random_page_cost=1.1", url, "UTF8"]
         for (keyword, value) in parameters.sorted(by: { $0.key < $1.key }) {
             keywords.append(keyword)
             values.append(value)

@@ -105,6 +105,8 @@ extension HeraldConfiguration {
         }
         if let streams = try integer("provider-streams", "HERALD_PROVIDER_STREAMS", in: 1...100_000) {
             configuration.delivery.streamsPerConnection = streams
+        if let seconds = try integer("delivery-lease", "HERALD_DELIVERY_LEASE", in: 2...86_400) {
+            configuration.delivery.lease = .seconds(Int64(seconds))
         }
         if let cost = try integer("password-cost", "HERALD_PASSWORD_COST", in: 2...1_048_576) {
             guard cost & (cost - 1) == 0 else {

@@ -91,7 +91,30 @@ public final class SQLDeliveryQueue: DeliveryQueue {
         return try database.write { db in
             var applied = 0
             var campaignOutcomes: [Int64: (delivered: Int64, failed: Int64)] = [:]
+            // Pushes Apple or Google accepted, nearly every answer: one statement per batch of rows, not one per
+            // row (per-row statements were what capped a node on PostgreSQL: a round trip each).
+            var accepted: [DeliveryCompletion] = []
+            var others: [DeliveryCompletion] = []
             for completion in completions {
+                if case .delivered = completion.outcome {
+                    accepted.append(completion)
+                } else {
+                    others.append(completion)
+                }
+            }
+            let campaignOf = Dictionary(
+                accepted.compactMap { completion in completion.campaignID.map { (completion.id, $0) } },
+                uniquingKeysWith: { first, _ in first })
+            for start in stride(from: 0, to: accepted.count, by: Self.recordChunk) {
+                let chunk = accepted[start..<min(start + Self.recordChunk, accepted.count)]
+                try db.forEachRow(Self.markDelivered(chunk, at: now)) { row in
+                    applied += 1
+                    if let campaign = campaignOf[row.int(0)] {
+                        campaignOutcomes[campaign, default: (0, 0)].delivered += 1
+                    }
+                }
+            }
+            for completion in others {
                 let owned: SQLQuery =
                     " WHERE id = \(completion.id) AND status = 'sending' AND lease_owner = \(completion.leaseOwner)"
                 let changed: Int
@@ -149,6 +172,33 @@ public final class SQLDeliveryQueue: DeliveryQueue {
             }
             return applied
         }
+    }
+
+    /// Most rows one `markDelivered` statement carries.
+    static let recordChunk = 256
+
+    /// One statement marking `completions` (all `.delivered`) delivered where their lease is still theirs; returns
+    /// the ids it changed. The `VALUES` list is padded to a power of two by repeating its last row (which changes
+    /// nothing: a row is updated once), so that batches of any size share a few prepared statements.
+    static func markDelivered(_ completions: ArraySlice<DeliveryCompletion>, at now: Timestamp) -> SQLQuery {
+        var rows = 1
+        while rows < completions.count { rows *= 2 }
+        var values: SQLQuery = ""
+        for index in 0..<rows {
+            let completion = completions[completions.startIndex + min(index, completions.count - 1)]
+            guard case .delivered(let messageID) = completion.outcome else { preconditionFailure("not delivered") }
+            let separator = index == 0 ? "" : ", "
+            let row: SQLQuery =
+                "\(raw: separator)(CAST(\(completion.id) AS BIGINT), CAST(\(completion.leaseOwner) AS TEXT), CAST(\(messageID) AS TEXT))"
+            values = values + row
+        }
+        return """
+            UPDATE deliveries SET status = 'delivered', provider_message_id = v.column3, last_reason = NULL,
+                lease_owner = NULL, lease_until = NULL, updated_at = \(now)
+            FROM (VALUES \(values)) AS v
+            WHERE deliveries.id = v.column1 AND deliveries.status = 'sending' AND deliveries.lease_owner = v.column2
+            RETURNING id
+            """
     }
 
     @discardableResult
