@@ -6,7 +6,7 @@ import Synchronization
 /// ```swift
 /// let database = try PostgresDatabase(url: "postgres://herald:secret@db.internal:5432/herald")
 /// try Migrator.migrate(database, Schema.migrations, at: now)   // safe when several nodes start at once
-/// let store = Store(database: database)
+/// let store = try Store(database: database)
 /// ```
 /// The URL is anything libpq reads: `postgres://` or `postgresql://` URLs with `?sslmode=…` and the like, a unix
 /// socket as `postgresql:///herald?host=/run/postgresql`, or `host=… dbname=…` pairs. Connections are made when

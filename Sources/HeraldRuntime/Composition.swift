@@ -18,6 +18,7 @@ public enum Composition {
     /// schema up to date (on PostgreSQL under an advisory lock, so nodes starting at once migrate it once).
     public static func openStore(_ url: String, clock: WallClock, logger: Logger) throws -> Store {
         let database: any SQLDatabase
+        var feed: PostgresChangeFeed?
         if url.hasPrefix("sqlite:") {
             let path = String(url.dropFirst("sqlite:".count))
             guard !path.isEmpty else {
@@ -36,6 +37,9 @@ public enum Composition {
         } else if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
             do {
                 database = try PostgresDatabase(url: url)
+                // Every node hears every commit: new jobs wake its engine, other changes empty its caches.
+                feed = try PostgresChangeFeed(url: url)
+                feed?.notifications.start()
             } catch {
                 // The URL may hold a password: name only its scheme.
                 throw HeraldConfiguration.ConfigurationError(description: "cannot open database postgres://…: \(error)")
@@ -55,7 +59,7 @@ public enum Composition {
         if !applied.isEmpty {
             logger.info("database migrated", ["db.versions": applied.map(String.init).joined(separator: ",")])
         }
-        return Store(database: database)
+        return try Store(database: database, feed: feed)
     }
 
     /// Where the OpenAPI document is: `openapi.json` next to the binary or in `../share/herald/` from it (as

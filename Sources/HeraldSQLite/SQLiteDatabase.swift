@@ -8,7 +8,7 @@ import Synchronization
 /// ```swift
 /// let database = try SQLiteDatabase(path: "herald-data/herald.db")
 /// try Migrator.migrate(database, Schema.migrations, at: now)
-/// let store = Store(database: database)
+/// let store = try Store(database: database)
 /// ```
 public final class SQLiteDatabase: SQLDatabase {
     public let dialect = SQLDialect.sqlite

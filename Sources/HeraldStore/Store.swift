@@ -22,16 +22,31 @@ public final class Store: Sendable {
     public let deliveryQueue: SQLDeliveryQueue
     private let makeUUID: @Sendable () -> String
     private let changes: ChangeSignals
+    private let feed: (any ChangeFeed)?
+    private let subscription: ChangeSubscription?
 
     /// A store over `database`, which must already be migrated (`Migrator.migrate(database, Schema.migrations, …)`).
-    /// `makeUUID` makes each delivery job's `apns-id`.
-    public init(database: any SQLDatabase, makeUUID: @escaping @Sendable () -> String = { UUIDString.random() }) {
+    /// `makeUUID` makes each delivery job's `apns-id`. `feed` (PostgreSQL's LISTEN/NOTIFY, for a database several
+    /// nodes share) carries every commit to every node: a node wakes its delivery engine at once when another
+    /// enqueues, and its caches (sessions, businesses, inbox pages) see another node's change — a logout, say — as
+    /// they see their own. Without one (SQLite: one process), only this process's commits count.
+    public init(
+        database: any SQLDatabase, feed: (any ChangeFeed)? = nil,
+        makeUUID: @escaping @Sendable () -> String = { UUIDString.random() }
+    ) throws {
         let changes = ChangeSignals()
         self.database = database
         self.makeUUID = makeUUID
         self.changes = changes
+        self.feed = feed
         deliveryQueue = SQLDeliveryQueue(database: database, changes: changes)
+        subscription = try feed?.subscribe(.commits) { event in
+            changes.bump()
+            if event.payload == Self.jobsAdded || event.mayHaveMissedChanges { changes.deliveriesAdded() }
+        }
     }
+
+    private static let jobsAdded = "jobs"
 
     /// Runs `body` with a connection that sees committed data. It must only read.
     public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
@@ -49,6 +64,7 @@ public final class Store: Sendable {
             let transaction = StoreTransaction(connection: connection, dialect: database.dialect, makeUUID: makeUUID)
             let result = try body(transaction)
             enqueued = transaction.deliveriesEnqueued
+            try feed?.publish(.commits, payload: enqueued > 0 ? Self.jobsAdded : "", in: connection)
             return result
         }
         changes.committed(deliveriesEnqueued: enqueued)
@@ -66,6 +82,11 @@ public final class Store: Sendable {
     /// Calls `observer` (on the committing thread, quickly) after every commit here, the delivery queue's
     /// included: what waits for the store to change (a test's condition, a live view) looks again then.
     public func onCommit(_ observer: @escaping @Sendable () -> Void) { changes.onCommit(observer) }
+}
+
+extension ChangeTopic {
+    /// A store transaction committed (payload `jobs` when it enqueued deliveries).
+    static let commits = ChangeTopic("commits")
 }
 
 /// What a store tells its readers about commits: a change counter for caches and a wake-up for the engine.

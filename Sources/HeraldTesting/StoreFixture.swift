@@ -32,20 +32,20 @@ public enum StoreBackend: String, CaseIterable, Sendable, CustomStringConvertibl
             let path = directory.appendingPathComponent("test.db").path
             let database = try SQLiteDatabase(path: path)
             try Migrator.migrate(database, Schema.migrations, at: 0)
-            return (Store(database: database), path)
+            return (try Store(database: database), path)
         case .postgres:
             let schema = try TestPostgres.makeSchema()
             let database = try TestPostgres.database(schema: schema)
             try Migrator.migrate(database, Schema.migrations, at: 0)
-            return (Store(database: database), schema)
+            return (try Store(database: database), schema)
         }
     }
 
     /// Another store (another node, another connection) on the database at `path`.
     public func reopen(_ path: String) throws -> Store {
         switch self {
-        case .sqlite: return Store(database: try SQLiteDatabase(path: path))
-        case .postgres: return Store(database: try TestPostgres.database(schema: path))
+        case .sqlite: return try Store(database: try SQLiteDatabase(path: path))
+        case .postgres: return try Store(database: try TestPostgres.database(schema: path))
         }
     }
 }

@@ -96,7 +96,7 @@ struct CrashRecoveryTests {
 
         // 10,000 users with an iPhone each, written straight into the database the server uses.
         let database = try SQLiteDatabase(path: data.file("herald.db"))
-        let store = Store(database: database)
+        let store = try Store(database: database)
         let now = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
         let userIDs = try store.transaction { tx in
             try (0..<total).map { index in

@@ -129,7 +129,9 @@ struct FCMDeliveryTests {
             let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
             let jobs = try herald.waitForDeliveries(of: id)
             #expect(jobs.first?.status == .delivered && jobs.first?.attempts == 1, "\(jobs)")
-            let sent = try standIn.fcmRequests().last { $0["body"]?["message"]?["data"]?["n"]?.stringValue == String(id) }
+            let sent = try standIn.fcmRequests().last {
+                $0["body"]?["message"]?["data"]?["n"]?.stringValue == String(id)
+            }
             return sent?["headers"]?["authorization"]?.stringValue
         }
         let first = try send()

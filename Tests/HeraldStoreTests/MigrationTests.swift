@@ -27,7 +27,7 @@ struct MigrationTests {
                 try db.executeScript(statement)
             }
         }
-        let store = Store(database: database)
+        let store = try Store(database: database)
         let user = (businessID: Int64(1), id: Int64(1))
         let device = (id: Int64(1), ())
         let entry = (id: Int64(1), ())

@@ -105,6 +105,7 @@ extension HeraldConfiguration {
         }
         if let streams = try integer("provider-streams", "HERALD_PROVIDER_STREAMS", in: 1...100_000) {
             configuration.delivery.streamsPerConnection = streams
+        }
         if let seconds = try integer("delivery-lease", "HERALD_DELIVERY_LEASE", in: 2...86_400) {
             configuration.delivery.lease = .seconds(Int64(seconds))
         }

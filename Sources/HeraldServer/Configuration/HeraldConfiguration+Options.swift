@@ -69,7 +69,8 @@ extension HeraldConfiguration {
             "set, sends in flight narrow down to it as round trips grow: fewer sent twice after a crash, slower"),
         Option(
             "delivery-lease", "HERALD_DELIVERY_LEASE", "`60`",
-            "seconds a node holds a claimed push before another may take it (a provider request gets at most 40 % of it)"),
+            "seconds a node holds a claimed push before another may take it (a provider request gets at most 40 % of it)"
+        ),
         Option(
             "provider-connections", "HERALD_PROVIDER_CONNECTIONS", "`4`",
             "HTTP/2 connections per credential (business × APNs/FCM), opened as their streams fill"),

@@ -19,7 +19,7 @@ struct AudienceScaleTests {
 
     @Test(.enabled(if: path != nil))
     func pagingAndCountingAMillionDevices() throws {
-        let store = Store(database: try SQLiteDatabase(path: Self.path!))
+        let store = try Store(database: try SQLiteDatabase(path: Self.path!))
         let now = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
         let gold = Audience.segment(.attribute("tier", .eq(.string("gold"))))
         for (label, audience) in [("all", Audience.all), ("tier = gold", gold)] {
