@@ -116,7 +116,7 @@ public final class HeraldApplication: Sendable {
         ).register(in: &router)
         POSController(store: store, auth: POSAuthenticator(store: store, limits: limits), loyalty: loyalty).register(
             in: &router)
-        let surveyLinks = SurveyLinks(baseURL: media.publicBaseURL)
+        let surveyLinks = SurveyLinks(baseURL: media.publicBaseURL, sealer: sealer)
         let submission = SurveySubmission(loyalty: loyalty)
         MobileLoyaltyController(
             store: store, auth: mobileAuth, loyalty: loyalty, submission: submission, clock: clock,
