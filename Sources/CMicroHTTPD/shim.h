@@ -16,6 +16,7 @@ static inline struct MHD_Daemon *herald_mhd_start(
     unsigned int flags, int listen_fd, MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls,
     void *(*uri_logger)(void *cls, const char *uri, struct MHD_Connection *con), void *uri_logger_cls,
+    MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     unsigned int thread_pool_size,
     unsigned int connection_timeout, size_t connection_memory_limit, unsigned int connection_limit)
 {
@@ -23,6 +24,7 @@ static inline struct MHD_Daemon *herald_mhd_start(
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_URI_LOG_CALLBACK, uri_logger, uri_logger_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
         MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
@@ -40,6 +42,12 @@ static inline uint16_t herald_mhd_bound_port(struct MHD_Daemon *d) {
 static inline const struct sockaddr *herald_mhd_client_addr(struct MHD_Connection *c) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info == NULL ? NULL : info->client_addr;
+}
+
+/// The socket of a connection, or -1.
+static inline int herald_mhd_connection_fd(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
 }
 
 /// Lets `r` carry the Content-Length its handler sets (MHD_set_response_options is variadic): a 304 names the

@@ -21,7 +21,23 @@ public final class SQLiteDatabase: SQLDatabase {
     public init(path: String, maxIdleReaders: Int = 16) throws {
         self.path = path
         self.maxIdleReaders = maxIdleReaders
+        Self.restrictFiles(path)
         writer = Mutex(try SQLiteConnection(path: path))
+        Self.restrictFiles(path)
+    }
+
+    /// Makes the database and its WAL and shared-memory files readable by their owner only (0600), whatever the
+    /// directory's mode or the umask: they hold emails, password hashes and tokens. A new database is created
+    /// 0600 before SQLite opens it (SQLite gives the WAL and shared-memory files its mode); an existing one, and
+    /// files left by an older version, are changed.
+    static func restrictFiles(_ path: String) {
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
+        for file in [path, path + "-wal", path + "-shm", path + "-journal"] {
+            var status = stat()
+            if stat(file, &status) == 0, status.st_mode & 0o077 != 0 { _ = chmod(file, 0o600) }
+        }
     }
 
     public func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {

@@ -71,7 +71,14 @@ public final class HeraldApplication: Sendable {
         let engine = delivery
         let notifications = NotificationService()
         let loyalty = LoyaltyService(store: store, notifications: notifications, clock: clock)
-        let accounts = AccountService(store: store, notifications: notifications, loyalty: loyalty, clock: clock)
+        var accounts = AccountService(store: store, notifications: notifications, loyalty: loyalty, clock: clock)
+        accounts.maxDevicesPerUser = configuration.maxDevicesPerUser
+        let limits = RateLimits(
+            authPerAddress: .perMinute(configuration.authPerAddressPerMinute),
+            authPerAccount: .perMinute(configuration.authPerAccountPerMinute),
+            mobilePerBusiness: .perSecond(configuration.mobilePerBusinessPerSecond),
+            devicePerInstall: .perMinute(configuration.devicePerInstallPerMinute),
+            posPerKey: .perSecond(configuration.posPerKeyPerSecond))
         let inbox = InboxService(store: store, clock: clock)
         scheduler = ReminderScheduler(
             store: store, loyalty: loyalty, clock: clock, interval: configuration.schedulerInterval,
@@ -83,7 +90,7 @@ public final class HeraldApplication: Sendable {
             fanOut: CampaignFanOut(store: store, notifications: notifications, clock: clock), clock: clock,
             logger: logger.labeled("herald.campaigns"))
         self.campaignRunner = campaignRunner
-        let mobileAuth = MobileAuthenticator(store: store, sealer: sealer, clock: clock)
+        let mobileAuth = MobileAuthenticator(store: store, sealer: sealer, clock: clock, limits: limits)
         var router = Router()
         let openAPI = configuration.openAPIFile.flatMap { FileManager.default.contents(atPath: $0) }.map(Array.init)
         SystemController(metrics: metrics, openAPI: openAPI).register(in: &router)
@@ -111,8 +118,9 @@ public final class HeraldApplication: Sendable {
             admin: admin, importer: UserImporter(store: store, clock: clock),
             segments: SegmentService(store: store, clock: clock)
         ).register(in: &router)
-        POSController(store: store, auth: POSAuthenticator(store: store), loyalty: loyalty).register(in: &router)
-        let surveyLinks = SurveyLinks(baseURL: media.publicBaseURL)
+        POSController(store: store, auth: POSAuthenticator(store: store, limits: limits), loyalty: loyalty).register(
+            in: &router)
+        let surveyLinks = SurveyLinks(baseURL: media.publicBaseURL, sealer: sealer)
         let submission = SurveySubmission(loyalty: loyalty)
         MobileLoyaltyController(
             store: store, auth: mobileAuth, loyalty: loyalty, submission: submission, clock: clock,
@@ -123,13 +131,16 @@ public final class HeraldApplication: Sendable {
         MobileController(
             store: store, auth: mobileAuth, accounts: accounts, inbox: inbox, passwords: passwords, clock: clock,
             tokenLifetime: configuration.accessTokenLifetime,
-            dummyHash: try passwords.hash(Base64URL.encode(SecureRandom.bytes(count: 24)))
+            dummyHash: try passwords.hash(Base64URL.encode(SecureRandom.bytes(count: 24))), limits: limits,
+            passwordPool: PasswordPool(
+                slots: configuration.passwordThreads ?? max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
         ).register(in: &router)
         let devices = DeviceService(store: store, clock: clock)
         var eventOptions = DeviceEventService.Options()
         eventOptions.influenceWindow = configuration.influenceWindow
         let deviceEvents = DeviceEventService(store: store, clock: clock, options: eventOptions)
-        let deviceAuth = DeviceAuthenticator(store: store, sealer: sealer, clock: clock, devices: devices)
+        let deviceAuth = DeviceAuthenticator(
+            store: store, sealer: sealer, clock: clock, devices: devices, limits: limits)
         DeviceController(store: store, auth: deviceAuth, sealer: sealer, devices: devices, events: deviceEvents)
             .register(in: &router)
         DeviceGeofenceController(
@@ -152,6 +163,9 @@ public final class HeraldApplication: Sendable {
         serverConfiguration.reusePort = configuration.reusePort
         serverConfiguration.listeningSocket = configuration.listeningSocket
         serverConfiguration.bodyLimit = MediaController.bodyLimit(adminToken: adminToken)
+        serverConfiguration.headTimeout = configuration.headTimeout
+        serverConfiguration.perAddressConnectionLimit = configuration.connectionsPerAddress
+        serverConfiguration.reservedConnections = configuration.reservedConnections
         server = HTTPServer(configuration: serverConfiguration, responder: application, logger: httpLogger)
     }
 

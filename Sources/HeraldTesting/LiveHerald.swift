@@ -47,6 +47,14 @@ public final class LiveHerald: Sendable {
         configuration.passwordCost = 1024
         configuration.logLevel = logLevel
         configuration.httpThreads = 4
+        // Tests sign many users up from one address at once: limits off unless a test sets them.
+        configuration.authPerAddressPerMinute = 0
+        configuration.authPerAccountPerMinute = 0
+        configuration.mobilePerBusinessPerSecond = 0
+        configuration.devicePerInstallPerMinute = 0
+        configuration.posPerKeyPerSecond = 0
+        configuration.passwordThreads = 64
+        configuration.connectionsPerAddress = 10_000
         configure(&configuration)
         let logger = Logger(label: "herald", level: logLevel)
         application = try Composition.application(configuration, logger: logger, clock: clock, providers: providers)

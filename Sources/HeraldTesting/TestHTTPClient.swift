@@ -38,6 +38,9 @@ public final class TestHTTPClient: @unchecked Sendable {
     private var buffer: [UInt8] = []
     /// Seconds to wait for a response before failing.
     public var timeout: Double = 20
+    /// The local IPv4 address to connect from (any of 127.0.0.0/8 on loopback), when not the system's choice: a
+    /// client at another address, as far as the server can tell.
+    public var sourceAddress: String?
 
     /// A client for `host:port`; it connects on first use and reconnects when the server closed.
     public init(host: String = "127.0.0.1", port: Int) {
@@ -63,6 +66,20 @@ public final class TestHTTPClient: @unchecked Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         inet_pton(AF_INET, host, &address.sin_addr)
+        if let sourceAddress {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, sourceAddress, &local.sin_addr)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                Glibc.close(fd)
+                throw Failure(description: "bind to \(sourceAddress) failed: errno \(errno)")
+            }
+        }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))

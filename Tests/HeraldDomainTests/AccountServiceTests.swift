@@ -32,11 +32,19 @@ struct AccountServiceTests {
         #expect(try world.register(bob, key: "device-B", token: nil, at: at(4)).token == "aaaa")
         #expect(try world.register(bob, key: "device-B", token: .some(nil), at: at(5)).token == nil)
 
-        // A device that changes hands does not carry the old user's token.
-        try world.register(ann, key: "device-C", token: "cccc", at: at(5))
-        let handedOver = try world.register(bob, key: "device-C", token: nil, at: at(6))
+        // Knowing another user's device id is no proof of holding the device: the caller gets a record of their
+        // own, and the owner keeps theirs with its token.
+        let annsTablet = try world.register(ann, key: "device-C", token: "cccc", at: at(5))
+        let own = try world.register(bob, key: "device-C", token: nil, at: at(6))
+        #expect(own.id != annsTablet.id)
+        #expect(own.userID == bob.id)
+        #expect(try device(annsTablet.id)?.userID == ann.id)
+        #expect(try device(annsTablet.id)?.token == "cccc")
+        // The device's own push token is proof: it moves, with the token.
+        let handedOver = try world.register(bob, key: "device-C", token: "cccc", at: at(6))
+        #expect(handedOver.id == annsTablet.id)
         #expect(handedOver.userID == bob.id)
-        #expect(handedOver.token == nil)
+        #expect(handedOver.token == "cccc")
         #expect(try store.read { try $0.devices.all(userID: ann.id) }.allSatisfy { $0.token == nil })
 
         try world.register(bob, key: "device-D", token: "dddd", platform: .fcm)
@@ -49,6 +57,46 @@ struct AccountServiceTests {
                 businessID: world.business.id, userID: 999,
                 DeviceRegistration(deviceKey: "z", platform: .apns, token: "z", userAgent: nil))
         }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func aDeviceMovesToAnotherUserOnlyWithProof(_ backend: StoreBackend) throws {
+        let world = try StoreFixture(backend)
+        let ann = world.user
+        let bob = try world.addUser("bob@example.com")
+        let annsPhone = try world.register(ann, key: "ann-phone", token: "aaaa", at: at(1))
+        // Bob names Ann's device id without its token: his own record; Ann's device and token stay hers.
+        let bobs = try world.register(bob, key: "ann-phone", token: "bbbb", at: at(2))
+        #expect(bobs.id != annsPhone.id)
+        let after = try #require(try world.store.read { try $0.devices.find(id: annsPhone.id) })
+        #expect(after.userID == ann.id)
+        #expect(after.token == "aaaa")
+        // A session that was signed in on the device is proof too.
+        let moved = try world.accounts.registerDevice(
+            businessID: world.business.id, userID: bob.id,
+            DeviceRegistration(
+                deviceKey: "ann-phone", platform: .apns, token: nil, userAgent: nil, sessionDeviceID: annsPhone.id))
+        #expect(moved.id == annsPhone.id)
+        #expect(moved.userID == bob.id)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func aUserKeepsAtMostTenDevicesTheOldestPruned(_ backend: StoreBackend) throws {
+        let world = try StoreFixture(backend)
+        let ann = world.user
+        var ids: [Int64] = []
+        for index in 0..<12 {
+            ids.append(try world.register(ann, key: "phone-\(index)", token: "t\(index)", at: at(Int64(index + 1))).id)
+        }
+        let left = try world.store.read { try $0.devices.all(userID: ann.id) }.map(\.id)
+        #expect(left == Array(ids.suffix(10)))
+        // Using an old one again keeps it: the least recently updated goes instead.
+        try world.register(ann, key: "phone-2", token: nil, at: at(20))
+        try world.register(ann, key: "phone-12", token: "t12", at: at(21))
+        let now = try world.store.read { try $0.devices.all(userID: ann.id) }.map(\.deviceKey)
+        #expect(now.count == 10)
+        #expect(now.contains("phone-2"))
+        #expect(!now.contains("phone-3"))
     }
 
     @Test(arguments: StoreBackend.allCases)

@@ -29,6 +29,7 @@ struct HTTPServerTests {
         init(configure: (inout HTTPServer.Configuration) -> Void = { _ in }) throws {
             var router = Router()
             router.get("/x") { _ in .json(["ok": true]) }
+            router.get("/healthz") { _ in .json(["status": "ok"]) }
             router.get("/items/{id}") { request in .json(["id": .string(request.parameter("id") ?? "")]) }
             router.get("/items/{id}/tags/{tag}") { request in
                 .json(["id": .string(request.parameter("id") ?? ""), "tag": .string(request.parameter("tag") ?? "")])
@@ -747,10 +748,10 @@ struct HTTPServerTests {
 
 extension TestHTTPClient.Response {
     /// The body parsed as JSON.
-    fileprivate var value: JSON? { try? JSON.parse(body) }
+    var value: JSON? { try? JSON.parse(body) }
 
     /// `{"errors":{field:[messages]}}` as a dictionary; nil for any other shape.
-    fileprivate var errorFields: [String: [String]]? {
+    var errorFields: [String: [String]]? {
         guard let pairs = value?.objectValue, pairs.count == 1, pairs[0].key == "errors",
             let errors = pairs[0].value.objectValue
         else { return nil }
@@ -763,5 +764,5 @@ extension TestHTTPClient.Response {
     }
 
     /// True when the content type says JSON.
-    fileprivate var isJSON: Bool { header("content-type")?.hasPrefix("application/json") == true }
+    var isJSON: Bool { header("content-type")?.hasPrefix("application/json") == true }
 }

@@ -610,6 +610,12 @@ struct LoyaltyPushTests {
         #expect(
             try herald.client().request("GET", target.replacingOccurrences(of: "/\(id)?", with: "/\(id + 1)?")).status
                 == 404)
+        // Nor with the key worked out from the business secret, which every copy of the app holds (issue 16,
+        // finding 3: any user could answer another's survey).
+        let forged = Base64URL.encode(
+            HMACSHA256.authenticationCode(for: Array("survey-page:\(id)".utf8), key: Array(business.secret.utf8))
+                .prefix(16))
+        #expect(try herald.client().request("GET", "/surveys/\(id)?t=\(forged)", headers: browser).status == 404)
 
         func post(_ form: String, html: Bool = true) throws -> TestHTTPClient.Response {
             try herald.client().request(

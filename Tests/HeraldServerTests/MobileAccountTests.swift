@@ -467,6 +467,24 @@ struct MobileAccountTests {
         #expect(deliveries == 1)
     }
 
+    @Test(.bug(id: "issue-16-4", "another user's device is taken over by naming its device id"))
+    func namingAnotherUsersDeviceIDDoesNotTakeTheDevice() throws {
+        let fixture = try ServerFixture()
+        let annsToken = randomAPNsToken()
+        let ann = try fixture.signedUp("ann@example.com", token: annsToken, deviceID: "ann-iphone")
+        _ = try fixture.signedUp("bob@example.com")
+        // Bob logs in naming Ann's device id (with a token of his own, or none).
+        #expect(try fixture.app(deviceID: "ann-iphone").logIn(email: "bob@example.com").status == 200)
+        #expect(
+            try fixture.app(deviceID: "ann-iphone").logIn(email: "bob@example.com", token: randomAPNsToken()).status
+                == 200)
+        let annsDevices = try fixture.store.read { try $0.devices.all(userID: ann.userID!) }
+        #expect(annsDevices.map(\.deviceKey) == ["ann-iphone"])
+        #expect(annsDevices.map(\.token) == [annsToken])
+        // Ann's next news still reaches her phone.
+        #expect(try fixture.deliveryCount(forNewsTo: ann.userID!) == 1)
+    }
+
     @Test func theWelcomeIsPushedToTheNewDevice() throws {
         let fixture = try ServerFixture()
         let app = try fixture.signedUp("ann@example.com", token: randomAPNsToken(), deviceID: "phone-1")
@@ -573,17 +591,18 @@ struct MobileAccountTests {
         #expect(try fixture.deliveryCount(forNewsTo: bob.userID!) == 1)
     }
 
-    @Test func aDeviceThatChangesHandsMovesToTheNewUser() throws {
+    @Test func aDeviceThatChangesHandsMovesToTheNewUserWithProof() throws {
         let fixture = try ServerFixture()
-        let ann = try fixture.signedUp("ann@example.com", token: randomAPNsToken(), deviceID: "shared-ipad")
+        let annsToken = randomAPNsToken()
+        let ann = try fixture.signedUp("ann@example.com", token: annsToken, deviceID: "shared-ipad")
         _ = try fixture.signedUp("bob@example.com")
+        // Bob holds the iPad: the app sends its push token (the proof) with his login.
         let bobOnIPad = fixture.app(deviceID: "shared-ipad")
-        #expect(try bobOnIPad.logIn(email: "bob@example.com").status == 200)
-        // Ann's token must not follow the iPad to Bob, and Ann no longer has it.
+        #expect(try bobOnIPad.logIn(email: "bob@example.com", token: annsToken).status == 200)
         #expect(try fixture.store.read { try $0.devices.all(userID: ann.userID!) }.isEmpty)
-        #expect(try fixture.store.read { try $0.devices.all(userID: bobOnIPad.userID!) }.map(\.token) == [nil])
+        #expect(try fixture.store.read { try $0.devices.all(userID: bobOnIPad.userID!) }.map(\.token) == [annsToken])
         #expect(try fixture.deliveryCount(forNewsTo: ann.userID!) == 0)
-        #expect(try fixture.deliveryCount(forNewsTo: bobOnIPad.userID!) == 0)
+        #expect(try fixture.deliveryCount(forNewsTo: bobOnIPad.userID!) == 1)
     }
 
     static let invalidTokens: [(String, JSON)] = [

@@ -8,6 +8,8 @@ public struct AccountService: Sendable {
     let notifications: NotificationService
     let loyalty: LoyaltyService
     let clock: WallClock
+    /// Most devices one user has: registering one more deletes the least recently updated.
+    public var maxDevicesPerUser = 10
 
     /// The service over `store`.
     public init(store: Store, notifications: NotificationService, loyalty: LoyaltyService, clock: WallClock) {
@@ -53,19 +55,38 @@ public struct AccountService: Sendable {
     }
 
     /// The device named by `registration` made or moved to `userID`, its token set as asked; a token claimed
-    /// here leaves any other device of the business that held it.
+    /// here leaves any other device of the business that held it. A device of another user moves only with
+    /// proof (`DeviceRegistration.mayTakeOver`); without, the caller gets a record of their own for it. A user
+    /// past `maxDevicesPerUser` loses their least recently updated devices.
     func register(
         _ registration: DeviceRegistration, userID: Int64, businessID: Int64, _ tx: StoreTransaction, _ now: Timestamp
     ) throws -> Device {
-        var (device, _) = try tx.devices.findOrInsert(
-            businessID: businessID, key: registration.deviceKey, userID: userID, platform: registration.platform,
-            at: now)
+        var key = registration.deviceKey
+        if let existing = try tx.devices.lock(businessID: businessID, key: key), let owner = existing.userID,
+            owner != userID, !registration.mayTakeOver(existing)
+        {
+            key = DeviceRegistration.ownKey(key, userID: userID)
+        }
+        var (device, created) = try tx.devices.findOrInsert(
+            businessID: businessID, key: key, userID: userID, platform: registration.platform, at: now)
+        let moved = device.userID != userID
         if let token = device.register(registration, by: userID, at: now) {
             try tx.devices.releaseToken(
                 token, platform: device.platform, businessID: businessID, except: device.id, at: now)
         }
         try tx.devices.save(device)
+        if created || moved { try prune(userID: userID, keeping: device.id, tx) }
         return device
+    }
+
+    /// Deletes the least recently updated devices of `userID` beyond `maxDevicesPerUser`, never `keeping`.
+    private func prune(userID: Int64, keeping: Int64, _ tx: StoreTransaction) throws {
+        let devices = try tx.devices.all(userID: userID)
+        guard devices.count > max(1, maxDevicesPerUser) else { return }
+        let oldest = devices.filter { $0.id != keeping }.sorted { ($0.updatedAt, $0.id) < ($1.updatedAt, $1.id) }
+        for device in oldest.prefix(devices.count - max(1, maxDevicesPerUser)) {
+            try tx.devices.delete(id: device.id)
+        }
     }
 
     /// Applies `changes` to a user's profile (a taken email or phone is a conflict) and, with `registration`,

@@ -11,14 +11,32 @@ public struct DeviceRegistration: Sendable {
     public var token: String??
     /// The app's User-Agent.
     public var userAgent: String?
+    /// The device of the session making the call, if it is signed in and its session named one: proof that
+    /// the caller held that device before.
+    public var sessionDeviceID: Int64?
 
     /// A registration.
-    public init(deviceKey: String, platform: PushPlatform, token: String??, userAgent: String?) {
+    public init(
+        deviceKey: String, platform: PushPlatform, token: String??, userAgent: String?, sessionDeviceID: Int64? = nil
+    ) {
         self.deviceKey = deviceKey
         self.platform = platform
         self.token = token
         self.userAgent = userAgent
+        self.sessionDeviceID = sessionDeviceID
     }
+
+    /// Whether this registration may take `device` from the user it belongs to: only with proof of holding it —
+    /// the push token it has now, or a session that was signed in on it. Knowing a device id is no proof (it is
+    /// in logs, support tickets, analytics): without proof the caller gets a device record of their own.
+    func mayTakeOver(_ device: Device) -> Bool {
+        if let sessionDeviceID, sessionDeviceID == device.id { return true }
+        if case .some(.some(let token)) = token, let held = device.token, held == token { return true }
+        return false
+    }
+
+    /// The key of the caller's own record for a device id that belongs to another user.
+    static func ownKey(_ key: String, userID: Int64) -> String { key + "|user:\(userID)" }
 }
 
 extension Device {

@@ -11,7 +11,8 @@ import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: epoll, a pool of threads, keep-alive, and the limits Herald promises
 /// (bodies over `maxBodySize`, or over a route's own `bodyLimit`, → 413; more than `maxHeaderCount` headers → 431;
-/// idle or slow clients dropped after `connectionTimeout`). A route registered with `Router.stream` takes its body
+/// idle clients dropped after `connectionTimeout`, and any client after `headTimeout` without a whole request head;
+/// per-address connection limits and a reserve for `/healthz` and `/metrics`, see `ConnectionGuard`). A route registered with `Router.stream` takes its body
 /// as it arrives instead, at any size, through its consumer (`HTTPResponder.streamedBody`).
 ///
 /// ```swift
@@ -69,8 +70,19 @@ public final class HTTPServer: Service {
         /// to it and somewhat beyond reach Herald's own JSON 431; libmicrohttpd answers a head that does not fit
         /// at all itself (with its own HTML body).
         public var connectionMemoryLimit: Int = 64 * 1024
-        /// Most connections at once.
+        /// Most connections at once, besides the reserve (`reservedConnections`).
         public var connectionLimit: Int = 10_000
+        /// Connections kept beyond `connectionLimit` for `reservedPaths` only: when every ordinary place is taken,
+        /// a monitor still reaches `/healthz` and `/metrics`; anything else there is answered 503 with `Retry-After`.
+        public var reservedConnections: Int = 64
+        /// The paths a reserved connection is served for.
+        public var reservedPaths: Set<String> = ["/healthz", "/metrics"]
+        /// Most connections open at once from one client address; the next are answered 503 with `Retry-After`.
+        public var perAddressConnectionLimit: Int = 256
+        /// A connection must deliver its whole request head within this (from its accept, or from the end of the
+        /// previous request when kept alive), however steadily it trickles: past it the connection is closed.
+        /// Reserved and refused connections have at most 2 s.
+        public var headTimeout: Duration = .seconds(10)
         /// When stopping, how long requests in flight may take to finish (new ones are answered 503 meanwhile).
         public var gracePeriod: Duration = .seconds(10)
 
@@ -99,6 +111,7 @@ public final class HTTPServer: Service {
     private let requestCounter = Atomic<UInt64>(0)
     private let requestIDPrefix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
     private let boundPort = Atomic<Int>(0)
+    private let connectionGuard: ConnectionGuard
     /// The port bound (useful when configured with 0). Valid after `start()`.
     public var port: Int { boundPort.load(ordering: .acquiring) }
 
@@ -107,11 +120,21 @@ public final class HTTPServer: Service {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
+        let headTimeout = MonotonicTime.nanoseconds(configuration.headTimeout)
+        connectionGuard = ConnectionGuard(
+            limits: .init(
+                connectionLimit: configuration.connectionLimit,
+                perAddressLimit: max(1, configuration.perAddressConnectionLimit), headTimeout: headTimeout,
+                shortHeadTimeout: min(headTimeout, 2_000_000_000)))
     }
 
     deinit {
+        connectionGuard.stop()
         if let daemon = daemon.withLock({ $0 }) { MHD_stop_daemon(daemon.handle) }
     }
+
+    /// Connections closed for taking longer than `headTimeout` over a request head, since start.
+    public var connectionsClosedForSlowHeads: Int { connectionGuard.reapedCount }
 
     /// The address family of a socket.
     enum AddressFamily {
@@ -189,13 +212,15 @@ public final class HTTPServer: Service {
         let timeoutSeconds = max(1, Int(configuration.connectionTimeout.components.seconds))
         let started = herald_mhd_start(
             flags, listening.0, HTTPServer.accessHandler, context, HTTPServer.completedHandler, context,
-            HTTPServer.uriLogger, context, UInt32(configuration.threadCount), UInt32(timeoutSeconds),
-            configuration.connectionMemoryLimit, UInt32(configuration.connectionLimit))
+            HTTPServer.uriLogger, context, HTTPServer.connectionNotifier, context, UInt32(configuration.threadCount),
+            UInt32(timeoutSeconds), configuration.connectionMemoryLimit,
+            UInt32(configuration.connectionLimit + max(0, configuration.reservedConnections)))
         guard let started else {
             _ = close(listening.0)
             throw StartError(description: "cannot serve on \(configuration.host):\(configuration.port)")
         }
         boundPort.store(Int(herald_mhd_bound_port(started)), ordering: .releasing)
+        connectionGuard.start()
         daemon.withLock { $0 = Daemon(handle: started) }
     }
 
@@ -219,6 +244,7 @@ public final class HTTPServer: Service {
             inFlight.load(ordering: .acquiring) == 0
         }
         MHD_stop_daemon(running.handle)
+        connectionGuard.stop()
         daemon.withLock { $0 = nil }
     }
 
@@ -286,7 +312,26 @@ public final class HTTPServer: Service {
                 return Unmanaged.passRetained(state).toOpaque()
             }
 
-    private static let completedHandler: MHD_RequestCompletedCallback = { context, _, stateSlot, _ in
+    private static let connectionNotifier: MHD_NotifyConnectionCallback = { context, connection, _, code in
+        guard let context, let connection else { return }
+        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        let socket = herald_mhd_connection_fd(connection)
+        guard socket >= 0 else { return }
+        if code.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED
+            server.connectionGuard.opened(socket: socket, address: server.remoteAddress(connection) ?? "")
+        } else {
+            server.connectionGuard.closed(socket: socket)
+        }
+    }
+
+    private static let completedHandler: MHD_RequestCompletedCallback = { context, connection, stateSlot, _ in
+        if let context, let connection {
+            let socket = herald_mhd_connection_fd(connection)
+            if socket >= 0 {
+                Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().connectionGuard.requestCompleted(
+                    socket: socket)
+            }
+        }
         guard let stateSlot, let pointer = stateSlot.pointee else { return }
         let state = Unmanaged<RequestState>.fromOpaque(pointer)
         let counted = state.takeUnretainedValue().counted
@@ -325,6 +370,21 @@ public final class HTTPServer: Service {
                 response.headers += [(name: "retry-after", value: "1"), (name: "connection", value: "close")]
                 return refuse(response, connection, method: method, state: state)
             }
+            let socket = herald_mhd_connection_fd(connection)
+            let admission = socket >= 0 ? connectionGuard.headReceived(socket: socket) : .normal
+            if admission != .normal {
+                let path =
+                    state.target.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(state.target[..<$0]) }
+                    ?? state.target
+                if admission == .overAddressLimit || !configuration.reservedPaths.contains(path) {
+                    let why =
+                        admission == .overAddressLimit
+                        ? "too many connections from your address; retry later" : "server busy; retry later"
+                    var response = HTTPError(.serviceUnavailable, field: "base", why).response
+                    response.headers += [(name: "retry-after", value: "1"), (name: "connection", value: "close")]
+                    return refuse(response, connection, method: method, state: state)
+                }
+            }
             // HTTP/1.1, and any later 1.x libmicrohttpd serves as 1.1 (RFC 9112 §2.6), must name its Host.
             if let version, strncmp(version, "HTTP/1.", 7) == 0, strcmp(version, "HTTP/1.0") != 0,
                 MHD_lookup_connection_value(connection, .HEADER_KIND, "Host") == nil
@@ -335,12 +395,20 @@ public final class HTTPServer: Service {
             }
             var head = RequestHead()
             let headerCount = withUnsafeMutablePointer(to: &head) { pointer in
-                Int(MHD_get_connection_values(connection, .HEADER_KIND, HTTPServer.headReader, pointer))
+                Int(MHD_get_connection_values_n(connection, .HEADER_KIND, HTTPServer.headReader, pointer))
             }
             if let tooLarge = headersTooLarge(bytes: head.bytes, count: headerCount) {
                 return refuse(
                     HTTPError(.requestHeaderFieldsTooLarge, field: "base", tooLarge).response, connection,
                     method: method, state: state)
+            }
+            if head.controlBytes {
+                // A NUL would cut the value short where it is read as a C string (`Bearer <token>\0junk`), and
+                // no header Herald reads has a use for control bytes (RFC 9110 §5.5).
+                var response =
+                    HTTPError(.badRequest, field: "base", "a header field value holds a control character").response
+                response.headers.append((name: "connection", value: "close"))
+                return refuse(response, connection, method: method, state: state)
             }
             if let framing = head.framingError {
                 // Where the body ends is in doubt: a proxy in front may read it otherwise (request smuggling).
@@ -350,7 +418,7 @@ public final class HTTPServer: Service {
                 return refuse(response, connection, method: method, state: state)
             }
             let declaredLength = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap {
-                Int(String(cString: $0))
+                Self.contentLength(String(cString: $0))
             }
             if (declaredLength ?? 0) > 0 || !head.transferEncodings.isEmpty {
                 // A route taking its body as it arrives has it at any size: no body limit.
@@ -441,6 +509,14 @@ public final class HTTPServer: Service {
             remoteAddress: remoteAddress(connection))
     }
 
+    /// A `Content-Length` value as a number: all digits past `Int.max` (which libmicrohttpd takes, up to
+    /// `UInt64.max`) is `Int.max`, so that it is over every limit rather than no length at all.
+    static func contentLength(_ text: String) -> Int? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int(trimmed) ?? Int.max
+    }
+
     /// What is wrong with a request head of `bytes` in `count` fields, if anything (a 431).
     private func headersTooLarge(bytes: Int, count: Int) -> String? {
         if bytes > configuration.maxHeaderBytes {
@@ -498,6 +574,8 @@ public final class HTTPServer: Service {
         var contentLengths: Set<String> = []
         /// The `Transfer-Encoding` fields' values, as received.
         var transferEncodings: [String] = []
+        /// Whether a value holds a control byte (NUL included; horizontal tab allowed).
+        var controlBytes = false
 
         /// Why the body's end is ambiguous or unreadable (RFC 9112 §6.1, §6.3), if it is. libmicrohttpd reads a
         /// chunked body only when the one field says exactly `chunked` (in any case), and otherwise reads until
@@ -524,10 +602,18 @@ public final class HTTPServer: Service {
     }
 
     /// Adds each header field to the `RequestHead` at `context`.
-    private static let headReader: MHD_KeyValueIterator = { context, _, key, value in
+    private static let headReader: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
         guard let context, let key else { return .YES }
         let head = context.assumingMemoryBound(to: RequestHead.self)
-        head.pointee.bytes += strlen(key) + (value.map { strlen($0) } ?? 0) + 4
+        head.pointee.bytes += keySize + valueSize + 4
+        if let value, valueSize > 0 {
+            value.withMemoryRebound(to: UInt8.self, capacity: valueSize) { bytes in
+                for index in 0..<valueSize where (bytes[index] < 0x20 && bytes[index] != 0x09) || bytes[index] == 0x7F {
+                    head.pointee.controlBytes = true
+                    break
+                }
+            }
+        }
         if strcasecmp(key, "Content-Length") == 0 {
             let text = value.map { String(cString: $0) } ?? ""
             for item in text.split(separator: ",", omittingEmptySubsequences: false) {

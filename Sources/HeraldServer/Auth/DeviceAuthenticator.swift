@@ -31,11 +31,15 @@ final class DeviceAuthenticator: Sendable {
     /// The purpose install secrets are sealed for.
     static let sealPurpose = "install-secret"
 
-    init(store: Store, sealer: SecretSealer, clock: WallClock, devices: DeviceService) {
+    private let limits: RateLimits
+
+    init(store: Store, sealer: SecretSealer, clock: WallClock, devices: DeviceService, limits: RateLimits = .unlimited)
+    {
         self.store = store
         self.sealer = sealer
         self.clock = clock
         self.devices = devices
+        self.limits = limits
     }
 
     /// The install that signed `request`, verified and marked seen; 401 otherwise.
@@ -58,6 +62,7 @@ final class DeviceAuthenticator: Sendable {
         guard let keyID = request.header(DeviceRequestSignature.keyIDHeader), !keyID.isEmpty else {
             throw refusal("missing \(DeviceRequestSignature.keyIDHeader) header")
         }
+        try limits.devicePerInstall.check(keyID)
         guard let timestamp = request.header(DeviceRequestSignature.timestampHeader), !timestamp.isEmpty else {
             throw refusal("missing \(DeviceRequestSignature.timestampHeader) header")
         }

@@ -25,10 +25,13 @@ final class MobileAuthenticator: Sendable {
     private let clients = RecentReads<Client>(lifetime: .seconds(30))
     private let sessions = RecentReads<(session: Session, user: User)>(lifetime: .seconds(1))
 
-    init(store: Store, sealer: SecretSealer, clock: WallClock) {
+    private let limits: RateLimits
+
+    init(store: Store, sealer: SecretSealer, clock: WallClock, limits: RateLimits = .unlimited) {
         self.store = store
         self.sealer = sealer
         self.clock = clock
+        self.limits = limits
     }
 
     /// A mobile call's parameters (query and JSON body), once it is seen to carry a signature at all: a call
@@ -48,6 +51,7 @@ final class MobileAuthenticator: Sendable {
             throw HTTPError(.badRequest, field: "client", "can't be blank")
         }
         guard let client = try lookup(clientID) else { throw HTTPError(.unauthorized, field: "client", "is unknown") }
+        try limits.mobilePerBusiness.check(clientID)
         try verifyDigest(request, secret: client.secret)
         return client
     }

@@ -115,6 +115,34 @@ extension HeraldConfiguration {
             }
             configuration.passwordCost = UInt64(cost)
         }
+        if let seconds = try integer("head-timeout", "HERALD_HEAD_TIMEOUT", in: 1...3600) {
+            configuration.headTimeout = .seconds(seconds)
+        }
+        if let count = try integer("connections-per-address", "HERALD_CONNECTIONS_PER_ADDRESS", in: 1...100_000) {
+            configuration.connectionsPerAddress = count
+        }
+        if let count = try integer("reserved-connections", "HERALD_RESERVED_CONNECTIONS", in: 0...10_000) {
+            configuration.reservedConnections = count
+        }
+        if let count = try integer("max-devices-per-user", "HERALD_MAX_DEVICES_PER_USER", in: 1...10_000) {
+            configuration.maxDevicesPerUser = count
+        }
+        if let rate = try integer("auth-rate-per-address", "HERALD_AUTH_RATE_PER_ADDRESS", in: 0...1_000_000) {
+            configuration.authPerAddressPerMinute = rate
+        }
+        if let rate = try integer("auth-rate-per-account", "HERALD_AUTH_RATE_PER_ACCOUNT", in: 0...1_000_000) {
+            configuration.authPerAccountPerMinute = rate
+        }
+        if let rate = try integer("mobile-rate-per-business", "HERALD_MOBILE_RATE_PER_BUSINESS", in: 0...1_000_000) {
+            configuration.mobilePerBusinessPerSecond = rate
+        }
+        if let rate = try integer("device-rate-per-install", "HERALD_DEVICE_RATE_PER_INSTALL", in: 0...1_000_000) {
+            configuration.devicePerInstallPerMinute = rate
+        }
+        if let rate = try integer("pos-rate-per-key", "HERALD_POS_RATE_PER_KEY", in: 0...1_000_000) {
+            configuration.posPerKeyPerSecond = rate
+        }
+        configuration.passwordThreads = try integer("password-threads", "HERALD_PASSWORD_THREADS", in: 1...1024)
         if let hours = try integer("influence-window-hours", "HERALD_INFLUENCE_WINDOW_HOURS", in: 1...720) {
             configuration.influenceWindow = .seconds(Int64(hours) * 3600)
         }

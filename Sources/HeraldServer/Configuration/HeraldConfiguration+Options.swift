@@ -79,6 +79,36 @@ extension HeraldConfiguration {
             "most streams per connection; fewer when the provider's SETTINGS_MAX_CONCURRENT_STREAMS says so"),
         Option("password-cost", "HERALD_PASSWORD_COST", "`16384`", "scrypt N for user passwords (a power of two)"),
         Option(
+            "password-threads", "HERALD_PASSWORD_THREADS", "cores − 1, at least 1",
+            "threads hashing passwords; a login or sign-up beyond them is answered 429 at once"),
+        Option(
+            "head-timeout", "HERALD_HEAD_TIMEOUT", "`10`",
+            "seconds a connection has for a whole request head, however steadily it trickles"),
+        Option(
+            "connections-per-address", "HERALD_CONNECTIONS_PER_ADDRESS", "`256`",
+            "most connections from one client address; more are answered 503 with Retry-After"),
+        Option(
+            "reserved-connections", "HERALD_RESERVED_CONNECTIONS", "`64`",
+            "connections kept beyond the limit of 10,000 for `/healthz` and `/metrics` only"),
+        Option(
+            "max-devices-per-user", "HERALD_MAX_DEVICES_PER_USER", "`10`",
+            "devices one user keeps; registering one more removes the least recently updated"),
+        Option(
+            "auth-rate-per-address", "HERALD_AUTH_RATE_PER_ADDRESS", "`60`",
+            "sign-ups, logins and password checks a minute from one address (0: no limit; per node)"),
+        Option(
+            "auth-rate-per-account", "HERALD_AUTH_RATE_PER_ACCOUNT", "`10`",
+            "logins and password checks a minute for one account (0: no limit; per node)"),
+        Option(
+            "mobile-rate-per-business", "HERALD_MOBILE_RATE_PER_BUSINESS", "`2000`",
+            "mobile API requests a second for one business (0: no limit; per node)"),
+        Option(
+            "device-rate-per-install", "HERALD_DEVICE_RATE_PER_INSTALL", "`300`",
+            "device API requests a minute for one install (0: no limit; per node)"),
+        Option(
+            "pos-rate-per-key", "HERALD_POS_RATE_PER_KEY", "`200`",
+            "POS API requests a second for one POS key (0: no limit; per node)"),
+        Option(
             "influence-window-hours", "HERALD_INFLUENCE_WINDOW_HOURS", "`24`",
             "an app open this long after a campaign push's delivery is an influenced open"),
     ]

@@ -46,6 +46,26 @@ public struct HeraldConfiguration: Sendable {
     public var accessTokenLifetime: Duration = .seconds(30 * 24 * 3600)
     /// How long after a campaign push is delivered an app open counts as an influenced open of it.
     public var influenceWindow: Duration = .seconds(24 * 3600)
+    /// How long a connection may take over its whole request head.
+    public var headTimeout: Duration = .seconds(10)
+    /// Most connections from one client address.
+    public var connectionsPerAddress = 256
+    /// Connections kept beyond the 10,000 for `/healthz` and `/metrics` only.
+    public var reservedConnections = 64
+    /// Most devices per user (the least recently updated are deleted beyond).
+    public var maxDevicesPerUser = 10
+    /// Sign-ups, logins and password checks a minute from one client address (0: no limit).
+    public var authPerAddressPerMinute = 60
+    /// Logins and password checks a minute on one account (0: no limit).
+    public var authPerAccountPerMinute = 10
+    /// Mobile API calls a second per business (0: no limit).
+    public var mobilePerBusinessPerSecond = 2000
+    /// Device API calls a minute per install (0: no limit).
+    public var devicePerInstallPerMinute = 300
+    /// POS calls a second per POS key (0: no limit).
+    public var posPerKeyPerSecond = 200
+    /// Password hashes at once; nil: one fewer than the cores, at least one.
+    public var passwordThreads: Int?
 
     /// Delivery engine settings.
     public struct DeliveryOptions: Sendable {

@@ -453,9 +453,10 @@ struct AdminController: Sendable {
         guard let text = request.queryValue("notification_id"), let id = Int64(text) else {
             throw HTTPError.invalid("notification_id", "is required (a notification id)")
         }
+        let page = try Page(request)
         let deliveries = try store.read { tx -> [Delivery]? in
             guard try tx.inbox.find(businessID: business.id, id: id) != nil else { return nil }
-            return try tx.deliveries.all(notificationID: id)
+            return try tx.deliveries.all(notificationID: id, limit: page.limit, offset: page.offset)
         }
         guard let deliveries else { throw HTTPError.notFound("notification not found") }
         return .json { writer in

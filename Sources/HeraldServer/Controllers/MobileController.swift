@@ -17,6 +17,10 @@ struct MobileController: Sendable {
     /// that failure takes as long as a wrong password: timing doesn't tell which emails have accounts.
     let dummyHash: String
     let inboxPages = InboxPageCache()
+    /// Rate limits on sign-ups, logins and password checks.
+    var limits: RateLimits = .unlimited
+    /// Where passwords are hashed and checked.
+    var passwordPool = PasswordPool(slots: 1024)
 
     func register(in router: inout Router) {
         router.post("/api2/mobile/users", signUp)
@@ -44,12 +48,13 @@ struct MobileController: Sendable {
         let phone = AccountRules.phone(fields["phone"], &errors)
         let token = AccountRules.pushToken(fields, &errors)
         try errors.check()
+        try limits.checkAuth(address: request.remoteAddress, account: "\(client.business.id):\(email!)")
 
         // Checked first only to spare a password hash: the database's constraint decides, even for two racing.
         if try store.read({ try $0.users.find(businessID: client.business.id, email: email!) }) != nil {
             throw HTTPError.invalid("email", "has already been taken")
         }
-        let hash = try passwords.hash(password!)
+        let hash = try passwordPool.run { try passwords.hash(password!) }
         let (user, device) = try accounts.signUp(
             NewUser(
                 businessID: client.business.id, email: email!, passwordHash: hash, firstName: firstName ?? "",
@@ -73,9 +78,10 @@ struct MobileController: Sendable {
         }
         try errors.check()
         let email = AccountRules.normalizedEmail(emailText)
+        try limits.checkAuth(address: request.remoteAddress, account: "\(client.business.id):\(email)")
         let user = try store.read { try $0.users.find(businessID: client.business.id, email: email) }
         // Verify against a dummy hash when the email is unknown, so timing doesn't tell which emails exist.
-        let valid = passwords.verify(password, against: user?.passwordHash ?? dummyHash)
+        let valid = try passwordPool.run { passwords.verify(password, against: user?.passwordHash ?? dummyHash) }
         guard let user, valid else { throw HTTPError.invalid("base", "Incorrect information submitted. Please retry.") }
         let device = try deviceRegistration(request, userID: user.id, token: token).map {
             try accounts.registerDevice(businessID: client.business.id, userID: user.id, $0)
@@ -101,7 +107,9 @@ struct MobileController: Sendable {
             newPassword = AccountRules.password(
                 fields["password"], confirmation: fields["password_confirmation"], &errors, required: true)
             if let current = fields["current_password"]?.stringValue {
-                if !passwords.verify(current, against: user.passwordHash) {
+                try limits.checkAuth(
+                    address: request.remoteAddress, account: "\(user.businessID):\(user.email ?? "#\(user.id)")")
+                if try !passwordPool.run({ passwords.verify(current, against: user.passwordHash) }) {
                     errors.add("current_password", "is invalid")
                 }
             } else {
@@ -110,11 +118,12 @@ struct MobileController: Sendable {
         }
         let token = AccountRules.pushToken(fields, &errors)
         try errors.check()
-        if let newPassword { changes.passwordHash = try passwords.hash(newPassword) }
+        if let newPassword { changes.passwordHash = try passwordPool.run { try passwords.hash(newPassword) } }
         let registration = try token.map { token in
             DeviceRegistration(
                 deviceKey: try deviceKey(request, userID: user.id, platform: token.platform, session: session),
-                platform: token.platform, token: token.value, userAgent: request.header("user-agent"))
+                platform: token.platform, token: token.value, userAgent: request.header("user-agent"),
+                sessionDeviceID: session.deviceID)
         }
         let updated = try accounts.updateProfile(user: user, changes, device: registration)
         return .json { Presenter.write(updated, to: &$0) }

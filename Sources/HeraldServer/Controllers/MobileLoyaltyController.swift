@@ -98,7 +98,7 @@ struct MobileLoyaltyController: Sendable {
         }
         let surveyURL = userSurvey.flatMap { pair in
             pair.userSurvey.userID == user.id
-                ? surveyLinks.url(pair.survey, pair.userSurvey, secret: call.client.secret) : nil
+                ? surveyLinks.url(pair.survey, pair.userSurvey) : nil
         }
         let redemptions = allRedemptions.filter { $0.userID == user.id }
         let total = user.points
@@ -180,7 +180,7 @@ extension MobileLoyaltyController {
         return .json(
             .object([
                 ("id", .int(userSurvey.id)), ("survey_id", .int(survey.id)),
-                ("survey_url", .string(surveyLinks.url(survey, userSurvey, secret: call.client.secret))),
+                ("survey_url", .string(surveyLinks.url(survey, userSurvey))),
                 ("location_id", JSON(userSurvey.locationID)),
                 ("title", .string(survey.title)), ("questions", survey.definition["questions"] ?? .array([])),
                 ("submitted_at", JSON(userSurvey.submittedAt?.iso8601)),

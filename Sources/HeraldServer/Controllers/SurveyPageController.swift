@@ -7,7 +7,7 @@ import HeraldStore
 /// questions as a plain HTML form, and its answers checked by the same `SurveyValidator` as the app's API call
 /// (`SurveySubmission`) — wrong answers show the form again with what is wrong under each question.
 ///
-/// The link carries `t`, a key derived from the business secret (`SurveyLinks.token`): only the app the survey was
+/// The link carries `t`, a key only the server can make (`SurveyLinks.token`): only the app the survey was
 /// sent to was given it; without it, or for an unknown survey, the answer is the API's JSON 404. Answers that don't
 /// fit are the API's JSON 422 too, unless the caller asks for HTML (a browser's `Accept`).
 struct SurveyPageController: Sendable {
@@ -57,11 +57,9 @@ struct SurveyPageController: Sendable {
     private func opened(_ request: HTTPRequest) throws -> (UserSurvey, Survey) {
         guard let id = request.parameter("user_survey_id").flatMap(PathID.parse),
             let (userSurvey, survey) = try store.read({ try $0.surveys.userSurvey(id: id) }),
-            let business = try store.read({ try $0.businesses.find(id: userSurvey.businessID) }),
             let key = request.queryValue("t")
         else { throw HTTPError.notFound("survey not found") }
-        let secret = try sealer.open(business.sealedSecret, purpose: "business-secret")
-        let expected = SurveyLinks.token(userSurveyID: id, secret: secret)
+        let expected = SurveyLinks.token(userSurveyID: id, sealer: sealer)
         guard ConstantTime.equals(Array(key.utf8), Array(expected.utf8)) else {
             throw HTTPError.notFound("survey not found")
         }

@@ -5,9 +5,20 @@ import HeraldCrypto
 /// moved to another column and opened there.
 public struct SecretSealer: Sendable {
     private let box: SecretBox
+    /// A key for `authenticationCode`, derived from the sealing key (so never the sealing key itself).
+    private let macKey: [UInt8]
 
     /// A sealer with a 32-byte key.
-    public init(key: [UInt8]) throws { box = try SecretBox(key: key) }
+    public init(key: [UInt8]) throws {
+        box = try SecretBox(key: key)
+        macKey = HMACSHA256.authenticationCode(for: Array("herald-server-mac".utf8), key: key)
+    }
+
+    /// An HMAC of `message` for `purpose` under a key only this server holds: a value apps cannot work out, even
+    /// with everything an app holds (its business secret).
+    public func authenticationCode(for message: [UInt8], purpose: String) -> [UInt8] {
+        HMACSHA256.authenticationCode(for: Array(purpose.utf8) + [0] + message, key: macKey)
+    }
 
     /// Seals `plaintext` for `purpose` (`business-secret`, `apns-key`, `fcm-account`).
     public func seal(_ plaintext: [UInt8], purpose: String) throws -> [UInt8] {

@@ -6,17 +6,21 @@ import HeraldStore
 struct SurveyLinks: Sendable {
     /// The scheme, host and port devices reach Herald at, without a trailing slash (known once it listens).
     let baseURL: @Sendable () -> String
+    /// Holds the server's own key the page keys are made with.
+    let sealer: SecretSealer
 
     /// The business's external page (a TypeForm URL) with the user survey id when the survey has one, else
-    /// Herald's own page for it (`SurveyPageController`), signed with the business secret so that only the
+    /// Herald's own page for it (`SurveyPageController`), with a key only the server can make, so that only the
     /// user it was sent to (whose app was given the link) can open it.
-    func url(_ survey: Survey, _ userSurvey: UserSurvey, secret: [UInt8]) -> String {
+    func url(_ survey: Survey, _ userSurvey: UserSurvey) -> String {
         if let url = survey.url { return url + (url.contains("?") ? "&" : "?") + "user_survey_id=\(userSurvey.id)" }
-        return baseURL() + "/surveys/\(userSurvey.id)?t=" + Self.token(userSurveyID: userSurvey.id, secret: secret)
+        return baseURL() + "/surveys/\(userSurvey.id)?t=" + Self.token(userSurveyID: userSurvey.id, sealer: sealer)
     }
 
-    /// The page's key for user survey `id`: 128 bits of an HMAC of it under the business secret.
-    static func token(userSurveyID id: Int64, secret: [UInt8]) -> String {
-        Base64URL.encode(HMACSHA256.authenticationCode(for: Array("survey-page:\(id)".utf8), key: secret).prefix(16))
+    /// The page's key for user survey `id`: 128 bits of an HMAC of it under a key derived from the server's
+    /// sealing key. Not under the business secret: every copy of the app holds that, so any user could make the
+    /// key of any other user's survey and answer it for them.
+    static func token(userSurveyID id: Int64, sealer: SecretSealer) -> String {
+        Base64URL.encode(sealer.authenticationCode(for: Array("\(id)".utf8), purpose: "survey-page").prefix(16))
     }
 }

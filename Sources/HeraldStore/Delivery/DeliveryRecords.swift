@@ -33,6 +33,16 @@ public struct DeliveryRecords {
         tx.deliveriesEnqueued += 1
     }
 
+    /// A page of the jobs of one inbox entry, by id.
+    public func all(notificationID: Int64, limit: Int, offset: Int) throws -> [Delivery] {
+        try tx.connection.rows(
+            """
+            SELECT \(raw: Self.columns) FROM deliveries WHERE notification_id = \(notificationID)
+            ORDER BY id LIMIT \(max(0, limit)) OFFSET \(max(0, offset))
+            """
+        ).map(Self.decode)
+    }
+
     /// The jobs of one inbox entry, by id.
     public func all(notificationID: Int64) throws -> [Delivery] {
         try tx.connection.rows(

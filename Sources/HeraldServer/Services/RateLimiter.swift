@@ -1,0 +1,144 @@
+import Foundation
+import HeraldHTTP
+import Synchronization
+
+/// Token buckets by key (a client address, an account, a business, an install, a POS key), in this process's
+/// memory: with several nodes on one PostgreSQL database each node counts on its own, so the limit a client meets
+/// is per node.
+///
+/// A bucket holds up to `burst` tokens and gains `perSecond` a second; a call takes one or is refused with the
+/// seconds until one is there (`Retry-After`).
+final class RateLimiter: Sendable {
+    /// How much a key may do.
+    struct Rate: Sendable, Equatable {
+        /// Calls at once after a quiet spell.
+        var burst: Double
+        /// Calls a second in the long run.
+        var perSecond: Double
+
+        /// No limit.
+        static let none = Rate(burst: 0, perSecond: 0)
+        /// `count` calls a minute, all of them at once if saved up.
+        static func perMinute(_ count: Int) -> Rate { Rate(burst: Double(count), perSecond: Double(count) / 60) }
+        /// `count` calls a second, with up to two seconds' worth at once.
+        static func perSecond(_ count: Int) -> Rate { Rate(burst: Double(count) * 2, perSecond: Double(count)) }
+    }
+
+    private struct Bucket {
+        var tokens: Double
+        var updated: Double
+    }
+
+    /// What is limited (0 calls: no limit).
+    let rate: Rate
+    private let now: @Sendable () -> Double
+    private let buckets = Mutex<[String: Bucket]>([:])
+    /// Beyond this many keys, full buckets (keys idle long enough to have refilled) are forgotten.
+    private let tidyAbove: Int
+
+    init(_ rate: Rate, tidyAbove: Int = 100_000, now: @escaping @Sendable () -> Double = RateLimiter.monotonicSeconds) {
+        self.rate = rate
+        self.now = now
+        self.tidyAbove = tidyAbove
+    }
+
+    /// Seconds since an arbitrary fixed point, never going back.
+    @Sendable static func monotonicSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// Takes a token for `key`: nil when there was one, else the whole seconds until there is.
+    func take(_ key: String) -> Int? {
+        guard rate.perSecond > 0 else { return nil }
+        let time = now()
+        return buckets.withLock { buckets in
+            var bucket = buckets[key] ?? Bucket(tokens: rate.burst, updated: time)
+            bucket.tokens = min(rate.burst, bucket.tokens + max(0, time - bucket.updated) * rate.perSecond)
+            bucket.updated = time
+            defer {
+                buckets[key] = bucket
+                if buckets.count > tidyAbove { tidy(&buckets, at: time) }
+            }
+            if bucket.tokens >= 1 {
+                bucket.tokens -= 1
+                return nil
+            }
+            return max(1, Int(((1 - bucket.tokens) / rate.perSecond).rounded(.up)))
+        }
+    }
+
+    /// Takes a token for `key` or throws the 429 that says when to retry.
+    func check(_ key: String) throws {
+        if let retryAfter = take(key) { throw Self.tooManyRequests(retryAfter: retryAfter) }
+    }
+
+    /// 429 in Punchh's error shape, with `Retry-After`.
+    static func tooManyRequests(retryAfter: Int) -> HTTPError {
+        HTTPError(
+            HTTPStatus(429), field: "base", "Too many requests. Please retry in \(retryAfter) s.",
+            headers: [(name: "retry-after", value: String(retryAfter))])
+    }
+
+    private func tidy(_ buckets: inout [String: Bucket], at time: Double) {
+        buckets = buckets.filter { _, bucket in
+            bucket.tokens + max(0, time - bucket.updated) * rate.perSecond < rate.burst
+        }
+    }
+}
+
+/// Every rate limit of the APIs, from the configuration.
+struct RateLimits: Sendable {
+    /// Sign-ups, logins and password checks from one client address.
+    let authPerAddress: RateLimiter
+    /// Logins and password checks on one account (an email), and sign-ups naming it.
+    let authPerAccount: RateLimiter
+    /// Mobile API calls of one business (its client id).
+    let mobilePerBusiness: RateLimiter
+    /// Device API calls of one install.
+    let devicePerInstall: RateLimiter
+    /// POS calls with one key.
+    let posPerKey: RateLimiter
+
+    init(
+        authPerAddress: RateLimiter.Rate, authPerAccount: RateLimiter.Rate, mobilePerBusiness: RateLimiter.Rate,
+        devicePerInstall: RateLimiter.Rate, posPerKey: RateLimiter.Rate
+    ) {
+        self.authPerAddress = RateLimiter(authPerAddress)
+        self.authPerAccount = RateLimiter(authPerAccount)
+        self.mobilePerBusiness = RateLimiter(mobilePerBusiness)
+        self.devicePerInstall = RateLimiter(devicePerInstall)
+        self.posPerKey = RateLimiter(posPerKey)
+    }
+
+    /// No limits at all.
+    static let unlimited = RateLimits(
+        authPerAddress: .none, authPerAccount: .none, mobilePerBusiness: .none, devicePerInstall: .none,
+        posPerKey: .none)
+
+    /// A sign-up, login or password check from `address` on `account` (when known): both buckets, or a 429.
+    func checkAuth(address: String?, account: String?) throws {
+        try authPerAddress.check("a:" + (address ?? "-"))
+        if let account { try authPerAccount.check("u:" + account) }
+    }
+}
+
+/// Password hashing on a bounded number of threads: scrypt at its default cost takes tens of milliseconds of a
+/// core and 16 MiB, so a flood of logins could otherwise take every core and every HTTP thread. When every slot is
+/// busy, a call is refused at once (429 with `Retry-After`) rather than waiting on an HTTP thread that other
+/// connections are served by.
+final class PasswordPool: Sendable {
+    private let slots: Int
+    private let busy = Atomic<Int>(0)
+
+    init(slots: Int) { self.slots = max(1, slots) }
+
+    /// Runs `work` in a slot, or throws 429 when none is free.
+    func run<T>(_ work: () throws -> T) throws -> T {
+        let taken = busy.add(1, ordering: .acquiringAndReleasing).newValue
+        defer { busy.subtract(1, ordering: .acquiringAndReleasing) }
+        guard taken <= slots else { throw RateLimiter.tooManyRequests(retryAfter: 1) }
+        return try work()
+    }
+}
