@@ -14,7 +14,7 @@ final class DeliveryMeters: Sendable {
     init(metrics: MetricsRegistry, queue: any DeliveryQueue, clock: WallClock, window initialWindow: Int) {
         self.metrics = metrics
         window = metrics.gauge(
-            "herald_delivery_window", help: "Most pushes the engine keeps in flight now (adapts to the providers).")
+            "herald_delivery_window", help: "Most pushes the engine keeps in flight now.")
         window.set(Double(initialWindow))
         inFlight = metrics.gauge("herald_delivery_in_flight", help: "Pushes sent and not yet answered.")
         // One query answers the three gauges of a scrape.

@@ -6,7 +6,7 @@ import Synchronization
 /// libmicrohttpd's own timeout counts idle time only: a client sending one header byte every few seconds is never
 /// idle and holds its connection for ever, and ten thousand such clients hold every connection there is. The guard
 /// keeps, for each open socket, its client's address and since when it has been waiting for a complete request
-/// head (from the accept, or from the end of the previous request on a kept-alive connection); a reaper thread
+/// head (from the accept, or from the end of the previous request on a kept-alive connection); a reaper timer
 /// shuts down any socket that has waited longer than the head deadline, whatever it sent meanwhile. libmicrohttpd
 /// then sees the socket end and closes it itself (the guard never closes a socket it does not own, and forgets a
 /// socket before libmicrohttpd closes it, so a number reused by a new connection is never touched).
@@ -55,28 +55,33 @@ final class ConnectionGuard: Sendable {
 
     private let limits: Limits
     private let registry = Mutex(Registry())
-    private let stopped = Atomic<Bool>(false)
+    private let reaper = Mutex<(any DispatchSourceTimer)?>(nil)
     private let reaped = Atomic<Int>(0)
 
     init(limits: Limits) {
         self.limits = limits
     }
 
-    /// Starts the reaper thread; it runs until `stop()`.
+    /// Starts the reaper: a timer sweeping every `sweepInterval` until `stop()`.
     func start() {
-        stopped.store(false, ordering: .relaxed)
-        let thread = Thread { [self] in
-            while !stopped.load(ordering: .relaxed) {
-                Thread.sleep(forTimeInterval: Double(limits.sweepInterval) / 1e9)
-                sweep(now: MonotonicTime.now())
-            }
+        let interval = DispatchTimeInterval.nanoseconds(Int(limits.sweepInterval))
+        reaper.withLock { running in
+            running?.cancel()
+            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "herald-http-guard"))
+            timer.schedule(deadline: .now() + interval, repeating: interval)
+            timer.setEventHandler { [self] in sweep(now: MonotonicTime.now()) }
+            timer.resume()
+            running = timer
         }
-        thread.name = "herald-http-guard"
-        thread.start()
     }
 
     /// Stops the reaper.
-    func stop() { stopped.store(true, ordering: .relaxed) }
+    func stop() {
+        reaper.withLock { running in
+            running?.cancel()
+            running = nil
+        }
+    }
 
     /// Connections shut down for taking too long over their head, since start.
     var reapedCount: Int { reaped.load(ordering: .relaxed) }
