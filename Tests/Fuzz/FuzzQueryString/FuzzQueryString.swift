@@ -1,20 +1,17 @@
 import HeraldFuzzTargets
 import HeraldHTTP
 
-/// libFuzzer's entry point (scripts/fuzz builds this with `-sanitize=fuzzer,address -DFUZZING`).
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    fuzzQueryString(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-}
-
-#if !FUZZING
-/// Built without libFuzzer: replays the files or directories named on the command line.
+/// Built by scripts/fuzz with `-sanitize=fuzzer,address -DFUZZING`: libFuzzer's driver; built plainly: replays the
+/// files and directories named on the command line.
 @main
-enum Replay {
-    static func main() { FuzzTargets.replay { fuzzQueryString($0) } }
+enum Fuzzer {
+    static func main() {
+        FuzzTargets.main { data, size in
+            fuzzQueryString(FuzzTargets.bytes(data, size))
+            return 0
+        }
+    }
 }
-#endif
 
 /// The request-target splitter and query-string parser on the input as UTF-8 (invalid bytes repaired); decoding
 /// what `percentEncoded` wrote must give back the text.

@@ -91,6 +91,28 @@ public enum FuzzTargets {
         _ = template.render(["first_name": "{{first_name}}", "points": "}}{{", "business_name": text])
     }
 
+    /// What a fuzzer's `main` does: built with `-DFUZZING` (scripts/fuzz), hands `fuzz` to libFuzzer's driver with
+    /// the command line; built plainly, replays the inputs named on the command line.
+    ///
+    /// SwiftPM links every executable with its own `main` (it renames the module's entry point and points `main` at
+    /// it), so libFuzzer's `main` is never used: the driver is started from here instead.
+    public static func main(_ fuzz: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> Never {
+        #if FUZZING
+        var argc = CommandLine.argc
+        var argv = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv, fuzz))
+        #else
+        replay { bytes in _ = bytes.withUnsafeBufferPointer { fuzz($0.baseAddress, $0.count) } }
+        exit(0)
+        #endif
+    }
+
+    /// Copies libFuzzer's input (which may be a null pointer when empty).
+    public static func bytes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> [UInt8] {
+        guard let data, size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: size))
+    }
+
     /// Runs `fuzz` on every file named on the command line (directories: every file in them): what each fuzzer
     /// does when built without libFuzzer, so a corpus or a crash input can be replayed by an ordinary build.
     public static func replay(_ fuzz: ([UInt8]) -> Void) {
@@ -131,6 +153,16 @@ public enum FuzzTargets {
         return try! SurveyDefinition(json: JSON.parse(text))
     }()
 }
+
+#if FUZZING
+/// libFuzzer's driver (in libclang_rt.fuzzer, linked by `-sanitize=fuzzer`).
+@_silgen_name("LLVMFuzzerRunDriver")
+private func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
+#endif
 
 extension JSON {
     /// Whether a NaN is anywhere in the value (NaN is never equal to itself).
