@@ -146,7 +146,7 @@ public enum FuzzTargets {
              {"id":"q4","text":"Say more","type":"open_ended","required":false,"max_length":20},
              {"id":"q5","text":"How far","type":"slider","required":false,"min":0,"max":10,"allow_decimals":true},
              {"id":"q6","text":"How many","type":"number","required":false,"min":-5,"max":5},
-             {"id":"q7","text":"Again?","type":"yes_no","required":false}
+             {"id":"q7","text":"Again?","type":"boolean","required":false}
             ]}
             """#
         // swift-format-ignore: NeverUseForceTry
