@@ -98,12 +98,12 @@ public enum FuzzTargets {
     /// it), so libFuzzer's `main` is never used: the driver is started from here instead.
     public static func main(_ fuzz: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> Never {
         #if FUZZING
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv, fuzz))
+            var argc = CommandLine.argc
+            var argv = CommandLine.unsafeArgv
+            exit(LLVMFuzzerRunDriver(&argc, &argv, fuzz))
         #else
-        replay { bytes in _ = bytes.withUnsafeBufferPointer { fuzz($0.baseAddress, $0.count) } }
-        exit(0)
+            replay { bytes in _ = bytes.withUnsafeBufferPointer { fuzz($0.baseAddress, $0.count) } }
+            exit(0)
         #endif
     }
 
@@ -155,13 +155,13 @@ public enum FuzzTargets {
 }
 
 #if FUZZING
-/// libFuzzer's driver (in libclang_rt.fuzzer, linked by `-sanitize=fuzzer`).
-@_silgen_name("LLVMFuzzerRunDriver")
-private func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
+    /// libFuzzer's driver (in libclang_rt.fuzzer, linked by `-sanitize=fuzzer`).
+    @_silgen_name("LLVMFuzzerRunDriver")
+    private func LLVMFuzzerRunDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt
 #endif
 
 extension JSON {
