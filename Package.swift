@@ -72,6 +72,19 @@ let package = Package(
                 "HeraldSQLite", "HeraldPostgres", "HeraldModel", "HeraldObservability", "HeraldLifecycle",
             ]),
 
+        // libFuzzer targets (scripts/fuzz builds them with -sanitize=fuzzer,address); built plainly, each replays
+        // the inputs named on its command line.
+        .target(name: "HeraldFuzzTargets", dependencies: ["HeraldModel"], path: "Tests/Fuzz/Targets"),
+        .executableTarget(name: "FuzzJSON", dependencies: ["HeraldFuzzTargets"], path: "Tests/Fuzz/FuzzJSON"),
+        .executableTarget(name: "FuzzNDJSON", dependencies: ["HeraldFuzzTargets"], path: "Tests/Fuzz/FuzzNDJSON"),
+        .executableTarget(name: "FuzzSurvey", dependencies: ["HeraldFuzzTargets"], path: "Tests/Fuzz/FuzzSurvey"),
+        .executableTarget(
+            name: "FuzzPushPayload", dependencies: ["HeraldFuzzTargets"], path: "Tests/Fuzz/FuzzPushPayload"),
+        .executableTarget(name: "FuzzTemplate", dependencies: ["HeraldFuzzTargets"], path: "Tests/Fuzz/FuzzTemplate"),
+        .executableTarget(
+            name: "FuzzQueryString", dependencies: ["HeraldFuzzTargets", "HeraldHTTP"],
+            path: "Tests/Fuzz/FuzzQueryString"),
+
         .testTarget(name: "HeraldModelTests", dependencies: ["HeraldModel", "HeraldTesting"]),
         .testTarget(name: "HeraldObservabilityTests", dependencies: ["HeraldObservability"]),
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
