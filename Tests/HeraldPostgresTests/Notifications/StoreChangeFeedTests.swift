@@ -1,3 +1,4 @@
+import HeraldDomain
 import HeraldPostgres
 import HeraldStore
 import HeraldTesting
@@ -31,12 +32,20 @@ struct StoreChangeFeedTests {
         #expect(eventually { nodeB.changeCount != before }, "B heard A's commit")
         #expect(woken.load(ordering: .relaxed) == 0, "a commit without new jobs does not wake the engine")
 
-        // Jobs A makes due (here: queued ones retried now, none in this empty schema, so announced by hand in the
-        // same way the store does) wake B's engine.
-        try TestPostgres.database(schema: schema).write { db in
-            try feedA.publish(ChangeTopic("commits"), payload: "jobs", in: db)
+        // A news push A publishes (an inbox entry and its delivery job, through the one publishing path) wakes B's
+        // engine.
+        let world = try StoreFixture(.postgres)
+        try world.register(world.user, key: "phone", token: String(repeating: "ab", count: 32))
+        let publisher = try Store(database: try TestPostgres.database(schema: world.path), feed: feedA)
+        let subscriber = try Store(database: try TestPostgres.database(schema: world.path), feed: feedB)
+        let jobs = Atomic<Int>(0)
+        subscriber.deliveryQueue.onJobsAdded { jobs.add(1, ordering: .relaxed) }
+        let now = world.clock.now
+        let entry = try publisher.transaction { tx in
+            try world.notifications.publish(world.draft(world.user), in: tx, at: now)
         }
-        #expect(eventually { woken.load(ordering: .relaxed) > 0 }, "B's engine woke")
+        #expect(try subscriber.read { try $0.deliveries.all(notificationID: entry.id) }.count == 1)
+        #expect(eventually { jobs.load(ordering: .relaxed) > 0 }, "B's engine woke for A's new job")
     }
 }
 
