@@ -163,7 +163,8 @@ struct CrashRecoveryTests {
                 + " duplicate apns-ids after restart: \(duplicates)")
         // What was in flight at the kill is sent again, and answers not yet written (at most a record batch):
         // never more than the engine lets out at once. The app dedupes them on the payload's `n`.
-        let bound = Int64(DeliveryEngine.Configuration(owner: "").concurrency + 32)
+        let defaults = DeliveryEngine.Configuration(owner: "")
+        let bound = Int64(defaults.concurrency + defaults.recordBatch)
         #expect(duplicates >= 0 && duplicates <= bound, "duplicates are bounded by what may be in flight at the kill")
 
         // SIGTERM: a clean exit.

@@ -218,7 +218,7 @@ def phase(name, legit, herald, start_attack, settle=3):
 
 
 def main():
-    binary = os.environ.get("HERALD_BINARY") or hb.build_release()
+    binary = hb.build_release()
     work = tempfile.mkdtemp(prefix="herald-abuse-")
     results = {}
     for label, env in (("default limits", {}), ("per-address login limit raised", {"HERALD_AUTH_RATE_PER_ADDRESS": "0"})):

@@ -56,7 +56,7 @@ def sign_up_loop(port, business, prefix, acknowledged):
 
 
 def main():
-    binary = os.environ.get("HERALD_BINARY") or hb.build_release()
+    binary = hb.build_release()
     work = tempfile.mkdtemp(prefix="herald-durability-")
     data = os.path.join(work, "data")
     env = {"HERALD_AUTH_RATE_PER_ADDRESS": "0", "HERALD_AUTH_RATE_PER_ACCOUNT": "0", "HERALD_PASSWORD_COST": "1024",

@@ -23,7 +23,10 @@ def free_port():
 
 
 def build_release():
-    """Builds herald in release mode (the figures are meaningless in debug)."""
+    """Builds herald in release mode (the figures are meaningless in debug), or returns HERALD_BINARY when set
+    (to compare two builds, or to measure one without the build step taking the machine)."""
+    if os.environ.get("HERALD_BINARY"):
+        return os.path.abspath(os.environ["HERALD_BINARY"])
     subprocess.run(["swift", "build", "-c", "release", "--product", "herald"], cwd=ROOT, check=True)
     return os.path.join(ROOT, ".build", "release", "herald")
 

@@ -115,7 +115,7 @@ def run(binary, scenario):
         # Progress from /metrics (counters, and one small query for the queue gauges), not from counting rows in
         # the database, which would take CPU from what is measured.
         while done < N and time.time() - started < 900:
-            time.sleep(0.1)
+            time.sleep(0.25)
             metrics = herald.metrics()
             done = sum(int(float(count)) for count in re.findall(
                 r'^herald_push_sends_total\{[^}]*outcome="(?:delivered|failed|pruned|skipped)"[^}]*\} (\S+)$', metrics, re.M))

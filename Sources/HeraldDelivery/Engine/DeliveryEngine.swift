@@ -41,9 +41,9 @@ public final class DeliveryEngine: Service {
         /// How long after its creation Apple and Google may still deliver a push to an offline device.
         public var expiration: Duration = .seconds(86_400)
         /// Answers are written together, at the latest this long after the first of them arrived…
-        public var recordDelay: Duration = .milliseconds(2)
+        public var recordDelay: Duration = .milliseconds(10)
         /// …or as soon as this many are waiting. An answer not yet written when the process dies is sent again.
-        public var recordBatch: Int = 32
+        public var recordBatch: Int = 512
         /// On stop, how long sends in flight may take to answer before their jobs are handed back unanswered.
         public var gracePeriod: Duration = .seconds(10)
 

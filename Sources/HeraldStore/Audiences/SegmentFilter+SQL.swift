@@ -36,8 +36,8 @@ extension SegmentFilter {
     private static func joined(_ parts: [SQLQuery], _ separator: String) -> SQLQuery {
         var result: SQLQuery = ""
         for (index, part) in parts.enumerated() {
-            if index > 0 { result = result + SQLQuery(stringLiteral: separator) }
-            result = result + part
+            if index > 0 { result += SQLQuery(stringLiteral: separator) }
+            result += part
         }
         return result
     }

@@ -190,7 +190,7 @@ public final class SQLDeliveryQueue: DeliveryQueue {
             let separator = index == 0 ? "" : ", "
             let row: SQLQuery =
                 "\(raw: separator)(CAST(\(completion.id) AS BIGINT), CAST(\(completion.leaseOwner) AS TEXT), CAST(\(messageID) AS TEXT))"
-            values = values + row
+            values += row
         }
         return """
             UPDATE deliveries SET status = 'delivered', provider_message_id = v.column3, last_reason = NULL,

@@ -78,9 +78,15 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
     /// Appends another query.
     public static func + (lhs: SQLQuery, rhs: SQLQuery) -> SQLQuery {
         var result = lhs
-        result.sql += rhs.sql
-        result.bindings += rhs.bindings
+        result += rhs
         return result
+    }
+
+    /// Appends another query in place: building a long query row by row with `+=` stays linear, where
+    /// `query = query + row` copies every binding so far for each row.
+    public static func += (lhs: inout SQLQuery, rhs: SQLQuery) {
+        lhs.sql += rhs.sql
+        lhs.bindings += rhs.bindings
     }
 
     /// The SQL with `$1, $2, …` instead of `?` (for PostgreSQL). `?` inside quotes is left alone.

@@ -34,17 +34,17 @@ extension DeviceRecords {
             FROM devices d LEFT JOIN users u ON u.id = d.user_id
             WHERE d.business_id = \(businessID)
             """
-        if let userID = lookup.userID { query = query + " AND d.user_id = \(userID)" }
+        if let userID = lookup.userID { query += " AND d.user_id = \(userID)" }
         if let email = lookup.email {
             query =
                 query
                 + " AND d.user_id IN (SELECT id FROM users WHERE business_id = \(businessID) AND email = \(email))"
         }
-        if let installID = lookup.installID { query = query + " AND d.device_key = \(installID)" }
+        if let installID = lookup.installID { query += " AND d.device_key = \(installID)" }
         if let prefix = lookup.tokenPrefix {
-            query = query + " AND substr(d.token, 1, \(raw: String(prefix.utf8.count))) = \(prefix)"
+            query += " AND substr(d.token, 1, \(raw: String(prefix.utf8.count))) = \(prefix)"
         }
-        query = query + " ORDER BY d.id LIMIT \(max(0, limit)) OFFSET \(max(0, offset))"
+        query += " ORDER BY d.id LIMIT \(max(0, limit)) OFFSET \(max(0, offset))"
         let count = Columns.count(Self.columns)
         return try tx.connection.rows(query).map { row in
             (Self.decode(row), row.optionalText(count))
