@@ -139,24 +139,7 @@ public struct Logger: Sendable {
     }
 
     static func jsonString(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        escaped(value) { "\\u" + String(repeating: "0", count: 4 - $0.count) + $0 }
     }
 
     static func quoted(_ value: String) -> String {
@@ -166,6 +149,12 @@ public struct Logger: Sendable {
                 $0 <= 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "\\")
             }
         guard needsQuotes else { return value }
+        return escaped(value) { "\\u{\($0)}" }
+    }
+
+    /// `value` in double quotes with `"`, `\`, and control characters escaped; `unicode` spells a control
+    /// character other than `\n`, `\r`, `\t` from its code in hex (JSON's `\u000b`, logfmt's `\u{b}`).
+    private static func escaped(_ value: String, unicode: (String) -> String) -> String {
         var out = "\""
         for scalar in value.unicodeScalars {
             switch scalar {
@@ -176,7 +165,7 @@ public struct Logger: Sendable {
             case "\t": out += "\\t"
             default:
                 if scalar.value < 0x20 {
-                    out += "\\u{\(String(scalar.value, radix: 16))}"
+                    out += unicode(String(scalar.value, radix: 16))
                 } else {
                     out.unicodeScalars.append(scalar)
                 }

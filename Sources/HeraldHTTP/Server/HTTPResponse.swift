@@ -44,6 +44,25 @@ public struct HTTPResponse: Sendable {
         return json(writer.bytes, status: status)
     }
 
+    /// A list, `{"data":[…]}`, each item written by `item` (the shape of every paged list in the APIs).
+    public static func list<Item>(_ items: some Sequence<Item>, _ item: (Item, inout JSONWriter) -> Void)
+        -> HTTPResponse
+    {
+        json { writer in
+            writer.beginObject()
+            writer.key("data")
+            writer.beginArray()
+            for element in items { item(element, &writer) }
+            writer.endArray()
+            writer.endObject()
+        }
+    }
+
+    /// A list, `{"data":[…]}`, of JSON values.
+    public static func list<Item>(_ items: some Sequence<Item>, _ item: (Item) -> JSON) -> HTTPResponse {
+        list(items) { element, writer in writer.value(item(element)) }
+    }
+
     /// A plain-text response.
     public static func text(_ text: String, status: HTTPStatus = .ok, contentType: String = "text/plain; charset=utf-8")
         -> HTTPResponse

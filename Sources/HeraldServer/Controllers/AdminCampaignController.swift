@@ -41,7 +41,7 @@ struct AdminCampaignController: Sendable {
         let found = try store.read {
             try $0.campaigns.all(businessID: business.id, limit: page.limit, offset: page.offset)
         }
-        return .json(.object([("data", .array(found.map { Self.json($0, counters: nil) }))]))
+        return .list(found) { Self.json($0, counters: nil) }
     }
 
     @Sendable func show(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -117,7 +117,7 @@ struct AdminCampaignController: Sendable {
         let found = try store.read {
             try $0.geofences.all(businessID: business.id, limit: page.limit, offset: page.offset)
         }
-        return .json(.object([("data", .array(found.map(Self.json)))]))
+        return .list(found) { Self.json($0) }
     }
 
     @Sendable func deleteGeofence(_ request: HTTPRequest) throws -> HTTPResponse {

@@ -32,20 +32,12 @@ struct AdminDirectoryController: Sendable {
                 )
             }
         }
-        return .json(
+        return .list(found) { business, apns, fcm in
             .object([
-                (
-                    "data",
-                    .array(
-                        found.map { business, apns, fcm in
-                            .object([
-                                ("id", .int(business.id)), ("name", .string(business.name)),
-                                ("client", .string(business.clientID)), ("apns", Self.json(apns)),
-                                ("fcm", Self.json(fcm)), ("created_at", .string(business.createdAt.iso8601)),
-                            ])
-                        })
-                )
-            ]))
+                ("id", .int(business.id)), ("name", .string(business.name)), ("client", .string(business.clientID)),
+                ("apns", Self.json(apns)), ("fcm", Self.json(fcm)), ("created_at", .string(business.createdAt.iso8601)),
+            ])
+        }
     }
 
     /// A credential's settings and status (its key never), or null.
@@ -71,15 +63,8 @@ struct AdminDirectoryController: Sendable {
                 ($0.device, $0.email, try tx.deliveries.recent(deviceID: $0.device.id, limit: Self.deliveriesPerDevice))
             }
         }
-        return .json { writer in
-            writer.beginObject()
-            writer.key("data")
-            writer.beginArray()
-            for (device, email, deliveries) in found {
-                Self.write(device, email: email, deliveries: deliveries, to: &writer)
-            }
-            writer.endArray()
-            writer.endObject()
+        return .list(found) { found, writer in
+            Self.write(found.device, email: found.email, deliveries: found.deliveries, to: &writer)
         }
     }
 

@@ -26,23 +26,16 @@ struct AdminOperatorController: Sendable {
         let users = try store.read {
             try $0.users.page(businessID: business.id, email: email, limit: page.limit, offset: page.offset)
         }
-        return .json { writer in
+        return .list(users) { user, writer in
             writer.beginObject()
-            writer.key("data")
-            writer.beginArray()
-            for user in users {
-                writer.beginObject()
-                writer.field("id", user.id)
-                writer.field("email", user.email)
-                writer.field("first_name", user.firstName)
-                writer.field("last_name", user.lastName)
-                writer.field("phone", user.phone)
-                writer.field("external_id", user.externalID)
-                writer.field("points", user.points)
-                writer.field("created_at", user.createdAt)
-                writer.endObject()
-            }
-            writer.endArray()
+            writer.field("id", user.id)
+            writer.field("email", user.email)
+            writer.field("first_name", user.firstName)
+            writer.field("last_name", user.lastName)
+            writer.field("phone", user.phone)
+            writer.field("external_id", user.externalID)
+            writer.field("points", user.points)
+            writer.field("created_at", user.createdAt)
             writer.endObject()
         }
     }
@@ -59,24 +52,17 @@ struct AdminOperatorController: Sendable {
         let entries = try store.read {
             try $0.inbox.page(businessID: business.id, userID: userID, limit: page.limit, offset: page.offset)
         }
-        return .json { writer in
+        return .list(entries) { entry, writer in
             writer.beginObject()
-            writer.key("data")
-            writer.beginArray()
-            for entry in entries {
-                writer.beginObject()
-                writer.field("id", entry.id)
-                writer.field("user_id", entry.draft.userID)
-                writer.field("kind", entry.kind.rawValue)
-                writer.field("event", entry.draft.event)
-                writer.field("title", entry.draft.title)
-                writer.field("body", entry.draft.body)
-                writer.field("campaign_id", entry.draft.campaignID)
-                writer.field("created_at", entry.createdAt)
-                writer.field("read_at", entry.readAt)
-                writer.endObject()
-            }
-            writer.endArray()
+            writer.field("id", entry.id)
+            writer.field("user_id", entry.draft.userID)
+            writer.field("kind", entry.kind.rawValue)
+            writer.field("event", entry.draft.event)
+            writer.field("title", entry.draft.title)
+            writer.field("body", entry.draft.body)
+            writer.field("campaign_id", entry.draft.campaignID)
+            writer.field("created_at", entry.createdAt)
+            writer.field("read_at", entry.readAt)
             writer.endObject()
         }
     }

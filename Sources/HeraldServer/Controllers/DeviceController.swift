@@ -146,7 +146,7 @@ struct DeviceController: Sendable {
 
     @Sendable func pull(_ request: HTTPRequest) throws -> HTTPResponse {
         let device = try auth.install(request)
-        return .json(.object([("data", .array(try devices.pull(device).map(\.json)))]))
+        return .list(try devices.pull(device)) { $0.json }
     }
 
     @Sendable func showMessage(_ request: HTTPRequest) throws -> HTTPResponse {
