@@ -159,19 +159,24 @@ public final class APNsProvider: PushProvider {
             return completion(.credentialRejected(reason: "cannot sign a provider token with the .p8 key"))
         }
         let base = configuration.baseURLOverride ?? credential.environment.baseURL
-        var headers: [(name: String, value: String)] = [
-            ("authorization", bearer),
-            ("apns-topic", credential.topic),
-            ("apns-push-type", push.content.isBackground ? "background" : "alert"),
-            ("apns-priority", push.content.isBackground ? "5" : "10"),
-            ("apns-id", push.apnsID),
-            ("content-type", "application/json"),
-        ]
+        // Sized once: this runs for every push.
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(8)
+        headers.append(("authorization", bearer))
+        headers.append(("apns-topic", credential.topic))
+        headers.append(("apns-push-type", push.content.isBackground ? "background" : "alert"))
+        headers.append(("apns-priority", push.content.isBackground ? "5" : "10"))
+        headers.append(("apns-id", push.apnsID))
+        headers.append(("content-type", "application/json"))
         if let expiresAt = push.expiresAt { headers.append(("apns-expiration", String(max(0, expiresAt.seconds)))) }
         if let collapseID = push.collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        var url = ""
+        url.reserveCapacity(base.utf8.count + 10 + push.token.utf8.count)
+        url += base.hasSuffix("/") ? base.dropLast() : base[...]
+        url += "/3/device/"
+        url += push.token
         let request = HTTPClientRequest(
-            method: "POST", url: Self.trimmed(base) + "/3/device/" + push.token, headers: headers, body: payload,
-            timeout: configuration.requestTimeout)
+            method: "POST", url: url, headers: headers, body: payload, timeout: configuration.requestTimeout)
         client.execute(request) { [self] result in
             switch result {
             case .failure(let error):
@@ -250,9 +255,5 @@ public final class APNsProvider: PushProvider {
             return .retryable(reason: described, retryAfter: retryAfter)
         }
         return .failed(reason: described)
-    }
-
-    static func trimmed(_ base: String) -> String {
-        base.hasSuffix("/") ? String(base.dropLast()) : base
     }
 }

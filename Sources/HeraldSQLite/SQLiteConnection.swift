@@ -125,12 +125,15 @@ public final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // us
         }
         try bind(query, to: statement)
         let columns = sqlite3_column_count(statement)
+        // One buffer for every row: the body's row is gone by the next one (unless it kept it), so emptying it
+        // keeps its storage instead of allocating a row's worth again.
+        var values: [SQLValue] = []
+        values.reserveCapacity(Int(columns))
         while true {
             let status = sqlite3_step(statement)
             if status == SQLITE_DONE { return }
             guard status == SQLITE_ROW else { throw error(status, "query failed") }
-            var values: [SQLValue] = []
-            values.reserveCapacity(Int(columns))
+            values.removeAll(keepingCapacity: true)
             for column in 0..<columns {
                 switch sqlite3_column_type(statement, column) {
                 case SQLITE_INTEGER: values.append(.integer(sqlite3_column_int64(statement, column)))

@@ -28,9 +28,13 @@ public enum APNsPayload {
             if content.media != nil { writer.field("mutable-content", 1) }
         }
         writer.endObject()
-        var keys = content.extras.filter { !PushContent.reservedKeys.contains($0.key) }
+        // One array, sorted in place (this runs for every push).
+        var keys: [(key: String, value: JSON)] = []
+        keys.reserveCapacity(content.extras.count + 1)
+        for pair in content.extras where !PushContent.reservedKeys.contains(pair.key) { keys.append(pair) }
         if !content.isBackground { keys.append((key: "n", value: .int(content.notificationID))) }
-        for pair in keys.sorted(by: { $0.key < $1.key }) { writer.field(pair.key, pair.value) }
+        keys.sort { $0.key < $1.key }
+        for pair in keys { writer.field(pair.key, pair.value) }
         if let media = content.media, !content.isBackground { writer.field("ab", attachment(media)) }
         writer.endObject()
         return writer.bytes

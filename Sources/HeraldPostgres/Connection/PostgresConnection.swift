@@ -76,9 +76,11 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {  // 
         let rows = PQntuples(result)
         let columns = PQnfields(result)
         let types = (0..<columns).map { PostgresType(oid: PQftype(result, $0)) }
+        // One buffer for every row (see SQLiteConnection.forEachRow).
+        var values: [SQLValue] = []
+        values.reserveCapacity(Int(columns))
         for row in 0..<rows {
-            var values: [SQLValue] = []
-            values.reserveCapacity(Int(columns))
+            values.removeAll(keepingCapacity: true)
             for column in 0..<columns {
                 if PQgetisnull(result, row, column) == 1 {
                     values.append(.null)

@@ -183,18 +183,32 @@ public final class SQLDeliveryQueue: DeliveryQueue {
     static func markDelivered(_ completions: ArraySlice<DeliveryCompletion>, at now: Timestamp) -> SQLQuery {
         var rows = 1
         while rows < completions.count { rows *= 2 }
-        var values: SQLQuery = ""
+        var bindings: [SQLValue] = [now.sqlValue]
+        bindings.reserveCapacity(1 + 3 * rows)
         for index in 0..<rows {
             let completion = completions[completions.startIndex + min(index, completions.count - 1)]
             guard case .delivered(let messageID) = completion.outcome else { preconditionFailure("not delivered") }
-            let separator = index == 0 ? "" : ", "
-            let row: SQLQuery =
-                "\(raw: separator)(CAST(\(completion.id) AS BIGINT), CAST(\(completion.leaseOwner) AS TEXT), CAST(\(messageID) AS TEXT))"
-            values += row
+            bindings.append(.integer(completion.id))
+            bindings.append(.text(completion.leaseOwner))
+            bindings.append(messageID.map(SQLValue.text) ?? .null)
         }
+        let power = rows.trailingZeroBitCount
+        let sql = power < markDeliveredSQL.count ? markDeliveredSQL[power] : markDeliveredSQL(rows: rows)
+        return SQLQuery(sql: sql, bindings: bindings)
+    }
+
+    /// `markDelivered`'s statements for 1, 2, 4, … `recordChunk` rows, written once.
+    private static let markDeliveredSQL = (0...recordChunk.trailingZeroBitCount).map { markDeliveredSQL(rows: 1 << $0) }
+
+    /// `markDelivered`'s statement for `rows` rows (a power of two, so a few texts serve every batch).
+    private static func markDeliveredSQL(rows: Int) -> String {
+        let row = "(CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT))"
+        var values = row
+        values.reserveCapacity(rows * (row.utf8.count + 2))
+        for _ in 1..<rows { values += ", " + row }
         return """
             UPDATE deliveries SET status = 'delivered', provider_message_id = v.column3, last_reason = NULL,
-                lease_owner = NULL, lease_until = NULL, updated_at = \(now)
+                lease_owner = NULL, lease_until = NULL, updated_at = ?
             FROM (VALUES \(values)) AS v
             WHERE deliveries.id = v.column1 AND deliveries.status = 'sending' AND deliveries.lease_owner = v.column2
             RETURNING id

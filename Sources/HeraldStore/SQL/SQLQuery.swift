@@ -18,6 +18,13 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
         bindings = []
     }
 
+    /// A query from its text and the values of its placeholders, in order (for a statement built in a loop, where
+    /// interpolating a query per row would allocate one per row).
+    init(sql: String, bindings: [SQLValue]) {
+        self.sql = sql
+        self.bindings = bindings
+    }
+
     public init(stringInterpolation: StringInterpolation) {
         sql = stringInterpolation.sql
         bindings = stringInterpolation.bindings

@@ -122,6 +122,8 @@ extension ClientEventLoop {
             return
         }
         guard !slots[index].interim, name.first != UInt8(ascii: ":") else { return }
+        // Room for a usual response's fields at once, rather than growing 1, 2, 4, 8 (an allocation each).
+        if slots[index].headers.isEmpty { slots[index].headers.reserveCapacity(8) }
         slots[index].headers.append(
             (
                 name: String(decoding: name.bindMemory(to: UInt8.self), as: UTF8.self),
