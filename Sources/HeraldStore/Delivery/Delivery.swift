@@ -51,36 +51,38 @@ public struct Delivery: Sendable, Equatable {
     }
 }
 
-/// A claimed job with everything a worker needs to send it.
-public struct ClaimedDelivery: Sendable, Equatable {
+/// A claimed job with everything a worker needs to send it. A class, though immutable: a job passes through the
+/// engine's queue, its step, the provider's completion and the answer, and copying a struct of this many strings
+/// at each hand-over cost a retain per field (a few per cent of a push's CPU).
+public final class ClaimedDelivery: Sendable, Equatable {
     /// The job's id.
-    public var id: Int64
+    public let id: Int64
     /// Attempts including this one.
-    public var attempts: Int
+    public let attempts: Int
     /// The stable `apns-id`.
-    public var apnsID: String
+    public let apnsID: String
     /// APNs or FCM.
-    public var platform: PushPlatform
+    public let platform: PushPlatform
     /// The device's token now; nil when it was cleared since the job was created.
-    public var token: String?
+    public let token: String?
     /// When that token was set (compared with APNs' 410 timestamp).
-    public var tokenUpdatedAt: Timestamp?
+    public let tokenUpdatedAt: Timestamp?
     /// The device.
-    public var deviceID: Int64
+    public let deviceID: Int64
     /// False when the device now belongs to another user: the job must not be sent.
-    public var deviceBelongsToRecipient: Bool
+    public let deviceBelongsToRecipient: Bool
     /// The inbox entry.
-    public var notification: InboxEntry
+    public let notification: InboxEntry
     /// The recipient's unread count now: the push's badge.
-    public var badge: Int
+    public let badge: Int
 
     /// For a campaign's message: the message as the campaign words it (`HeraldMessage` JSON, its id to fill in).
-    public var campaignMessage: JSON?
+    public let campaignMessage: JSON?
     /// Whether the device is an SDK install (it draws FCM messages itself: they go data-only).
-    public var deviceIsInstall: Bool
+    public let deviceIsInstall: Bool
     /// For a campaign's message: where the campaign stands now (a paused one's pushes wait, a cancelled one's are
     /// not sent).
-    public var campaignStatus: String?
+    public let campaignStatus: String?
 
     /// A claimed job.
     public init(
@@ -101,6 +103,16 @@ public struct ClaimedDelivery: Sendable, Equatable {
         self.deviceBelongsToRecipient = deviceBelongsToRecipient
         self.notification = notification
         self.badge = badge
+    }
+
+    public static func == (lhs: ClaimedDelivery, rhs: ClaimedDelivery) -> Bool {
+        lhs === rhs
+            || (lhs.id == rhs.id && lhs.attempts == rhs.attempts && lhs.apnsID == rhs.apnsID
+                && lhs.platform == rhs.platform && lhs.token == rhs.token && lhs.tokenUpdatedAt == rhs.tokenUpdatedAt
+                && lhs.deviceID == rhs.deviceID && lhs.deviceBelongsToRecipient == rhs.deviceBelongsToRecipient
+                && lhs.notification == rhs.notification && lhs.badge == rhs.badge
+                && lhs.campaignMessage == rhs.campaignMessage && lhs.deviceIsInstall == rhs.deviceIsInstall
+                && lhs.campaignStatus == rhs.campaignStatus)
     }
 }
 
