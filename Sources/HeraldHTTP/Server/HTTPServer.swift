@@ -21,7 +21,9 @@ import Synchronization
 /// print("listening on http://127.0.0.1:\(server.port)")
 /// try await server.run()   // serves until asked to stop, then drains
 /// ```
-/// Handlers run synchronously on the pool's threads.
+/// Handlers run synchronously on the pool's threads, except offloaded routes (`Router.add(…, offloaded: true)`):
+/// those run on the server's worker threads (`workerThreadCount`) while their connection is suspended, so that
+/// slow CPU work never holds up the other connections an HTTP thread serves.
 public final class HTTPServer: Service {
     /// Where to listen and the limits to enforce.
     public struct Configuration: Sendable {
@@ -85,6 +87,12 @@ public final class HTTPServer: Service {
         public var headTimeout: Duration = .seconds(10)
         /// When stopping, how long requests in flight may take to finish (new ones are answered 503 meanwhile).
         public var gracePeriod: Duration = .seconds(10)
+        /// Threads running offloaded routes (`Router.add(…, offloaded: true)`), started as needed: by default one
+        /// core fewer than the machine has, so that the HTTP threads always keep one.
+        public var workerThreadCount: Int = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
+        /// Offloaded requests waiting for a worker beyond those running; the next is answered 503 with
+        /// `Retry-After` at once.
+        public var workerQueueLimit: Int = 256
 
         /// The defaults, with any value overridden.
         public init(host: String = "127.0.0.1", port: Int = 8080) {
@@ -112,6 +120,11 @@ public final class HTTPServer: Service {
     private let requestIDPrefix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
     private let boundPort = Atomic<Int>(0)
     private let connectionGuard: ConnectionGuard
+    /// Where offloaded routes run.
+    private let workers: WorkerPool
+    /// The offloaded requests whose connection is suspended, until answered (or abandoned by a stop). Closed
+    /// (nil) while the daemon stops: nothing may be suspended then.
+    private let suspended = Mutex<[ObjectIdentifier: Offload]?>(nil)
     /// The port bound (useful when configured with 0). Valid after `start()`.
     public var port: Int { boundPort.load(ordering: .acquiring) }
 
@@ -126,11 +139,15 @@ public final class HTTPServer: Service {
                 connectionLimit: configuration.connectionLimit,
                 perAddressLimit: max(1, configuration.perAddressConnectionLimit), headTimeout: headTimeout,
                 shortHeadTimeout: min(headTimeout, 2_000_000_000)))
+        workers = WorkerPool(
+            threads: configuration.workerThreadCount, queueLimit: configuration.workerQueueLimit,
+            name: "herald-http-worker")
     }
 
     deinit {
         connectionGuard.stop()
-        if let daemon = daemon.withLock({ $0 }) { MHD_stop_daemon(daemon.handle) }
+        if let daemon = daemon.withLock({ $0 }) { stop(daemon.handle) }
+        workers.stop()
     }
 
     /// Connections closed for taking longer than `headTimeout` over a request head, since start.
@@ -207,6 +224,7 @@ public final class HTTPServer: Service {
         var flags = UInt32(
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue)
         flags |= UInt32(MHD_USE_ITC.rawValue) | UInt32(MHD_USE_TURBO.rawValue)
+        flags |= UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
         if listening.1 == .ipv6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         let timeoutSeconds = max(1, Int(configuration.connectionTimeout.components.seconds))
@@ -220,6 +238,7 @@ public final class HTTPServer: Service {
             throw StartError(description: "cannot serve on \(configuration.host):\(configuration.port)")
         }
         boundPort.store(Int(herald_mhd_bound_port(started)), ordering: .releasing)
+        suspended.withLock { $0 = [:] }
         connectionGuard.start()
         daemon.withLock { $0 = Daemon(handle: started) }
     }
@@ -243,9 +262,21 @@ public final class HTTPServer: Service {
         drained.wait(until: Date(timeIntervalSinceNow: gracePeriod / .seconds(1))) {
             inFlight.load(ordering: .acquiring) == 0
         }
-        MHD_stop_daemon(running.handle)
+        stop(running.handle)
         connectionGuard.stop()
         daemon.withLock { $0 = nil }
+    }
+
+    /// Stops the daemon. libmicrohttpd must not be stopped with a connection suspended: every offloaded request
+    /// still waiting for its worker is abandoned (its connection answered 503 if the daemon still gets to it, and
+    /// its worker's answer dropped) and resumed first.
+    private func stop(_ handle: OpaquePointer) {
+        let waiting = suspended.withLock { registry in
+            defer { registry = nil }
+            return registry.map { Array($0.values) } ?? []
+        }
+        for offload in waiting { offload.abandon() }
+        MHD_stop_daemon(handle)
     }
 
     /// Where a shutdown waits for the requests in flight to finish.
@@ -299,8 +330,68 @@ public final class HTTPServer: Service {
         /// The request's body limit, worked out when it first has a body (bodiless requests never pay for it).
         var bodyLimit: Int?
         var bodyTooLarge = false
+        /// The request running on a worker while its connection is suspended.
+        var offload: Offload?
 
         init(target: String) { self.target = target }
+    }
+
+    /// An offloaded request, between its worker and the HTTP thread its connection belongs to: the worker's answer
+    /// is handed over and the connection resumed under `lock`, and a stopping server abandons it under the same
+    /// lock, so that a connection is resumed exactly once, and never after the daemon stopped.
+    private final class Offload: @unchecked Sendable {  // `phase` is guarded by `lock`
+        enum Phase {
+            case running
+            case answered(HTTPResponse)
+            case abandoned
+        }
+
+        let lock = NSLock()
+        private(set) var phase = Phase.running
+        /// The suspended connection: valid until resumed.
+        private let connection: OpaquePointer
+        let requestID: String
+
+        init(connection: OpaquePointer, requestID: String) {
+            self.connection = connection
+            self.requestID = requestID
+        }
+
+        /// Whether the request is still wanted (not abandoned by a stop before its worker got to it).
+        var isRunning: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            if case .running = phase { return true }
+            return false
+        }
+
+        /// Hands over `response` and resumes the connection, unless abandoned meanwhile.
+        func answer(_ response: HTTPResponse) {
+            lock.lock()
+            defer { lock.unlock() }
+            guard case .running = phase else { return }
+            phase = .answered(response)
+            MHD_resume_connection(connection)
+        }
+
+        /// Gives up on the worker's answer and resumes the connection, unless answered already.
+        func abandon() {
+            lock.lock()
+            defer { lock.unlock() }
+            guard case .running = phase else { return }
+            phase = .abandoned
+            MHD_resume_connection(connection)
+        }
+
+        /// What to send now that the connection is resumed.
+        var response: HTTPResponse {
+            lock.lock()
+            defer { lock.unlock() }
+            if case .answered(let response) = phase { return response }
+            var response = HTTPError(.serviceUnavailable, field: "base", "shutting down").response
+            response.headers += [(name: "retry-after", value: "1"), (name: "connection", value: "close")]
+            return response
+        }
     }
 
     private static let uriLogger:
@@ -470,6 +561,11 @@ public final class HTTPServer: Service {
             size.pointee = 0
             return .YES
         }
+        if let offload = state.offload {
+            // Resumed: the worker has answered (or the server is stopping).
+            state.offload = nil
+            return queue(offload.response, on: connection, requestID: offload.requestID)
+        }
         if state.bodyTooLarge {
             return refuse(
                 bodyTooLarge(bodyLimit(of: state, method: method, connection: connection)).response, connection,
@@ -486,6 +582,9 @@ public final class HTTPServer: Service {
         request.streamedBody = state.streamed
         state.body = []
         state.streamed = nil
+        if responder.isOffloaded(request) {
+            return offload(request, connection, method: method, state: state)
+        }
         let response: HTTPResponse
         do {
             response = try responder.respond(to: request)
@@ -493,6 +592,47 @@ public final class HTTPServer: Service {
             response = ErrorMiddleware.response(for: error, to: request, logger: logger)
         }
         return queue(response, on: connection, requestID: requestID)
+    }
+
+    /// Runs `request` on a worker while its connection is suspended; the worker resumes it with the answer, which
+    /// is queued on the next call for the request (`handle`). With every worker busy and the queue full, a 503.
+    private func offload(
+        _ request: HTTPRequest, _ connection: OpaquePointer, method: UnsafePointer<CChar>?, state: RequestState
+    ) -> MHD_Result {
+        let offload = Offload(connection: connection, requestID: request.id)
+        let key = ObjectIdentifier(offload)
+        // Held until the connection is suspended: a worker done sooner waits here to resume it.
+        offload.lock.lock()
+        let accepted =
+            suspended.withLock { registry in
+                guard registry != nil else { return false }
+                registry![key] = offload
+                return true
+            }
+            && workers.submit { [self] in
+                guard offload.isRunning else { return }
+                let response: HTTPResponse
+                do {
+                    response = try responder.respond(to: request)
+                } catch {
+                    response = ErrorMiddleware.response(for: error, to: request, logger: logger)
+                }
+                suspended.withLock { _ = $0?.removeValue(forKey: key) }
+                offload.answer(response)
+            }
+        if accepted {
+            state.offload = offload
+            MHD_suspend_connection(connection)
+        }
+        offload.lock.unlock()
+        guard accepted else {
+            suspended.withLock { _ = $0?.removeValue(forKey: key) }
+            var response = HTTPError(.serviceUnavailable, field: "base", "server busy; retry later").response
+            response.headers.append((name: "retry-after", value: "1"))
+            responder.refused(request, with: response)
+            return queue(response, on: connection, requestID: request.id)
+        }
+        return .YES
     }
 
     /// The request as its head says it, before its body: what a streaming route is opened with.
