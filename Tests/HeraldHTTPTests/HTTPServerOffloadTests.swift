@@ -135,6 +135,11 @@ struct HTTPServerOffloadTests {
             }
         }
         #expect(failures.withLock { $0 } == [])
+        // Each completes once its answer is sent (a moment after the client read it).
+        let deadline = ContinuousClock.now + .seconds(5)
+        while server.server.requestsInFlight > 0 && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         #expect(server.server.requestsInFlight == 0)
     }
 

@@ -48,6 +48,19 @@ struct RateLimitTests {
         #expect(try pool.run { 1 } == 1)
     }
 
+    @Test(.bug(id: "issue-16-2", "a login flood from many addresses held up other clients on the HTTP threads"))
+    func theRoutesThatHashPasswordsRunOffTheHTTPThreads() throws {
+        let fixture = try ServerFixture()
+        let offloaded = fixture.herald.application.offloadedRoutes.map { "\($0.method) \($0.pattern)" }
+        #expect(
+            offloaded.sorted() == [
+                "POST /api2/mobile/users", "POST /api2/mobile/users/login", "PUT /api2/mobile/users",
+            ])
+        // And they answer as before from there.
+        _ = try fixture.signedUp("ann@example.com")
+        #expect(try fixture.app().logIn(email: "ann@example.com").status == 200)
+    }
+
     @Test(.bug(id: "issue-16-2", "no rate limit on login"))
     func loginsOnOneAccountAreLimited() throws {
         let fixture = try ServerFixture { $0.authPerAccountPerMinute = 3 }
