@@ -51,6 +51,13 @@ static inline int herald_mhd_connection_fd(struct MHD_Connection *c) {
     return info == NULL ? -1 : info->connect_fd;
 }
 
+/// The length of the request head in libmicrohttpd's buffer, from the request line's first byte to the end of the
+/// empty line that closes it, or 0.
+static inline size_t herald_mhd_header_size(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info == NULL ? 0 : info->header_size;
+}
+
 /// Lets `r` carry the Content-Length its handler sets (MHD_set_response_options is variadic): a 304 names the
 /// length of the 200 it stands for, where MHD would write "Content-Length: 0", which RFC 9110 §8.6 forbids.
 static inline int herald_mhd_allow_content_length(struct MHD_Response *r) {

@@ -493,9 +493,18 @@ public final class HTTPServer: Service {
                     HTTPError(.requestHeaderFieldsTooLarge, field: "base", tooLarge).response, connection,
                     method: method, state: state)
             }
-            if head.controlBytes {
-                // A NUL would cut the value short where it is read as a C string (`Bearer <token>\0junk`), and
-                // no header Herald reads has a use for control bytes (RFC 9110 §5.5).
+            let layout = head.controlBytes ? nil : headLayout(connection, method: method, head)
+            if layout == .notInPlace {
+                // RFC 9112 §5.2: a server may refuse obs-fold with a 400 (libmicrohttpd 0.9.75 mangles it).
+                var response =
+                    HTTPError(.badRequest, field: "base", "a header field is folded over several lines").response
+                response.headers.append((name: "connection", value: "close"))
+                return refuse(response, connection, method: method, state: state)
+            }
+            if head.controlBytes || layout == .hiddenBytes {
+                // A NUL would cut the value short where it is read as a C string (`Bearer <token>\0junk`:
+                // libmicrohttpd hands over `Bearer <token>`, the layout check sees the rest), and no header Herald
+                // reads has a use for control bytes (RFC 9110 §5.5).
                 var response =
                     HTTPError(.badRequest, field: "base", "a header field value holds a control character").response
                 response.headers.append((name: "connection", value: "close"))
@@ -651,11 +660,7 @@ public final class HTTPServer: Service {
 
     /// A `Content-Length` value as a number: all digits past `Int.max` (which libmicrohttpd takes, up to
     /// `UInt64.max`) is `Int.max`, so that it is over every limit rather than no length at all.
-    static func contentLength(_ text: String) -> Int? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-        return Int(trimmed) ?? Int.max
-    }
+    static func contentLength(_ text: String) -> Int? { HTTPHeadChecks.contentLength(text) }
 
     /// What is wrong with a request head of `bytes` in `count` fields, if anything (a 431).
     private func headersTooLarge(bytes: Int, count: Int) -> String? {
@@ -716,29 +721,33 @@ public final class HTTPServer: Service {
         var transferEncodings: [String] = []
         /// Whether a value holds a control byte (NUL included; horizontal tab allowed).
         var controlBytes = false
+        /// Where each field's name and value are (addresses in libmicrohttpd's buffer), in the order received.
+        var placements: [HTTPHeadChecks.FieldPlacement] = []
 
-        /// Why the body's end is ambiguous or unreadable (RFC 9112 §6.1, §6.3), if it is. libmicrohttpd reads a
-        /// chunked body only when the one field says exactly `chunked` (in any case), and otherwise reads until
-        /// the connection closes: anything else is refused here.
+        /// Why the body's end is ambiguous or unreadable, if it is (`HTTPHeadChecks.framingError`).
         var framingError: HTTPError? {
-            if contentLengths.count > 1 {
-                return HTTPError(.badRequest, field: "base", "conflicting Content-Length header fields")
-            }
-            guard !transferEncodings.isEmpty else { return nil }
-            if !contentLengths.isEmpty {
-                return HTTPError(.badRequest, field: "base", "both Content-Length and Transfer-Encoding")
-            }
-            if transferEncodings.count == 1, transferEncodings[0].lowercased() == "chunked" { return nil }
-            let codings = transferEncodings.flatMap { $0.split(separator: ",") }.map {
-                $0.trimmingCharacters(in: .whitespaces).lowercased()
-            }.filter { !$0.isEmpty }
-            if codings.allSatisfy({ $0 == "chunked" }) {
-                return HTTPError(.badRequest, field: "base", "Transfer-Encoding must be exactly chunked")
-            }
-            return HTTPError(
-                .notImplemented, field: "base",
-                "transfer coding \(codings.joined(separator: ", ")) is not supported; send chunked or a Content-Length")
+            HTTPHeadChecks.framingError(contentLengths: contentLengths, transferEncodings: transferEncodings)
         }
+    }
+
+    /// Whether this libmicrohttpd parses heads as `HTTPHeadChecks.layout(of:fields:)` expects (checked on 0.9.75's
+    /// source); with another, the check is skipped rather than refusing requests it cannot judge.
+    private static let headLayoutKnown = String(cString: MHD_get_version()) == "0.9.75"
+
+    /// Whether the head of the request on `connection` (whose request line starts at `method`) hides bytes after a
+    /// NUL in a field, or was not parsed in place (a folded line); nil when it cannot be told.
+    private func headLayout(_ connection: OpaquePointer, method: UnsafePointer<CChar>?, _ head: RequestHead)
+        -> HTTPHeadChecks.Layout?
+    {
+        guard Self.headLayoutKnown, let method, !head.placements.isEmpty else { return nil }
+        let size = herald_mhd_header_size(connection)
+        guard size > 0 else { return nil }
+        let start = Int(bitPattern: method)
+        let fields = head.placements.map {
+            HTTPHeadChecks.FieldPlacement(
+                name: $0.name - start, nameCount: $0.nameCount, value: $0.value - start, valueCount: $0.valueCount)
+        }
+        return HTTPHeadChecks.layout(of: UnsafeRawBufferPointer(start: method, count: size), fields: fields)
     }
 
     /// Adds each header field to the `RequestHead` at `context`.
@@ -746,13 +755,14 @@ public final class HTTPServer: Service {
         guard let context, let key else { return .YES }
         let head = context.assumingMemoryBound(to: RequestHead.self)
         head.pointee.bytes += keySize + valueSize + 4
-        if let value, valueSize > 0 {
-            value.withMemoryRebound(to: UInt8.self, capacity: valueSize) { bytes in
-                for index in 0..<valueSize where (bytes[index] < 0x20 && bytes[index] != 0x09) || bytes[index] == 0x7F {
-                    head.pointee.controlBytes = true
-                    break
-                }
+        if let value {
+            if HTTPHeadChecks.hasControlBytes(UnsafeRawBufferPointer(start: value, count: valueSize)) {
+                head.pointee.controlBytes = true
             }
+            head.pointee.placements.append(
+                HTTPHeadChecks.FieldPlacement(
+                    name: Int(bitPattern: key), nameCount: keySize, value: Int(bitPattern: value),
+                    valueCount: valueSize))
         }
         if strcasecmp(key, "Content-Length") == 0 {
             let text = value.map { String(cString: $0) } ?? ""
