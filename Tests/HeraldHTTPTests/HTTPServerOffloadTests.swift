@@ -205,6 +205,31 @@ struct HTTPServerOffloadTests {
         #expect(try result.get()?.get().status == 200)
     }
 
+    @Test(.bug(id: "issue-16-6", "sign-ups committed while their clients saw a connection error at SIGTERM"))
+    func pastTheGraceQueuedRequestsAre503AndNeverRunWhileRunningOnesFinishAndAreAnswered() throws {
+        let server = try Server { $0.workerThreadCount = 1 }
+        let done = DispatchSemaphore(value: 0)
+        let running = server.requestGate(done: done)
+        #expect(server.gate.arrived())
+        let queued = server.requestGate(done: done)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while server.server.requestsInFlight < 2 && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        // The running one finishes after the grace, within the moment more it gets.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { server.gate.open() }
+        server.server.shutdown(gracePeriod: .milliseconds(200))
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        let first = try #require(try running.get()?.get())
+        #expect(first.status == 200, "\(first)")
+        let second = try #require(try queued.get()?.get())
+        #expect(second.status == 503, "\(second)")
+        #expect(second.header("retry-after") == "1")
+        // The queued request never reached its handler.
+        #expect(!server.gate.arrived(within: 0.3))
+    }
+
     @Test func shutdownPastTheGraceWithAConnectionStillSuspendedNeitherHangsNorCrashes() throws {
         let server = try Server()
         let done = DispatchSemaphore(value: 0)

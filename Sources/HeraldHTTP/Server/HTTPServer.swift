@@ -262,6 +262,14 @@ public final class HTTPServer: Service {
         drained.wait(until: Date(timeIntervalSinceNow: gracePeriod / .seconds(1))) {
             inFlight.load(ordering: .acquiring) == 0
         }
+        if inFlight.load(ordering: .acquiring) > 0 {
+            // Offloaded requests no worker has started never will: each is answered 503 now, before the daemon
+            // stops. The ones running get a moment more, so that a client whose request did its work (a sign-up
+            // committed) hears so rather than seeing its connection closed.
+            let offloads = suspended.withLock { $0.map { Array($0.values) } ?? [] }
+            for offload in offloads { offload.abandon(onlyQueued: true) }
+            drained.wait(until: Date(timeIntervalSinceNow: 1)) { inFlight.load(ordering: .acquiring) == 0 }
+        }
         stop(running.handle)
         connectionGuard.stop()
         daemon.withLock { $0 = nil }
@@ -341,13 +349,17 @@ public final class HTTPServer: Service {
     /// lock, so that a connection is resumed exactly once, and never after the daemon stopped.
     private final class Offload: @unchecked Sendable {  // `phase` is guarded by `lock`
         enum Phase {
+            /// Waiting for a worker.
+            case queued
+            /// On a worker.
             case running
             case answered(HTTPResponse)
+            /// Given up by a stopping server: answered 503, and the worker's answer (if it comes) dropped.
             case abandoned
         }
 
         let lock = NSLock()
-        private(set) var phase = Phase.running
+        private(set) var phase = Phase.queued
         /// The suspended connection: valid until resumed.
         private let connection: OpaquePointer
         let requestID: String
@@ -357,12 +369,14 @@ public final class HTTPServer: Service {
             self.requestID = requestID
         }
 
-        /// Whether the request is still wanted (not abandoned by a stop before its worker got to it).
-        var isRunning: Bool {
+        /// Called by the worker before it runs the request: false when it is no longer wanted (abandoned by a stop
+        /// before the worker got to it), and then it must not run.
+        func start() -> Bool {
             lock.lock()
             defer { lock.unlock() }
-            if case .running = phase { return true }
-            return false
+            guard case .queued = phase else { return false }
+            phase = .running
+            return true
         }
 
         /// Hands over `response` and resumes the connection, unless abandoned meanwhile.
@@ -374,11 +388,16 @@ public final class HTTPServer: Service {
             MHD_resume_connection(connection)
         }
 
-        /// Gives up on the worker's answer and resumes the connection, unless answered already.
-        func abandon() {
+        /// Gives up on the worker's answer and resumes the connection, unless answered already (or, with
+        /// `onlyQueued`, unless a worker has started on it).
+        func abandon(onlyQueued: Bool = false) {
             lock.lock()
             defer { lock.unlock() }
-            guard case .running = phase else { return }
+            switch phase {
+            case .queued: break
+            case .running where !onlyQueued: break
+            default: return
+            }
             phase = .abandoned
             MHD_resume_connection(connection)
         }
@@ -619,7 +638,7 @@ public final class HTTPServer: Service {
                 return true
             }
             && workers.submit { [self] in
-                guard offload.isRunning else { return }
+                guard offload.start() else { return }
                 let response: HTTPResponse
                 do {
                     response = try responder.respond(to: request)
