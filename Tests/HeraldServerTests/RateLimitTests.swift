@@ -98,4 +98,27 @@ struct RateLimitTests {
         #expect(statuses.contains(429), "\(statuses)")
         #expect(statuses.prefix(5).allSatisfy { $0 == 200 }, "\(statuses)")
     }
+
+    @Test func deviceCallsOfOneInstallAreLimited() throws {
+        let fixture = try ServerFixture { $0.devicePerInstallPerMinute = 5 }
+        let phone = try fixture.install()
+        var statuses: [Int] = []
+        for _ in 0..<12 { statuses.append(try phone.call("POST", "/api/v1/notifications/pull").status) }
+        #expect(statuses.contains(429), "\(statuses)")
+        // Another install has its own bucket.
+        #expect(try fixture.install().call("POST", "/api/v1/notifications/pull").status == 200)
+    }
+
+    @Test func posCallsWithOneKeyAreLimited() throws {
+        let fixture = try ServerFixture { $0.posPerKeyPerSecond = 5 }
+        var statuses: [Int] = []
+        for _ in 0..<40 {
+            let response = try fixture.herald.pos(
+                fixture.business, "POST", "/api/pos/checkins/999999/void", json: [:])
+            statuses.append(response.status)
+            if response.status == 429 { #expect(response.header("retry-after") != nil) }
+        }
+        #expect(statuses.contains(429), "\(statuses)")
+        #expect(statuses.prefix(5).allSatisfy { $0 != 429 }, "\(statuses)")
+    }
 }
