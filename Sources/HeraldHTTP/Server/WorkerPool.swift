@@ -30,22 +30,15 @@ final class WorkerPool: @unchecked Sendable {  // every mutable field is guarded
         guard !stopped, pending < threadLimit + queueLimit else { return false }
         pending += 1
         queue.append(job)
-        if idle > 0 {
-            condition.signal()
-        } else if threads < threadLimit {
+        // A thread more when the idle ones (some perhaps signalled already, not yet awake) are fewer than the jobs.
+        if queue.count - head > idle, threads < threadLimit {
             threads += 1
             let thread = Thread { [self] in work() }
             thread.name = name
             thread.start()
         }
+        if idle > 0 { condition.signal() }
         return true
-    }
-
-    /// Jobs queued and not yet started.
-    var waiting: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return queue.count - head
     }
 
     /// Drops the jobs not started yet and lets the threads end once their current job is done.
