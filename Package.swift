@@ -84,6 +84,9 @@ let package = Package(
         .executableTarget(
             name: "FuzzQueryString", dependencies: ["HeraldFuzzTargets", "HeraldHTTP"],
             path: "Tests/Fuzz/FuzzQueryString"),
+        .executableTarget(
+            name: "FuzzHeaders", dependencies: ["HeraldFuzzTargets", "HeraldHTTP", "HeraldCrypto", "HeraldModel"],
+            path: "Tests/Fuzz/FuzzHeaders"),
 
         .testTarget(name: "HeraldModelTests", dependencies: ["HeraldModel", "HeraldTesting"]),
         .testTarget(name: "HeraldObservabilityTests", dependencies: ["HeraldObservability"]),

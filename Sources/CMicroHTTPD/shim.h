@@ -25,7 +25,8 @@ static inline struct MHD_Daemon *herald_mhd_start(
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_URI_LOG_CALLBACK, uri_logger, uri_logger_cls,
         MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
-        MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
+        /* 1 is the daemon's own thread alone: said as 0, which libmicrohttpd takes without a warning. */
+        MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size > 1 ? thread_pool_size : 0,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
@@ -48,6 +49,13 @@ static inline const struct sockaddr *herald_mhd_client_addr(struct MHD_Connectio
 static inline int herald_mhd_connection_fd(struct MHD_Connection *c) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : info->connect_fd;
+}
+
+/// The length of the request head in libmicrohttpd's buffer, from the request line's first byte to the end of the
+/// empty line that closes it, or 0.
+static inline size_t herald_mhd_header_size(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info == NULL ? 0 : info->header_size;
 }
 
 /// Lets `r` carry the Content-Length its handler sets (MHD_set_response_options is variadic): a 304 names the

@@ -41,6 +41,8 @@ public final class HeraldApplication: Sendable {
     public let campaignRunner: CampaignRunner
     /// Every route served, as (method, pattern): the OpenAPI document is checked against it.
     public let routes: [(method: String, pattern: String)]
+    /// The routes run on the HTTP server's worker threads (`Router.add(…, offloaded: true)`), as (method, pattern).
+    public let offloadedRoutes: [(method: String, pattern: String)]
     /// The port the server listens on, once it does (the configured one until then).
     private let boundPort: BoundPort
 
@@ -127,13 +129,14 @@ public final class HeraldApplication: Sendable {
             surveyLinks: surveyLinks
         ).register(in: &router)
         SurveyPageController(store: store, sealer: sealer, submission: submission).register(in: &router)
+        let passwordThreads =
+            configuration.passwordThreads ?? max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
         let passwords = PasswordHasher(parameters: .init(n: configuration.passwordCost, r: 8, p: 1))
         MobileController(
             store: store, auth: mobileAuth, accounts: accounts, inbox: inbox, passwords: passwords, clock: clock,
             tokenLifetime: configuration.accessTokenLifetime,
             dummyHash: try passwords.hash(Base64URL.encode(SecureRandom.bytes(count: 24))), limits: limits,
-            passwordPool: PasswordPool(
-                slots: configuration.passwordThreads ?? max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
+            passwordPool: PasswordPool(slots: passwordThreads)
         ).register(in: &router)
         let devices = DeviceService(store: store, clock: clock)
         var eventOptions = DeviceEventService.Options()
@@ -152,6 +155,9 @@ public final class HeraldApplication: Sendable {
         ConsoleController().register(in: &router)
 
         routes = router.routes.map { ($0.method.rawValue, $0.pattern) }
+        offloadedRoutes = router.routes.filter { router.isOffloaded($0.method, $0.pattern) }.map {
+            ($0.method.rawValue, $0.pattern)
+        }
         let httpLogger = logger.labeled("herald.http")
         let application = Application(
             router: router,
@@ -160,6 +166,8 @@ public final class HeraldApplication: Sendable {
             ])
         var serverConfiguration = HTTPServer.Configuration(host: configuration.host, port: configuration.port)
         if let threads = configuration.httpThreads { serverConfiguration.threadCount = threads }
+        // The routes that hash passwords are offloaded (MobileController): the workers are the password threads.
+        serverConfiguration.workerThreadCount = passwordThreads
         serverConfiguration.reusePort = configuration.reusePort
         serverConfiguration.listeningSocket = configuration.listeningSocket
         serverConfiguration.bodyLimit = MediaController.bodyLimit(adminToken: adminToken)

@@ -89,7 +89,9 @@ public final class TestHTTPClient: @unchecked Sendable {
             Glibc.close(fd)
             throw Failure(description: "connect to \(host):\(port) failed: errno \(errno)")
         }
-        var timeout = timeval(tv_sec: Int(self.timeout), tv_usec: 0)
+        // Fractions count: a 0.5 s timeout must not become 0 (no timeout at all).
+        var timeout = timeval(
+            tv_sec: Int(self.timeout), tv_usec: Int((self.timeout - self.timeout.rounded(.down)) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))

@@ -48,6 +48,19 @@ struct RateLimitTests {
         #expect(try pool.run { 1 } == 1)
     }
 
+    @Test(.bug(id: "issue-16-2", "a login flood from many addresses held up other clients on the HTTP threads"))
+    func theRoutesThatHashPasswordsRunOffTheHTTPThreads() throws {
+        let fixture = try ServerFixture()
+        let offloaded = fixture.herald.application.offloadedRoutes.map { "\($0.method) \($0.pattern)" }
+        #expect(
+            offloaded.sorted() == [
+                "POST /api2/mobile/users", "POST /api2/mobile/users/login", "PUT /api2/mobile/users",
+            ])
+        // And they answer as before from there.
+        _ = try fixture.signedUp("ann@example.com")
+        #expect(try fixture.app().logIn(email: "ann@example.com").status == 200)
+    }
+
     @Test(.bug(id: "issue-16-2", "no rate limit on login"))
     func loginsOnOneAccountAreLimited() throws {
         let fixture = try ServerFixture { $0.authPerAccountPerMinute = 3 }
@@ -84,5 +97,28 @@ struct RateLimitTests {
         for _ in 0..<40 { statuses.append(try app.profile().status) }
         #expect(statuses.contains(429), "\(statuses)")
         #expect(statuses.prefix(5).allSatisfy { $0 == 200 }, "\(statuses)")
+    }
+
+    @Test func deviceCallsOfOneInstallAreLimited() throws {
+        let fixture = try ServerFixture { $0.devicePerInstallPerMinute = 5 }
+        let phone = try fixture.install()
+        var statuses: [Int] = []
+        for _ in 0..<12 { statuses.append(try phone.call("POST", "/api/v1/notifications/pull").status) }
+        #expect(statuses.contains(429), "\(statuses)")
+        // Another install has its own bucket.
+        #expect(try fixture.install().call("POST", "/api/v1/notifications/pull").status == 200)
+    }
+
+    @Test func posCallsWithOneKeyAreLimited() throws {
+        let fixture = try ServerFixture { $0.posPerKeyPerSecond = 5 }
+        var statuses: [Int] = []
+        for _ in 0..<40 {
+            let response = try fixture.herald.pos(
+                fixture.business, "POST", "/api/pos/checkins/999999/void", json: [:])
+            statuses.append(response.status)
+            if response.status == 429 { #expect(response.header("retry-after") != nil) }
+        }
+        #expect(statuses.contains(429), "\(statuses)")
+        #expect(statuses.prefix(5).allSatisfy { $0 != 429 }, "\(statuses)")
     }
 }

@@ -21,7 +21,9 @@ import Synchronization
 /// print("listening on http://127.0.0.1:\(server.port)")
 /// try await server.run()   // serves until asked to stop, then drains
 /// ```
-/// Handlers run synchronously on the pool's threads.
+/// Handlers run synchronously on the pool's threads, except offloaded routes (`Router.add(…, offloaded: true)`):
+/// those run on the server's worker threads (`workerThreadCount`) while their connection is suspended, so that
+/// slow CPU work never holds up the other connections an HTTP thread serves.
 public final class HTTPServer: Service {
     /// Where to listen and the limits to enforce.
     public struct Configuration: Sendable {
@@ -85,6 +87,12 @@ public final class HTTPServer: Service {
         public var headTimeout: Duration = .seconds(10)
         /// When stopping, how long requests in flight may take to finish (new ones are answered 503 meanwhile).
         public var gracePeriod: Duration = .seconds(10)
+        /// Threads running offloaded routes (`Router.add(…, offloaded: true)`), started as needed: by default one
+        /// core fewer than the machine has, so that the HTTP threads always keep one.
+        public var workerThreadCount: Int = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
+        /// Offloaded requests waiting for a worker beyond those running; the next is answered 503 with
+        /// `Retry-After` at once.
+        public var workerQueueLimit: Int = 256
 
         /// The defaults, with any value overridden.
         public init(host: String = "127.0.0.1", port: Int = 8080) {
@@ -112,6 +120,11 @@ public final class HTTPServer: Service {
     private let requestIDPrefix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
     private let boundPort = Atomic<Int>(0)
     private let connectionGuard: ConnectionGuard
+    /// Where offloaded routes run.
+    private let workers: WorkerPool
+    /// The offloaded requests whose connection is suspended, until answered (or abandoned by a stop). Closed
+    /// (nil) while the daemon stops: nothing may be suspended then.
+    private let suspended = Mutex<[ObjectIdentifier: Offload]?>(nil)
     /// The port bound (useful when configured with 0). Valid after `start()`.
     public var port: Int { boundPort.load(ordering: .acquiring) }
 
@@ -126,11 +139,15 @@ public final class HTTPServer: Service {
                 connectionLimit: configuration.connectionLimit,
                 perAddressLimit: max(1, configuration.perAddressConnectionLimit), headTimeout: headTimeout,
                 shortHeadTimeout: min(headTimeout, 2_000_000_000)))
+        workers = WorkerPool(
+            threads: configuration.workerThreadCount, queueLimit: configuration.workerQueueLimit,
+            name: "herald-http-worker")
     }
 
     deinit {
         connectionGuard.stop()
-        if let daemon = daemon.withLock({ $0 }) { MHD_stop_daemon(daemon.handle) }
+        if let daemon = daemon.withLock({ $0 }) { stop(daemon.handle) }
+        workers.stop()
     }
 
     /// Connections closed for taking longer than `headTimeout` over a request head, since start.
@@ -207,6 +224,7 @@ public final class HTTPServer: Service {
         var flags = UInt32(
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue)
         flags |= UInt32(MHD_USE_ITC.rawValue) | UInt32(MHD_USE_TURBO.rawValue)
+        flags |= UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
         if listening.1 == .ipv6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         let timeoutSeconds = max(1, Int(configuration.connectionTimeout.components.seconds))
@@ -220,6 +238,7 @@ public final class HTTPServer: Service {
             throw StartError(description: "cannot serve on \(configuration.host):\(configuration.port)")
         }
         boundPort.store(Int(herald_mhd_bound_port(started)), ordering: .releasing)
+        suspended.withLock { $0 = [:] }
         connectionGuard.start()
         daemon.withLock { $0 = Daemon(handle: started) }
     }
@@ -243,9 +262,29 @@ public final class HTTPServer: Service {
         drained.wait(until: Date(timeIntervalSinceNow: gracePeriod / .seconds(1))) {
             inFlight.load(ordering: .acquiring) == 0
         }
-        MHD_stop_daemon(running.handle)
+        if inFlight.load(ordering: .acquiring) > 0 {
+            // Offloaded requests no worker has started never will: each is answered 503 now, before the daemon
+            // stops. The ones running get a moment more, so that a client whose request did its work (a sign-up
+            // committed) hears so rather than seeing its connection closed.
+            let offloads = suspended.withLock { $0.map { Array($0.values) } ?? [] }
+            for offload in offloads { offload.abandon(onlyQueued: true) }
+            drained.wait(until: Date(timeIntervalSinceNow: 1)) { inFlight.load(ordering: .acquiring) == 0 }
+        }
+        stop(running.handle)
         connectionGuard.stop()
         daemon.withLock { $0 = nil }
+    }
+
+    /// Stops the daemon. libmicrohttpd must not be stopped with a connection suspended: every offloaded request
+    /// still waiting for its worker is abandoned (its connection answered 503 if the daemon still gets to it, and
+    /// its worker's answer dropped) and resumed first.
+    private func stop(_ handle: OpaquePointer) {
+        let waiting = suspended.withLock { registry in
+            defer { registry = nil }
+            return registry.map { Array($0.values) } ?? []
+        }
+        for offload in waiting { offload.abandon() }
+        MHD_stop_daemon(handle)
     }
 
     /// Where a shutdown waits for the requests in flight to finish.
@@ -299,8 +338,79 @@ public final class HTTPServer: Service {
         /// The request's body limit, worked out when it first has a body (bodiless requests never pay for it).
         var bodyLimit: Int?
         var bodyTooLarge = false
+        /// The request running on a worker while its connection is suspended.
+        var offload: Offload?
 
         init(target: String) { self.target = target }
+    }
+
+    /// An offloaded request, between its worker and the HTTP thread its connection belongs to: the worker's answer
+    /// is handed over and the connection resumed under `lock`, and a stopping server abandons it under the same
+    /// lock, so that a connection is resumed exactly once, and never after the daemon stopped.
+    private final class Offload: @unchecked Sendable {  // `phase` is guarded by `lock`
+        enum Phase {
+            /// Waiting for a worker.
+            case queued
+            /// On a worker.
+            case running
+            case answered(HTTPResponse)
+            /// Given up by a stopping server: answered 503, and the worker's answer (if it comes) dropped.
+            case abandoned
+        }
+
+        let lock = NSLock()
+        private(set) var phase = Phase.queued
+        /// The suspended connection: valid until resumed.
+        private let connection: OpaquePointer
+        let requestID: String
+
+        init(connection: OpaquePointer, requestID: String) {
+            self.connection = connection
+            self.requestID = requestID
+        }
+
+        /// Called by the worker before it runs the request: false when it is no longer wanted (abandoned by a stop
+        /// before the worker got to it), and then it must not run.
+        func start() -> Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            guard case .queued = phase else { return false }
+            phase = .running
+            return true
+        }
+
+        /// Hands over `response` and resumes the connection, unless abandoned meanwhile.
+        func answer(_ response: HTTPResponse) {
+            lock.lock()
+            defer { lock.unlock() }
+            guard case .running = phase else { return }
+            phase = .answered(response)
+            MHD_resume_connection(connection)
+        }
+
+        /// Gives up on the worker's answer and resumes the connection, unless answered already (or, with
+        /// `onlyQueued`, unless a worker has started on it).
+        func abandon(onlyQueued: Bool = false) {
+            lock.lock()
+            defer { lock.unlock() }
+            switch phase {
+            case .queued: break
+            case .running where !onlyQueued: break
+            default: return
+            }
+            phase = .abandoned
+            MHD_resume_connection(connection)
+        }
+
+        /// What to send now that the connection is resumed.
+        var response: HTTPResponse {
+            lock.lock()
+            defer { lock.unlock() }
+            if case .answered(let response) = phase { return response }
+            var response = HTTPError(.serviceUnavailable, field: "base", "shutting down").response
+            response.headers += [(name: "retry-after", value: "1"), (name: "connection", value: "close")]
+            return response
+        }
     }
 
     private static let uriLogger:
@@ -402,9 +512,18 @@ public final class HTTPServer: Service {
                     HTTPError(.requestHeaderFieldsTooLarge, field: "base", tooLarge).response, connection,
                     method: method, state: state)
             }
-            if head.controlBytes {
-                // A NUL would cut the value short where it is read as a C string (`Bearer <token>\0junk`), and
-                // no header Herald reads has a use for control bytes (RFC 9110 §5.5).
+            let layout = head.controlBytes ? nil : headLayout(connection, method: method, head)
+            if layout == .notInPlace {
+                // RFC 9112 §5.2: a server may refuse obs-fold with a 400 (libmicrohttpd 0.9.75 mangles it).
+                var response =
+                    HTTPError(.badRequest, field: "base", "a header field is folded over several lines").response
+                response.headers.append((name: "connection", value: "close"))
+                return refuse(response, connection, method: method, state: state)
+            }
+            if head.controlBytes || layout == .hiddenBytes {
+                // A NUL would cut the value short where it is read as a C string (`Bearer <token>\0junk`:
+                // libmicrohttpd hands over `Bearer <token>`, the layout check sees the rest), and no header Herald
+                // reads has a use for control bytes (RFC 9110 §5.5).
                 var response =
                     HTTPError(.badRequest, field: "base", "a header field value holds a control character").response
                 response.headers.append((name: "connection", value: "close"))
@@ -470,6 +589,11 @@ public final class HTTPServer: Service {
             size.pointee = 0
             return .YES
         }
+        if let offload = state.offload {
+            // Resumed: the worker has answered (or the server is stopping).
+            state.offload = nil
+            return queue(offload.response, on: connection, requestID: offload.requestID)
+        }
         if state.bodyTooLarge {
             return refuse(
                 bodyTooLarge(bodyLimit(of: state, method: method, connection: connection)).response, connection,
@@ -486,6 +610,9 @@ public final class HTTPServer: Service {
         request.streamedBody = state.streamed
         state.body = []
         state.streamed = nil
+        if responder.isOffloaded(request) {
+            return offload(request, connection, method: method, state: state)
+        }
         let response: HTTPResponse
         do {
             response = try responder.respond(to: request)
@@ -493,6 +620,47 @@ public final class HTTPServer: Service {
             response = ErrorMiddleware.response(for: error, to: request, logger: logger)
         }
         return queue(response, on: connection, requestID: requestID)
+    }
+
+    /// Runs `request` on a worker while its connection is suspended; the worker resumes it with the answer, which
+    /// is queued on the next call for the request (`handle`). With every worker busy and the queue full, a 503.
+    private func offload(
+        _ request: HTTPRequest, _ connection: OpaquePointer, method: UnsafePointer<CChar>?, state: RequestState
+    ) -> MHD_Result {
+        let offload = Offload(connection: connection, requestID: request.id)
+        let key = ObjectIdentifier(offload)
+        // Held until the connection is suspended: a worker done sooner waits here to resume it.
+        offload.lock.lock()
+        let accepted =
+            suspended.withLock { registry in
+                guard registry != nil else { return false }
+                registry![key] = offload
+                return true
+            }
+            && workers.submit { [self] in
+                guard offload.start() else { return }
+                let response: HTTPResponse
+                do {
+                    response = try responder.respond(to: request)
+                } catch {
+                    response = ErrorMiddleware.response(for: error, to: request, logger: logger)
+                }
+                suspended.withLock { _ = $0?.removeValue(forKey: key) }
+                offload.answer(response)
+            }
+        if accepted {
+            state.offload = offload
+            MHD_suspend_connection(connection)
+        }
+        offload.lock.unlock()
+        guard accepted else {
+            suspended.withLock { _ = $0?.removeValue(forKey: key) }
+            var response = HTTPError(.serviceUnavailable, field: "base", "server busy; retry later").response
+            response.headers.append((name: "retry-after", value: "1"))
+            responder.refused(request, with: response)
+            return queue(response, on: connection, requestID: request.id)
+        }
+        return .YES
     }
 
     /// The request as its head says it, before its body: what a streaming route is opened with.
@@ -511,11 +679,7 @@ public final class HTTPServer: Service {
 
     /// A `Content-Length` value as a number: all digits past `Int.max` (which libmicrohttpd takes, up to
     /// `UInt64.max`) is `Int.max`, so that it is over every limit rather than no length at all.
-    static func contentLength(_ text: String) -> Int? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-        return Int(trimmed) ?? Int.max
-    }
+    static func contentLength(_ text: String) -> Int? { HTTPHeadChecks.contentLength(text) }
 
     /// What is wrong with a request head of `bytes` in `count` fields, if anything (a 431).
     private func headersTooLarge(bytes: Int, count: Int) -> String? {
@@ -576,29 +740,33 @@ public final class HTTPServer: Service {
         var transferEncodings: [String] = []
         /// Whether a value holds a control byte (NUL included; horizontal tab allowed).
         var controlBytes = false
+        /// Where each field's name and value are (addresses in libmicrohttpd's buffer), in the order received.
+        var placements: [HTTPHeadChecks.FieldPlacement] = []
 
-        /// Why the body's end is ambiguous or unreadable (RFC 9112 §6.1, §6.3), if it is. libmicrohttpd reads a
-        /// chunked body only when the one field says exactly `chunked` (in any case), and otherwise reads until
-        /// the connection closes: anything else is refused here.
+        /// Why the body's end is ambiguous or unreadable, if it is (`HTTPHeadChecks.framingError`).
         var framingError: HTTPError? {
-            if contentLengths.count > 1 {
-                return HTTPError(.badRequest, field: "base", "conflicting Content-Length header fields")
-            }
-            guard !transferEncodings.isEmpty else { return nil }
-            if !contentLengths.isEmpty {
-                return HTTPError(.badRequest, field: "base", "both Content-Length and Transfer-Encoding")
-            }
-            if transferEncodings.count == 1, transferEncodings[0].lowercased() == "chunked" { return nil }
-            let codings = transferEncodings.flatMap { $0.split(separator: ",") }.map {
-                $0.trimmingCharacters(in: .whitespaces).lowercased()
-            }.filter { !$0.isEmpty }
-            if codings.allSatisfy({ $0 == "chunked" }) {
-                return HTTPError(.badRequest, field: "base", "Transfer-Encoding must be exactly chunked")
-            }
-            return HTTPError(
-                .notImplemented, field: "base",
-                "transfer coding \(codings.joined(separator: ", ")) is not supported; send chunked or a Content-Length")
+            HTTPHeadChecks.framingError(contentLengths: contentLengths, transferEncodings: transferEncodings)
         }
+    }
+
+    /// Whether this libmicrohttpd parses heads as `HTTPHeadChecks.layout(of:fields:)` expects (checked on 0.9.75's
+    /// source); with another, the check is skipped rather than refusing requests it cannot judge.
+    private static let headLayoutKnown = String(cString: MHD_get_version()) == "0.9.75"
+
+    /// Whether the head of the request on `connection` (whose request line starts at `method`) hides bytes after a
+    /// NUL in a field, or was not parsed in place (a folded line); nil when it cannot be told.
+    private func headLayout(_ connection: OpaquePointer, method: UnsafePointer<CChar>?, _ head: RequestHead)
+        -> HTTPHeadChecks.Layout?
+    {
+        guard Self.headLayoutKnown, let method, !head.placements.isEmpty else { return nil }
+        let size = herald_mhd_header_size(connection)
+        guard size > 0 else { return nil }
+        let start = Int(bitPattern: method)
+        let fields = head.placements.map {
+            HTTPHeadChecks.FieldPlacement(
+                name: $0.name - start, nameCount: $0.nameCount, value: $0.value - start, valueCount: $0.valueCount)
+        }
+        return HTTPHeadChecks.layout(of: UnsafeRawBufferPointer(start: method, count: size), fields: fields)
     }
 
     /// Adds each header field to the `RequestHead` at `context`.
@@ -606,13 +774,14 @@ public final class HTTPServer: Service {
         guard let context, let key else { return .YES }
         let head = context.assumingMemoryBound(to: RequestHead.self)
         head.pointee.bytes += keySize + valueSize + 4
-        if let value, valueSize > 0 {
-            value.withMemoryRebound(to: UInt8.self, capacity: valueSize) { bytes in
-                for index in 0..<valueSize where (bytes[index] < 0x20 && bytes[index] != 0x09) || bytes[index] == 0x7F {
-                    head.pointee.controlBytes = true
-                    break
-                }
+        if let value {
+            if HTTPHeadChecks.hasControlBytes(UnsafeRawBufferPointer(start: value, count: valueSize)) {
+                head.pointee.controlBytes = true
             }
+            head.pointee.placements.append(
+                HTTPHeadChecks.FieldPlacement(
+                    name: Int(bitPattern: key), nameCount: keySize, value: Int(bitPattern: value),
+                    valueCount: valueSize))
         }
         if strcasecmp(key, "Content-Length") == 0 {
             let text = value.map { String(cString: $0) } ?? ""

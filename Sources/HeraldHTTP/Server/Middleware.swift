@@ -56,6 +56,8 @@ public struct Application: HTTPResponder {
         return HTTPStreamedBody(try route.open(head))
     }
 
+    public func isOffloaded(_ request: HTTPRequest) -> Bool { router.isOffloaded(request.method, request.rawPath) }
+
     public func refused(_ request: HTTPRequest, with response: HTTPResponse) {
         var request = request
         request.route = "refused"

@@ -9,11 +9,16 @@ public protocol HTTPResponder: Sendable {
     /// for its route's consumer to take as it arrives (then handed to `respond(to:)` in `streamedBody`), or nil to
     /// collect it whole into `body` within the body limit. Throwing answers the request at once, unread.
     func streamedBody(for head: HTTPRequest) throws -> HTTPStreamedBody?
+    /// Whether `request` is answered on the server's worker threads rather than the HTTP thread it arrived on (its
+    /// connection suspended meanwhile): for slow CPU work, which would otherwise hold up every other connection
+    /// that thread serves. Asked once per request, when it is complete.
+    func isOffloaded(_ request: HTTPRequest) -> Bool
 }
 
 extension HTTPResponder {
     public func refused(_ request: HTTPRequest, with response: HTTPResponse) {}
     public func streamedBody(for head: HTTPRequest) throws -> HTTPStreamedBody? { nil }
+    public func isOffloaded(_ request: HTTPRequest) -> Bool { false }
 }
 
 /// A handler closure.
@@ -35,6 +40,8 @@ public struct Router: Sendable {
         var handlers: [HTTPMethod: (pattern: String, handler: HTTPHandler)] = [:]
         /// The routes (among `handlers`) that take their body as it arrives.
         var openers: [HTTPMethod: HTTPBodyConsumerOpener] = [:]
+        /// The routes (among `handlers`) run on the server's worker threads.
+        var offloaded: Set<HTTPMethod> = []
     }
 
     /// What a lookup found.
@@ -48,13 +55,30 @@ public struct Router: Sendable {
     }
 
     private let root = Node()
+    /// Whether any route is offloaded (when none is, `isOffloaded` answers without a lookup).
+    private var anyOffloaded = false
 
     /// An empty router.
     public init() {}
 
     /// Adds `handler` for `method` on `pattern` (a path whose `{name}` segments are parameters).
-    public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping HTTPHandler) {
-        _ = insert(method, pattern, handler)
+    ///
+    /// An `offloaded` route runs on the server's worker threads (`HTTPServer.Configuration.workerThreadCount`)
+    /// while its connection waits, suspended, instead of on the HTTP thread that received it: for handlers that
+    /// spend long on the CPU (a password hash), which would otherwise hold up every connection that thread
+    /// serves. The handler is written the same either way.
+    ///
+    /// ```swift
+    /// router.post("/api2/mobile/users/login", offloaded: true) { request in … try passwords.verify(…) … }
+    /// ```
+    public mutating func add(
+        _ method: HTTPMethod, _ pattern: String, offloaded: Bool = false, _ handler: @escaping HTTPHandler
+    ) {
+        let node = insert(method, pattern, handler)
+        if offloaded {
+            node.offloaded.insert(method)
+            anyOffloaded = true
+        }
     }
 
     /// Adds a route that takes its body as it arrives, in constant memory whatever its size: `open` is called once
@@ -109,15 +133,34 @@ public struct Router: Sendable {
     }
 
     /// Adds a GET route (HEAD is answered by it too).
-    public mutating func get(_ pattern: String, _ handler: @escaping HTTPHandler) { add(.get, pattern, handler) }
+    public mutating func get(_ pattern: String, offloaded: Bool = false, _ handler: @escaping HTTPHandler) {
+        add(.get, pattern, offloaded: offloaded, handler)
+    }
     /// Adds a POST route.
-    public mutating func post(_ pattern: String, _ handler: @escaping HTTPHandler) { add(.post, pattern, handler) }
+    public mutating func post(_ pattern: String, offloaded: Bool = false, _ handler: @escaping HTTPHandler) {
+        add(.post, pattern, offloaded: offloaded, handler)
+    }
     /// Adds a PUT route.
-    public mutating func put(_ pattern: String, _ handler: @escaping HTTPHandler) { add(.put, pattern, handler) }
+    public mutating func put(_ pattern: String, offloaded: Bool = false, _ handler: @escaping HTTPHandler) {
+        add(.put, pattern, offloaded: offloaded, handler)
+    }
     /// Adds a PATCH route.
-    public mutating func patch(_ pattern: String, _ handler: @escaping HTTPHandler) { add(.patch, pattern, handler) }
+    public mutating func patch(_ pattern: String, offloaded: Bool = false, _ handler: @escaping HTTPHandler) {
+        add(.patch, pattern, offloaded: offloaded, handler)
+    }
     /// Adds a DELETE route.
-    public mutating func delete(_ pattern: String, _ handler: @escaping HTTPHandler) { add(.delete, pattern, handler) }
+    public mutating func delete(_ pattern: String, offloaded: Bool = false, _ handler: @escaping HTTPHandler) {
+        add(.delete, pattern, offloaded: offloaded, handler)
+    }
+
+    /// Whether the route for `method` and `path` runs on the server's worker threads (`add(…, offloaded:)`).
+    public func isOffloaded(_ method: HTTPMethod, _ path: String) -> Bool {
+        guard anyOffloaded else { return false }
+        var parameters: [String: String] = [:]
+        guard let node = find(root, Self.segments(of: path)[...], &parameters) else { return false }
+        if node.handlers[method] != nil { return node.offloaded.contains(method) }
+        return method == .head && node.offloaded.contains(.get)
+    }
 
     /// Every route, as (method, pattern), sorted: for documentation checks.
     public var routes: [(method: HTTPMethod, pattern: String)] {

@@ -80,7 +80,8 @@ extension HeraldConfiguration {
         Option("password-cost", "HERALD_PASSWORD_COST", "`16384`", "scrypt N for user passwords (a power of two)"),
         Option(
             "password-threads", "HERALD_PASSWORD_THREADS", "cores − 1, at least 1",
-            "threads hashing passwords; a login or sign-up beyond them is answered 429 at once"),
+            "threads running sign-ups, logins and password changes (they hash passwords) off the HTTP threads; "
+                + "256 more wait their turn, the next is answered 503 with Retry-After"),
         Option(
             "head-timeout", "HERALD_HEAD_TIMEOUT", "`10`",
             "seconds a connection has for a whole request head, however steadily it trickles"),

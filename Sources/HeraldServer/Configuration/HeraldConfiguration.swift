@@ -64,7 +64,8 @@ public struct HeraldConfiguration: Sendable {
     public var devicePerInstallPerMinute = 300
     /// POS calls a second per POS key (0: no limit).
     public var posPerKeyPerSecond = 200
-    /// Password hashes at once; nil: one fewer than the cores, at least one.
+    /// Threads running the routes that hash passwords (the HTTP server's workers; see `PasswordPool`); nil: one
+    /// fewer than the cores, at least one.
     public var passwordThreads: Int?
 
     /// Delivery engine settings.

@@ -23,9 +23,11 @@ struct MobileController: Sendable {
     var passwordPool = PasswordPool(slots: 1024)
 
     func register(in router: inout Router) {
-        router.post("/api2/mobile/users", signUp)
-        router.post("/api2/mobile/users/login", logIn)
-        router.put("/api2/mobile/users", updateProfile)
+        // Offloaded: these hash passwords (tens of milliseconds of a core each), on the server's worker threads
+        // (as many as `--password-threads`) while the HTTP threads serve everyone else.
+        router.post("/api2/mobile/users", offloaded: true, signUp)
+        router.post("/api2/mobile/users/login", offloaded: true, logIn)
+        router.put("/api2/mobile/users", offloaded: true, updateProfile)
         router.delete("/api2/mobile/users/logout", logOut)
         router.get("/api2/mobile/users/profile", profile)
         router.get("/api2/mobile/notifications", listNotifications)

@@ -124,10 +124,11 @@ struct RateLimits: Sendable {
     }
 }
 
-/// Password hashing on a bounded number of threads: scrypt at its default cost takes tens of milliseconds of a
-/// core and 16 MiB, so a flood of logins could otherwise take every core and every HTTP thread. When every slot is
-/// busy, a call is refused at once (429 with `Retry-After`) rather than waiting on an HTTP thread that other
-/// connections are served by.
+/// A bound on concurrent password hashing: scrypt at its default cost takes tens of milliseconds of a core and
+/// 16 MiB. The routes that hash are offloaded (`Router.add(…, offloaded: true)`), so they run on the HTTP server's
+/// worker threads, as many as there are slots, while the HTTP threads serve everyone else; this bound stands behind
+/// that: when every slot is busy anyway (a caller on another thread), a call is refused at once (429 with
+/// `Retry-After`) rather than adding another hash.
 final class PasswordPool: Sendable {
     private let slots: Int
     private let busy = Atomic<Int>(0)
