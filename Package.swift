@@ -56,7 +56,7 @@ let package = Package(
             name: "HeraldRuntime",
             dependencies: [
                 "HeraldServer", "HeraldSQLite", "HeraldPostgres", "HeraldAPNs", "HeraldFCM", "HeraldDelivery",
-                "HeraldLifecycle", "HeraldCrypto", "HeraldHTTP", "HeraldObservability",
+                "HeraldLifecycle", "HeraldCrypto", "HeraldHTTP", "HeraldObservability", "HeraldModel",
             ]
         ),
         .executableTarget(name: "herald", dependencies: ["HeraldRuntime"]),
@@ -107,7 +107,9 @@ let package = Package(
             dependencies: [
                 "HeraldDelivery", "HeraldAPNs", "HeraldFCM", "HeraldDomain", "HeraldTesting", "HeraldLifecycle",
             ]),
-        .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldDelivery", "HeraldTesting"]),
+        .testTarget(
+            name: "HeraldServerTests",
+            dependencies: ["HeraldServer", "HeraldDelivery", "HeraldTesting", "HeraldCrypto", "HeraldModel"]),
         .testTarget(
             name: "HeraldSDKTests",
             dependencies: [

@@ -43,6 +43,9 @@ public final class HeraldApplication: Sendable {
     public let routes: [(method: String, pattern: String)]
     /// The routes run on the HTTP server's worker threads (`Router.add(…, offloaded: true)`), as (method, pattern).
     public let offloadedRoutes: [(method: String, pattern: String)]
+    /// The routes behind their middleware, as the server calls them: `herald admin` sends its requests here
+    /// in-process, so a command and the API share every rule and error.
+    public let responder: any HTTPResponder
     /// The port the server listens on, once it does (the configured one until then).
     private let boundPort: BoundPort
 
@@ -164,6 +167,7 @@ public final class HeraldApplication: Sendable {
             middleware: [
                 ObservabilityMiddleware(logger: httpLogger, metrics: metrics), ErrorMiddleware(logger: httpLogger),
             ])
+        responder = application
         var serverConfiguration = HTTPServer.Configuration(host: configuration.host, port: configuration.port)
         if let threads = configuration.httpThreads { serverConfiguration.threadCount = threads }
         // The routes that hash passwords are offloaded (MobileController): the workers are the password threads.

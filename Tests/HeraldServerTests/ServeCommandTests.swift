@@ -1,4 +1,6 @@
 import Foundation
+import HeraldCrypto
+import HeraldModel
 import HeraldObservability
 import HeraldServer
 import HeraldTesting
@@ -129,6 +131,53 @@ struct ServeCommandTests {
         _ = FileManager.default.createFile(atPath: notHerald, contents: Data())
         #expect(
             try Self.run(["restore", "--from", notHerald, "--data-dir", data]).err.contains("not a Herald database"))
+    }
+
+    @Test("herald admin creates a business and sets its APNs key on a data dir, by the admin API's rules")
+    func adminCommandsWorkOnTheDataDirectory() throws {
+        let directory = try TemporaryDirectory()
+        let data = directory.path + "/data"
+        let p8 = directory.path + "/AuthKey_KEY1234567.p8"
+        try P256PrivateKey.generate().pemRepresentation.write(toFile: p8, atomically: true, encoding: .utf8)
+
+        let created = try Self.run(["admin", "create-business", "--name", "Burger Co", "--data-dir", data])
+        #expect(created.status == 0, "\(created.err)")
+        let business = try JSON.parse(Array(created.out.utf8))
+        #expect(business["id"]?.int64Value == 1)
+        #expect(business["name"]?.stringValue == "Burger Co")
+        #expect(business["secret"]?.stringValue?.isEmpty == false, "the secret is shown once, at creation")
+
+        let setAPNs = [
+            "admin", "set-apns", "--business", "1", "--p8", p8, "--key-id", "KEY1234567", "--team-id",
+            "TEAM123456", "--topic", "com.example.loyalty", "--environment=sandbox", "--data-dir", data,
+        ]
+        let set = try Self.run(setAPNs)
+        #expect(set.status == 0, "\(set.err)")
+        #expect(!set.out.contains("PRIVATE KEY"), "the key is never printed back")
+
+        // Refused as the API refuses, with its JSON errors, exit 1; usage mistakes exit 2.
+        let refused = try Self.run(setAPNs.map { $0 == "KEY1234567" ? "short" : $0 })
+        #expect(refused.status == 1)
+        #expect(refused.err.contains("\"key_id\""), "\(refused.err)")
+        let unknown = try Self.run(setAPNs.map { $0 == "1" ? "9" : $0 })
+        #expect(unknown.status == 1)
+        #expect(unknown.err.contains("404"), "\(unknown.err)")
+        let missing = try Self.run(["admin", "create-business", "--data-dir", data])
+        #expect(missing.status == 2)
+        #expect(missing.err.contains("needs --name"))
+        #expect(
+            try Self.run(["admin", "create-busines", "--data-dir", data]).err.contains("did you mean create-business?"))
+
+        // A server on that data dir serves them; the command works beside it.
+        let herald = try LiveHerald { $0.dataDirectory = data }
+        defer { herald.stop() }
+        let shown = try JSON.parse(try herald.admin("GET", "/api/admin/businesses/1").body)
+        #expect(shown["apns"]?["key_id"]?.stringValue == "KEY1234567")
+        #expect(shown["apns"]?["environment"]?.stringValue == "sandbox")
+        #expect(shown["apns"]?["status"]?.stringValue == "ok")
+        let listed = try Self.run(["admin", "businesses", "--data-dir", data])
+        #expect(listed.status == 0, "\(listed.err)")
+        #expect(try JSON.parse(Array(listed.out.utf8))["data"]?.arrayValue?.count == 1)
     }
 }
 
