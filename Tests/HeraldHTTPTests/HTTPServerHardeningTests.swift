@@ -99,6 +99,30 @@ struct HTTPServerHardeningTests {
         _ = held
     }
 
+    @Test func aNewClientGetsInAtOnceWhileSlowHeadersHoldEveryPlaceAndTheReserve() throws {
+        // Places and reserve all held by connections trickling their heads (deadline far off), more waiting in the
+        // backlog: a new client must not queue behind them.
+        let server = try TestServer {
+            $0.connectionLimit = 20
+            $0.reservedConnections = 4
+            $0.perAddressConnectionLimit = 2
+            $0.headTimeout = .seconds(30)
+        }
+        let held = try (0..<40).map { index in try Self.halfOpen(server, from: "127.0.3.\(index / 2 + 1)") }
+        Thread.sleep(forTimeInterval: 0.3)
+        for path in ["/healthz", "/x"] {
+            let started = ContinuousClock.now
+            let answer = try Self.client(server, from: "127.0.0.1").request("GET", path)
+            // The health check always; anything else served in a place an eviction freed, or 503 from the reserve.
+            #expect(path == "/healthz" ? answer.status == 200 : [200, 503].contains(answer.status), "\(answer)")
+            #expect(ContinuousClock.now - started < .milliseconds(500), "\(path) waited")
+        }
+        // The places were made by shutting down the connections that had waited longest, not by the deadline.
+        #expect(server.server.connectionsEvicted > 0)
+        #expect(server.server.connectionsClosedForSlowHeads == 0)
+        _ = held
+    }
+
     @Test func aSlowHeaderFloodLeavesOtherClientsServed() throws {
         // The probe's attack, scaled down: more slow-header connections than the server holds, from many addresses.
         let server = try TestServer {

@@ -14,7 +14,15 @@ import Synchronization
 /// It also decides how a connection is admitted: past the per-address limit it is answered 503 (and closed) once
 /// its head is in; past the global limit, into the reserve, it is served only for the reserved paths (`/healthz`,
 /// `/metrics`) and answered 503 otherwise. Both have a short head deadline, so they cannot hold a place either.
+///
+/// When even the reserve is full (a slow-header flood from many addresses), a new connection does not wait in the
+/// kernel's accept backlog behind the flood's reconnects: libmicrohttpd may accept `evictionHeadroom` more, and
+/// each connection accepted past the places shuts down the one that has waited longest for its request head —
+/// a client that sends its head at once (a monitor, an app) gets in, and is answered (or 503) at once.
 final class ConnectionGuard: Sendable {
+    /// Connections libmicrohttpd may hold beyond the places, while those shut down to make room close.
+    static let evictionHeadroom = 256
+
     /// How a new connection was let in.
     enum Admission: Sendable, Equatable {
         /// Within every limit.
@@ -29,6 +37,8 @@ final class ConnectionGuard: Sendable {
     struct Limits: Sendable {
         /// Connections admitted normally.
         var connectionLimit: Int
+        /// Connections admitted into the reserve.
+        var reservedLimit: Int = 0
         /// Most connections from one client address.
         var perAddressLimit: Int
         /// Nanoseconds a connection may wait for its request head.
@@ -51,12 +61,49 @@ final class ConnectionGuard: Sendable {
         var entries: [Int32: Entry] = [:]
         var perAddress: [String: Int] = [:]
         var normal = 0
+        /// Entries not shut down.
+        var live = 0
+        /// Sockets in the order they began waiting for a head, with when (a socket whose entry no longer matches is
+        /// skipped): the front is the connection to shut down when a new one needs its place.
+        var waiting: [(socket: Int32, since: UInt64)] = []
+        var waitingStart = 0
+
+        mutating func startedWaiting(_ socket: Int32, at since: UInt64) {
+            waiting.append((socket, since))
+        }
+
+        /// Shuts down the connection that has waited longest for its head, other than `socket`; false if none.
+        mutating func evictOldestWaiting(except socket: Int32) -> Bool {
+            while waitingStart < waiting.count {
+                let (candidate, since) = waiting[waitingStart]
+                waitingStart += 1
+                guard candidate != socket, let entry = entries[candidate], entry.waitingForHead, !entry.shutDown,
+                    entry.since == since
+                else { continue }
+                Glibc.shutdown(candidate, Int32(SHUT_RDWR))
+                entries[candidate]?.shutDown = true
+                live -= 1
+                return true
+            }
+            return false
+        }
+
+        /// Drops the order's stale positions once they outnumber the live ones.
+        mutating func compactWaiting() {
+            guard waiting.count - waitingStart > 2 * entries.count + 1024 || waitingStart > 4096 else { return }
+            waiting = waiting[waitingStart...].filter { position in
+                entries[position.socket].map { $0.waitingForHead && !$0.shutDown && $0.since == position.since }
+                    ?? false
+            }
+            waitingStart = 0
+        }
     }
 
     private let limits: Limits
     private let registry = Mutex(Registry())
     private let reaper = Mutex<(any DispatchSourceTimer)?>(nil)
     private let reaped = Atomic<Int>(0)
+    private let evicted = Atomic<Int>(0)
 
     init(limits: Limits) {
         self.limits = limits
@@ -86,6 +133,9 @@ final class ConnectionGuard: Sendable {
     /// Connections shut down for taking too long over their head, since start.
     var reapedCount: Int { reaped.load(ordering: .relaxed) }
 
+    /// Connections shut down to make room for a newer one when every place was taken, since start.
+    var evictedCount: Int { evicted.load(ordering: .relaxed) }
+
     /// Connections open now (and, of them, admitted normally).
     var counts: (open: Int, normal: Int) { registry.withLock { ($0.entries.count, $0.normal) } }
 
@@ -105,6 +155,20 @@ final class ConnectionGuard: Sendable {
             if admission == .normal { registry.normal += 1 }
             registry.perAddress[address] = fromAddress + 1
             registry.entries[socket] = Entry(address: address, admission: admission, since: now)
+            registry.live += 1
+            registry.startedWaiting(socket, at: now)
+            // Past every place: make room rather than leave the next client in the accept backlog — unless the
+            // newcomer's own address is over its limit (it would only be refused): then it goes.
+            if registry.live > limits.connectionLimit + limits.reservedLimit {
+                if admission == .overAddressLimit {
+                    Glibc.shutdown(socket, Int32(SHUT_RDWR))
+                    registry.entries[socket]?.shutDown = true
+                    registry.live -= 1
+                    evicted.add(1, ordering: .relaxed)
+                } else if registry.evictOldestWaiting(except: socket) {
+                    evicted.add(1, ordering: .relaxed)
+                }
+            }
         }
     }
 
@@ -113,6 +177,7 @@ final class ConnectionGuard: Sendable {
         registry.withLock { registry in
             guard let entry = registry.entries.removeValue(forKey: socket) else { return }
             if entry.admission == .normal { registry.normal -= 1 }
+            if !entry.shutDown { registry.live -= 1 }
             let left = registry.perAddress[entry.address, default: 1] - 1
             registry.perAddress[entry.address] = left > 0 ? left : nil
         }
@@ -136,6 +201,7 @@ final class ConnectionGuard: Sendable {
             entry.waitingForHead = true
             entry.since = now
             registry.entries[socket] = entry
+            registry.startedWaiting(socket, at: now)
         }
     }
 
@@ -148,8 +214,10 @@ final class ConnectionGuard: Sendable {
                 // Under the lock, so libmicrohttpd cannot have closed (and reused) the number meanwhile.
                 Glibc.shutdown(socket, Int32(SHUT_RDWR))
                 registry.entries[socket]?.shutDown = true
+                registry.live -= 1
                 reaped.add(1, ordering: .relaxed)
             }
+            registry.compactWaiting()
         }
     }
 }

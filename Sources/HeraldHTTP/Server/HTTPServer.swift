@@ -137,6 +137,7 @@ public final class HTTPServer: Service {
         connectionGuard = ConnectionGuard(
             limits: .init(
                 connectionLimit: configuration.connectionLimit,
+                reservedLimit: max(0, configuration.reservedConnections),
                 perAddressLimit: max(1, configuration.perAddressConnectionLimit), headTimeout: headTimeout,
                 shortHeadTimeout: min(headTimeout, 2_000_000_000)))
         workers = WorkerPool(
@@ -152,6 +153,10 @@ public final class HTTPServer: Service {
 
     /// Connections closed for taking longer than `headTimeout` over a request head, since start.
     public var connectionsClosedForSlowHeads: Int { connectionGuard.reapedCount }
+
+    /// Connections shut down to make room for a newer one when every place was taken (the one that had waited
+    /// longest for its request head), since start.
+    public var connectionsEvicted: Int { connectionGuard.evictedCount }
 
     /// The address family of a socket.
     enum AddressFamily {
@@ -232,7 +237,9 @@ public final class HTTPServer: Service {
             flags, listening.0, HTTPServer.accessHandler, context, HTTPServer.completedHandler, context,
             HTTPServer.uriLogger, context, HTTPServer.connectionNotifier, context, UInt32(configuration.threadCount),
             UInt32(timeoutSeconds), configuration.connectionMemoryLimit,
-            UInt32(configuration.connectionLimit + max(0, configuration.reservedConnections)))
+            UInt32(
+                configuration.connectionLimit + max(0, configuration.reservedConnections)
+                    + ConnectionGuard.evictionHeadroom))
         guard let started else {
             _ = close(listening.0)
             throw StartError(description: "cannot serve on \(configuration.host):\(configuration.port)")
