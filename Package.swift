@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // The herald binary's malloc (see Sources/herald/main.swift).
+        .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
 
         // Value types shared by server and SDK: Foundation only, no I/O.
         .target(name: "HeraldModel"),
@@ -59,7 +61,7 @@ let package = Package(
                 "HeraldLifecycle", "HeraldCrypto", "HeraldHTTP", "HeraldObservability", "HeraldModel",
             ]
         ),
-        .executableTarget(name: "herald", dependencies: ["HeraldRuntime"]),
+        .executableTarget(name: "herald", dependencies: ["HeraldRuntime", "CJemalloc"]),
         // The client library apps embed: Foundation (and FoundationNetworking) only, HMAC in Swift, no C.
         .target(name: "HeraldSDK", dependencies: ["HeraldModel"]),
         // HTTP2Client alone against a server, for bench/client/run (which runs h2load beside it).

@@ -33,6 +33,9 @@ public enum Command {
         (at most 10 minutes): the admin API (PUT /api/admin/businesses/ID/apns) tells it at once.
         """
 
+    /// The allocator the binary runs with, as `herald version` names it (set by `main` when it links jemalloc).
+    nonisolated(unsafe) public static var allocator = "the C library's malloc"
+
     /// The commands, for "did you mean".
     static let commands = ["serve", "backup", "restore", "admin", "version", "help"]
 
@@ -72,6 +75,7 @@ public enum Command {
             admin(rest[0], Array(rest.dropFirst()))
         case "version", "--version":
             print(BuildInfo.versionLine)
+            print("allocator: \(allocator)")
             exit(0)
         case "help", "--help", "-h":
             if rest.first == "serve" {

@@ -106,6 +106,8 @@ struct ServeCommandTests {
         let result = try Self.run(["version"])
         #expect(result.status == 0)
         #expect(result.out.hasPrefix("herald \(BuildInfo.version) (swift "))
+        // The binary runs on jemalloc (linked in; its mallctl answers only when it is the allocator in use).
+        #expect(result.out.contains("\nallocator: jemalloc 5."), "\(result.out)")
     }
 
     @Test("herald backup copies a database that herald restore brings back")
