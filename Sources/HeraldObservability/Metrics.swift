@@ -58,21 +58,23 @@ public final class MetricsRegistry: Sendable {
     public func sampledGauge(
         _ name: String, help: String, labels: [String: String] = [:], sample: @escaping @Sendable () -> Double
     ) {
-        let key = Self.renderLabels(labels)
-        families.withLock { families in
-            var family = families[name] ?? Family(help: help, type: "gauge")
-            family.series[key] = .sampled(sample)
-            families[name] = family
-        }
+        sampled(name, type: "gauge", help: help, labels: labels, sample)
     }
 
     /// A counter whose value is read by `sample` at every scrape (CPU seconds, say). Replaces an earlier one.
     public func sampledCounter(
         _ name: String, help: String, labels: [String: String] = [:], sample: @escaping @Sendable () -> Double
     ) {
+        sampled(name, type: "counter", help: help, labels: labels, sample)
+    }
+
+    private func sampled(
+        _ name: String, type: String, help: String, labels: [String: String],
+        _ sample: @escaping @Sendable () -> Double
+    ) {
         let key = Self.renderLabels(labels)
         families.withLock { families in
-            var family = families[name] ?? Family(help: help, type: "counter")
+            var family = families[name] ?? Family(help: help, type: type)
             family.series[key] = .sampled(sample)
             families[name] = family
         }

@@ -88,9 +88,7 @@ public enum Command {
             }
             exit(0)
         default:
-            let near = commands.min { editDistance(command, $0) < editDistance(command, $1) }
-            let hint = near.flatMap { editDistance(command, $0) <= 2 ? " (did you mean \($0)?)" : nil } ?? ""
-            fail("unknown command \(command)\(hint)\n\(usage)", status: 2)
+            fail("unknown command \(command)\(didYouMean(command, among: commands))\n\(usage)", status: 2)
         }
     }
 
@@ -174,8 +172,7 @@ public enum Command {
     static func admin(_ subcommand: String, _ arguments: [String]) -> Never {
         guard let flags = adminCommands.first(where: { $0.name == subcommand })?.flags else {
             let names = adminCommands.map(\.name)
-            let near = names.min { editDistance(subcommand, $0) < editDistance(subcommand, $1) }
-            let hint = near.flatMap { editDistance(subcommand, $0) <= 2 ? " (did you mean \($0)?)" : nil } ?? ""
+            let hint = didYouMean(subcommand, among: names)
             fail("unknown admin command \(subcommand)\(hint); one of \(names.joined(separator: ", "))", status: 2)
         }
         let (values, serveArguments) = take(flags, from: arguments)
@@ -269,8 +266,11 @@ public enum Command {
         }
     }
 
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        HeraldConfiguration.editDistance(a, b)
+    /// ` (did you mean NAME?)` for the name within two edits of `word`, else empty.
+    static func didYouMean(_ word: String, among names: [String]) -> String {
+        let distance = { (name: String) in HeraldConfiguration.editDistance(word, name) }
+        guard let near = names.min(by: { distance($0) < distance($1) }), distance(near) <= 2 else { return "" }
+        return " (did you mean \(near)?)"
     }
 
     /// Writes `herald: <message>` to standard error and exits with `status`.

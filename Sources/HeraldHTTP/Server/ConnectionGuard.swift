@@ -68,6 +68,14 @@ final class ConnectionGuard: Sendable {
         var waiting: [(socket: Int32, since: UInt64)] = []
         var waitingStart = 0
 
+        /// Shuts `socket` down (libmicrohttpd then sees it end and closes it). Only under the registry's lock, so
+        /// libmicrohttpd cannot have closed (and reused) the number meanwhile.
+        mutating func shutDown(_ socket: Int32) {
+            Glibc.shutdown(socket, Int32(SHUT_RDWR))
+            entries[socket]?.shutDown = true
+            live -= 1
+        }
+
         mutating func startedWaiting(_ socket: Int32, at since: UInt64) {
             waiting.append((socket, since))
         }
@@ -80,9 +88,7 @@ final class ConnectionGuard: Sendable {
                 guard candidate != socket, let entry = entries[candidate], entry.waitingForHead, !entry.shutDown,
                     entry.since == since
                 else { continue }
-                Glibc.shutdown(candidate, Int32(SHUT_RDWR))
-                entries[candidate]?.shutDown = true
-                live -= 1
+                shutDown(candidate)
                 return true
             }
             return false
@@ -161,9 +167,7 @@ final class ConnectionGuard: Sendable {
             // newcomer's own address is over its limit (it would only be refused): then it goes.
             if registry.live > limits.connectionLimit + limits.reservedLimit {
                 if admission == .overAddressLimit {
-                    Glibc.shutdown(socket, Int32(SHUT_RDWR))
-                    registry.entries[socket]?.shutDown = true
-                    registry.live -= 1
+                    registry.shutDown(socket)
                     evicted.add(1, ordering: .relaxed)
                 } else if registry.evictOldestWaiting(except: socket) {
                     evicted.add(1, ordering: .relaxed)
@@ -211,10 +215,7 @@ final class ConnectionGuard: Sendable {
             for (socket, entry) in registry.entries where entry.waitingForHead && !entry.shutDown {
                 let allowed = entry.admission == .normal ? limits.headTimeout : limits.shortHeadTimeout
                 guard now > entry.since, now - entry.since > allowed else { continue }
-                // Under the lock, so libmicrohttpd cannot have closed (and reused) the number meanwhile.
-                Glibc.shutdown(socket, Int32(SHUT_RDWR))
-                registry.entries[socket]?.shutDown = true
-                registry.live -= 1
+                registry.shutDown(socket)
                 reaped.add(1, ordering: .relaxed)
             }
             registry.compactWaiting()

@@ -89,27 +89,17 @@ struct AdminController: Sendable {
 
     @Sendable func showBusiness(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try business(request)
-        func credentialJSON(_ platform: PushPlatform) throws -> JSON {
-            guard
-                let credential = try store.read({
-                    try $0.credentials.find(businessID: business.id, platform: platform)
-                })
-            else {
-                return .null
-            }
-            var pairs: [(key: String, value: JSON)] = credential.settings.keys.sorted().map {
-                ($0, .string(credential.settings[$0]!))
-            }
-            pairs.append(("status", .string(credential.brokenReason == nil ? "ok" : "broken")))
-            pairs.append(("broken_reason", JSON(credential.brokenReason)))
-            pairs.append(("updated_at", .string(credential.updatedAt.iso8601)))
-            return .object(pairs)
+        let (apns, fcm) = try store.read { tx in
+            (
+                try tx.credentials.find(businessID: business.id, platform: .apns),
+                try tx.credentials.find(businessID: business.id, platform: .fcm)
+            )
         }
         return .json(
             .object([
                 ("id", .int(business.id)), ("name", .string(business.name)), ("client", .string(business.clientID)),
-                ("settings", business.settings.json), ("apns", try credentialJSON(.apns)),
-                ("fcm", try credentialJSON(.fcm)),
+                ("settings", business.settings.json), ("apns", AdminDirectoryController.json(apns)),
+                ("fcm", AdminDirectoryController.json(fcm)),
                 ("created_at", .string(business.createdAt.iso8601)),
             ]))
     }
@@ -388,11 +378,7 @@ struct AdminController: Sendable {
             body, known: ["user_ids", "title", "subtitle", "body", "media", "collapse_id", "cta"], prefix: "")
         let title = AdminRules.requiredString(body, "title", max: 500, &errors)
         let text = AdminRules.requiredString(body, "body", max: 2000, &errors)
-        var subtitle: String?
-        if let value = body["subtitle"], !value.isNull {
-            subtitle = value.stringValue
-            if subtitle == nil { errors.add("subtitle", "must be a string") }
-        }
+        let subtitle = AdminRules.optionalString(body, "subtitle", &errors)
         var media: MediaAttachment?
         if let value = body["media"], !value.isNull { media = attachment(value, field: "media", &errors) }
         var collapseID: String?

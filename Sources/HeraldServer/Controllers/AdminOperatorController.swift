@@ -119,11 +119,7 @@ struct AdminOperatorController: Sendable {
         }
         let title = AdminRules.requiredString(body, "title", max: 500, &errors)
         let text = AdminRules.requiredString(body, "body", max: 2000, &errors)
-        var subtitle: String?
-        if let value = body["subtitle"], !value.isNull {
-            subtitle = value.stringValue
-            if subtitle == nil { errors.add("subtitle", "must be a string") }
-        }
+        let subtitle = AdminRules.optionalString(body, "subtitle", &errors)
         var data = JSON.object([])
         if let value = body["data"], !value.isNull {
             if let pairs = value.objectValue,

@@ -29,6 +29,16 @@ enum AdminRules {
         return trimmed
     }
 
+    /// An optional string: nil when absent or null; adds an error on `key` when it is another type.
+    static func optionalString(_ object: JSON, _ key: String, _ errors: inout FieldErrors) -> String? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let text = value.stringValue else {
+            errors.add(key, "must be a string")
+            return nil
+        }
+        return text
+    }
+
     /// `user_ids`: a non-empty list of at most 10,000 ids, all of them users of `businessID` (422 naming the
     /// unknown ones otherwise); the users, read once. Duplicates are dropped; order is kept.
     static func users(_ body: JSON, store: Store, businessID: Int64) throws -> [User] {

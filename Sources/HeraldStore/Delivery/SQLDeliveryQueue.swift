@@ -192,9 +192,8 @@ public final class SQLDeliveryQueue: DeliveryQueue {
             bindings.append(.text(completion.leaseOwner))
             bindings.append(messageID.map(SQLValue.text) ?? .null)
         }
-        let power = rows.trailingZeroBitCount
-        let sql = power < markDeliveredSQL.count ? markDeliveredSQL[power] : markDeliveredSQL(rows: rows)
-        return SQLQuery(sql: sql, bindings: bindings)
+        // `record` hands over at most `recordChunk` rows at a time, so the padded count has its statement written.
+        return SQLQuery(sql: markDeliveredSQL[rows.trailingZeroBitCount], bindings: bindings)
     }
 
     /// `markDelivered`'s statements for 1, 2, 4, … `recordChunk` rows, written once.
