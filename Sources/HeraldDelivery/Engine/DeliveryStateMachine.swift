@@ -133,7 +133,7 @@ struct DeliveryStateMachine {
         let label: String
         switch result {
         case .delivered(let messageID):
-            (outcome, label) = (.delivered(providerMessageID: messageID), "delivered")
+            (outcome, label) = (.delivered(providerMessageID: messageID == job.apnsID ? nil : messageID), "delivered")
         case .retryable(let reason, let retryAfter):
             // A provider that names a time to come back (429 or 503 with Retry-After, TooManyProviderTokenUpdates,
             // a GOAWAY with ENHANCE_YOUR_CALM) means the credential, not this push: hold all of its pushes.
