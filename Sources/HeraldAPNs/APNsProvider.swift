@@ -31,7 +31,9 @@ public final class APNsProvider: PushProvider {
         public init(baseURLOverride: String? = nil) { self.baseURLOverride = baseURLOverride }
     }
 
-    private struct Entry {
+    /// A business's credential, client and provider token; read and changed under `entries`' lock only. A class:
+    /// every push looks it up, and a struct of this many references was copied out (a retain each) to be read.
+    private final class Entry {
         var credential: APNsCredential
         /// Nil once shut down for being idle; the provider token stays (Apple refuses refreshes more often
         /// than every 20 minutes, and a business sending every quarter hour would refresh on each).
@@ -39,6 +41,30 @@ public final class APNsProvider: PushProvider {
         var tokens = APNsTokenCache()
         /// When it last sent (seconds).
         var lastUsed: Int64
+
+        init(credential: APNsCredential, lastUsed: Int64) {
+            self.credential = credential
+            self.lastUsed = lastUsed
+        }
+
+        /// What a push needs now, the provider token signed afresh when due.
+        func route(at now: Int64) throws -> Route? {
+            guard let client else { return nil }
+            lastUsed = now
+            return Route(
+                client: client, bearer: try tokens.authorization(for: credential, now: now), topic: credential.topic,
+                environment: credential.environment, version: credential.version)
+        }
+    }
+
+    /// What a push needs of its business's credential.
+    private struct Route {
+        let client: HTTP2Client
+        /// The `authorization` header value (the current provider token).
+        let bearer: String
+        let topic: String
+        let environment: APNsCredential.Environment
+        let version: Timestamp
     }
 
     public let platform = PushPlatform.apns
@@ -80,21 +106,11 @@ public final class APNsProvider: PushProvider {
         for client in clients { client.shutdown() }
     }
 
-    /// The credential, its client and the `authorization` header value (the current provider token) for
-    /// `businessID`.
-    private func authorization(_ businessID: Int64) throws -> (APNsCredential, HTTP2Client, String)? {
+    /// The client, provider token and credential details a push of `businessID` goes with.
+    private func route(_ businessID: Int64) throws -> Route? {
         let now = clock.now().seconds
         if now >= nextSweep.load(ordering: .relaxed) { shutDownIdleClients(now: now) }
-        if let cached = try entries.withLock({ entries -> (APNsCredential, HTTP2Client, String)? in
-            // In place: copying the entry out and back would copy the credential on every push.
-            guard let index = entries.index(forKey: businessID), let client = entries.values[index].client else {
-                return nil
-            }
-            let authorization = try entries.values[index].tokens.authorization(
-                for: entries.values[index].credential, now: now)
-            entries.values[index].lastUsed = now
-            return (entries.values[index].credential, client, authorization)
-        }) {
+        if let cached = try entries.withLock({ try $0[businessID]?.route(at: now) }) {
             return cached
         }
         let credential: APNsCredential
@@ -107,8 +123,9 @@ public final class APNsProvider: PushProvider {
             throw Unavailable(underlying: error)
         }
         var unused: HTTP2Client?
-        let result = try entries.withLock { entries -> (APNsCredential, HTTP2Client, String) in
-            var entry = entries[businessID] ?? Entry(credential: credential, lastUsed: now)
+        let result = try entries.withLock { entries -> Route? in
+            let entry = entries[businessID] ?? Entry(credential: credential, lastUsed: now)
+            entries[businessID] = entry
             if entry.credential.version < credential.version {
                 // Replaced while this node was idle for it (or on another node): its key, and a token of its own.
                 entry.credential = credential
@@ -119,10 +136,7 @@ public final class APNsProvider: PushProvider {
             } else {
                 unused = client  // another thread got there first
             }
-            entry.lastUsed = now
-            let authorization = try entry.tokens.authorization(for: entry.credential, now: now)
-            entries[businessID] = entry
-            return (entry.credential, entry.client!, authorization)
+            return try entry.route(at: now)
         }
         unused?.shutdown()
         return result
@@ -134,71 +148,87 @@ public final class APNsProvider: PushProvider {
             return completion(
                 .failed(reason: "payload is \(payload.count) bytes; APNs accepts at most \(APNsPayload.maximumSize)"))
         }
-        send(push, payload: payload, refreshedToken: false, completion: completion)
+        send(Attempt(push: push, payload: payload, completion: completion), refreshedToken: false)
     }
 
-    private func send(
-        _ push: OutgoingPush, payload: [UInt8], refreshedToken: Bool,
-        completion: @escaping @Sendable (PushResult) -> Void
-    ) {
-        let credential: APNsCredential
-        let client: HTTP2Client
-        let bearer: String
+    /// One push on its way: what its answer is read with and a resend needs. A class, so that the request's
+    /// completion holds one reference rather than a copy of every field of the push (each a retain here and a
+    /// release on the HTTP/2 loop's thread).
+    private final class Attempt: Sendable {
+        let push: OutgoingPush
+        let payload: [UInt8]
+        let completion: @Sendable (PushResult) -> Void
+
+        init(push: OutgoingPush, payload: [UInt8], completion: @escaping @Sendable (PushResult) -> Void) {
+            self.push = push
+            self.payload = payload
+            self.completion = completion
+        }
+    }
+
+    private func send(_ attempt: Attempt, refreshedToken: Bool) {
+        let completion = attempt.completion
+        let route: Route
         do {
-            guard let found = try authorization(push.businessID) else {
+            guard let found = try self.route(attempt.push.businessID) else {
                 return completion(.notConfigured(reason: "business has no APNs credentials"))
             }
-            (credential, client, bearer) = found
+            route = found
         } catch let unavailable as Unavailable {
             // The store, the sealing key or the HTTP client failed us, not Apple: not the credential's fault.
             logger.error(
                 "cannot load the APNs credential",
-                ["business.id": String(push.businessID), "error": "\(unavailable.underlying)"])
+                ["business.id": String(attempt.push.businessID), "error": "\(unavailable.underlying)"])
             return completion(.unavailable("APNs credential", because: unavailable.underlying))
         } catch {
             return completion(.credentialRejected(reason: "cannot sign a provider token with the .p8 key"))
         }
-        let base = configuration.baseURLOverride ?? credential.environment.baseURL
-        // Sized once: this runs for every push.
+        let base = configuration.baseURLOverride ?? route.environment.baseURL
+        // Sized once: this runs for every attempt.push.
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(8)
-        headers.append(("authorization", bearer))
-        headers.append(("apns-topic", credential.topic))
-        headers.append(("apns-push-type", push.content.isBackground ? "background" : "alert"))
-        headers.append(("apns-priority", push.content.isBackground ? "5" : "10"))
-        headers.append(("apns-id", push.apnsID))
+        headers.append(("authorization", route.bearer))
+        headers.append(("apns-topic", route.topic))
+        headers.append(("apns-push-type", attempt.push.content.isBackground ? "background" : "alert"))
+        headers.append(("apns-priority", attempt.push.content.isBackground ? "5" : "10"))
+        headers.append(("apns-id", attempt.push.apnsID))
         headers.append(("content-type", "application/json"))
-        if let expiresAt = push.expiresAt { headers.append(("apns-expiration", String(max(0, expiresAt.seconds)))) }
-        if let collapseID = push.collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        if let expiresAt = attempt.push.expiresAt {
+            headers.append(("apns-expiration", String(max(0, expiresAt.seconds))))
+        }
+        if let collapseID = attempt.push.collapseID { headers.append(("apns-collapse-id", collapseID)) }
         var url = ""
-        url.reserveCapacity(base.utf8.count + 10 + push.token.utf8.count)
+        url.reserveCapacity(base.utf8.count + 10 + attempt.push.token.utf8.count)
         url += base.hasSuffix("/") ? base.dropLast() : base[...]
         url += "/3/device/"
-        url += push.token
+        url += attempt.push.token
         let request = HTTPClientRequest(
-            method: "POST", url: url, headers: headers, body: payload, timeout: configuration.requestTimeout)
-        client.execute(request) { [self] result in
+            method: "POST", url: url, headers: headers, body: attempt.payload, timeout: configuration.requestTimeout)
+        let (bearer, version) = (route.bearer, route.version)
+        route.client.execute(request) { [self] result in
+            let completion = attempt.completion
             switch result {
             case .failure(let error):
                 transportWarnings.failed(
-                    provider: "APNs", businessID: push.businessID, url: base, reason: "\(error.code)")
+                    provider: "APNs", businessID: attempt.push.businessID, url: base, reason: "\(error.code)")
                 completion(.transportFailure(error))
             case .success(let response):
-                let outcome = Self.interpret(response, apnsID: push.apnsID)
+                let outcome = Self.interpret(response, apnsID: attempt.push.apnsID)
                 if case .credentialRejected(let reason, _) = outcome,
                     reason == APNsReason.expiredProviderToken.rawValue,
                     !refreshedToken
                 {
                     // The token aged out early (clock skew): sign a new one at once and resend this push once.
-                    entries.withLock { $0[push.businessID]?.tokens.expired(bearer) }
+                    entries.withLock { $0[attempt.push.businessID]?.tokens.expired(bearer) }
                     logger.notice(
-                        "APNs provider token expired; signing a new one", ["business.id": String(push.businessID)])
-                    send(push, payload: payload, refreshedToken: true, completion: completion)
+                        "APNs provider token expired; signing a new one",
+                        ["business.id": String(attempt.push.businessID)])
+                    send(attempt, refreshedToken: true)
                 } else {
                     if case .credentialRejected = outcome {
-                        forgetIfReplaced(push.businessID, version: credential.version)
+                        forgetIfReplaced(attempt.push.businessID, version: version)
                     }
-                    completion(outcome.sent(with: credential.version))
+                    completion(outcome.sent(with: version))
                 }
             }
         }
