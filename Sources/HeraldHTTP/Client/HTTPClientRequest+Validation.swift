@@ -3,12 +3,10 @@ extension HTTPClientRequest {
     /// host), header injection through CR/LF, NUL bytes, and methods or names that are not HTTP tokens. Runs on
     /// the caller's thread; returns where the request goes when it is fine.
     func validate() -> Result<RequestTarget, HTTPClientError> {
-        var method = method
-        if !method.withUTF8({ !$0.isEmpty && $0.allSatisfy(Self.isTokenByte) }) {
+        if !method.withBorrowedUTF8({ !$0.isEmpty && $0.allSatisfy(Self.isTokenByte) }) {
             return .failure(HTTPClientError(code: .invalidRequest, message: "method is not an HTTP token"))
         }
-        var url = url
-        let target = url.withUTF8 { bytes -> RequestTarget?? in
+        let target = url.withBorrowedUTF8 { bytes -> RequestTarget?? in
             guard !bytes.isEmpty, !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return .none }
             return .some(RequestTarget.parse(bytes))
         }
@@ -21,17 +19,16 @@ extension HTTPClientRequest {
                 HTTPClientError(
                     code: .invalidRequest, message: "URL is not an absolute http:// or https:// URL with a host"))
         }
-        for header in headers {
-            var name = header.name
-            if !name.withUTF8({ !$0.isEmpty && $0.allSatisfy(Self.isTokenByte) }) {
+        for index in headers.indices {
+            if !headers[index].name.withBorrowedUTF8({ !$0.isEmpty && $0.allSatisfy(Self.isTokenByte) }) {
                 return .failure(HTTPClientError(code: .invalidRequest, message: "a header name is not an HTTP token"))
             }
-            var value = header.value
-            if value.withUTF8({ $0.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) }) {
+            if headers[index].value.withBorrowedUTF8({ $0.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) })
+            {
                 // The name is a token, so safe to show; the value may be a secret.
                 return .failure(
                     HTTPClientError(
-                        code: .invalidRequest, message: "value of header \(header.name) holds CR, LF or NUL"))
+                        code: .invalidRequest, message: "value of header \(headers[index].name) holds CR, LF or NUL"))
             }
         }
         return .success(target)

@@ -27,8 +27,7 @@ extension ClientEventLoop {
     /// The pool of the request's origin, made on first use. Pools are kept for the client's life: a client talks
     /// to a handful of origins.
     private func poolIndex(for request: PendingRequest) -> Int {
-        var url = request.request.url
-        return url.withUTF8 { bytes in
+        request.request.url.withBorrowedUTF8 { bytes in
             for index in pools.indices where pools[index].origin.matches(request.target, in: bytes) {
                 return index
             }

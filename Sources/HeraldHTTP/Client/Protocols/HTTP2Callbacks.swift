@@ -31,15 +31,20 @@ final class HTTP2Callbacks {
         nghttp2_option_del(option)
     }
 
-    private static func session(_ userData: UnsafeMutableRawPointer?) -> HTTP2Session {
-        Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
+    /// Runs `body` with the session nghttp2 calls back for, without retaining it: the session owns the nghttp2
+    /// session that calls, so it outlives the call (a retain and release per header field showed in profiles).
+    private static func withSession<Result>(
+        _ userData: UnsafeMutableRawPointer?, _ body: (HTTP2Session) -> Result
+    ) -> Result {
+        Unmanaged<HTTP2Session>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
     }
 
     private static let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
         guard let frame else { return 0 }
-        let session = HTTP2Callbacks.session(userData)
-        if let request = session.request(onStream: herald_nghttp2_frame_stream_id(frame)) {
-            session.loop.responseHeadersBegin(request)
+        HTTP2Callbacks.withSession(userData) { session in
+            if let request = session.request(onStream: herald_nghttp2_frame_stream_id(frame)) {
+                session.loop.responseHeadersBegin(request)
+            }
         }
         return 0
     }
@@ -47,40 +52,44 @@ final class HTTP2Callbacks {
     private static let onHeader: nghttp2_on_header_callback = {
         _, frame, name, nameLength, value, valueLength, _, userData in
         guard let frame, let name, let value else { return 0 }
-        let session = HTTP2Callbacks.session(userData)
-        guard let request = session.request(onStream: herald_nghttp2_frame_stream_id(frame)) else { return 0 }
-        session.loop.responseHeader(
-            request, name: UnsafeRawBufferPointer(start: name, count: nameLength),
-            value: UnsafeRawBufferPointer(start: value, count: valueLength))
+        HTTP2Callbacks.withSession(userData) { session in
+            guard let request = session.request(onStream: herald_nghttp2_frame_stream_id(frame)) else { return }
+            session.loop.responseHeader(
+                request, name: UnsafeRawBufferPointer(start: name, count: nameLength),
+                value: UnsafeRawBufferPointer(start: value, count: valueLength))
+        }
         return 0
     }
 
     private static let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userData in
         guard let frame else { return 0 }
-        HTTP2Callbacks.session(userData).frameReceived(frame)
+        HTTP2Callbacks.withSession(userData) { $0.frameReceived(frame) }
         return 0
     }
 
     private static let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
         guard let data else { return 0 }
-        let session = HTTP2Callbacks.session(userData)
-        if let request = session.request(onStream: streamID) {
-            session.loop.responseBody(request, UnsafeRawBufferPointer(start: data, count: length))
+        HTTP2Callbacks.withSession(userData) { session in
+            if let request = session.request(onStream: streamID) {
+                session.loop.responseBody(request, UnsafeRawBufferPointer(start: data, count: length))
+            }
         }
         return 0
     }
 
     private static let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
-        HTTP2Callbacks.session(userData).streamClosed(streamID, errorCode: HTTP2ErrorCode(rawValue: errorCode))
+        HTTP2Callbacks.withSession(userData) {
+            $0.streamClosed(streamID, errorCode: HTTP2ErrorCode(rawValue: errorCode))
+        }
         return 0
     }
 
     /// The data provider of request bodies: copies the next bytes of the request named by the source.
     static let readBody: nghttp2_data_source_read_callback = { _, _, buffer, length, flags, source, userData in
         guard let buffer, let flags, let source else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
-        let session = HTTP2Callbacks.session(userData)
         let request = RequestID(rawValue: Int(bitPattern: herald_nghttp2_data_source_pointer(source)))
-        guard let (count, done) = session.loop.readBody(request, into: buffer, capacity: length) else {
+        let read = HTTP2Callbacks.withSession(userData) { $0.loop.readBody(request, into: buffer, capacity: length) }
+        guard let (count, done) = read else {
             return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
         if done { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }

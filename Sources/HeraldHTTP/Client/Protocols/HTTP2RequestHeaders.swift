@@ -15,9 +15,12 @@ enum HTTP2RequestHeaders {
     static func build(
         _ pending: PendingRequest, origin: Origin, text: ByteBuffer, into list: inout [nghttp2_nv]
     ) {
-        let request = pending.request
-        var total = 128 + request.method.utf8.count + origin.authority.utf8.count + request.url.utf8.count
-        for header in request.headers { total += header.name.utf8.count + header.value.utf8.count }
+        // `pending.request` read in place throughout: a copy would retain every string of it.
+        var total =
+            128 + pending.request.method.utf8.count + origin.authority.utf8.count + pending.request.url.utf8.count
+        for index in pending.request.headers.indices {
+            total += pending.request.headers[index].name.utf8.count + pending.request.headers[index].value.utf8.count
+        }
         text.removeAll()
         text.reserve(total)
         list.removeAll(keepingCapacity: true)
@@ -29,11 +32,10 @@ enum HTTP2RequestHeaders {
             text.append(value)
             list.append(entry(nameStart, name.utf8CodeUnitCount, valueStart, text.end - valueStart, flags))
         }
-        add(":method", request.method)
+        add(":method", pending.request.method)
         add(":scheme", origin.isTLS ? "https" : "http")
         add(":authority", origin.authority)
-        var url = request.url
-        url.withUTF8 { bytes in
+        pending.request.url.withBorrowedUTF8 { bytes in
             let target = pending.target
             let nameStart = text.end
             text.append(":path")
@@ -45,14 +47,13 @@ enum HTTP2RequestHeaders {
             }
             list.append(entry(nameStart, 5, valueStart, text.end - valueStart, neverIndexed))
         }
-        for header in request.headers {
-            var name = header.name
+        for index in pending.request.headers.indices {
             var skip = false
             var flags: UInt8 = 0
             let nameStart = text.end
-            name.withUTF8 { bytes in
-                for byte in bytes { text.append(byte: byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte) }
-            }
+            text.append(pending.request.headers[index].name)
+            let lowered = UnsafeMutableRawBufferPointer(start: text.base + nameStart, count: text.end - nameStart)
+            for offset in lowered.indices where lowered[offset] &- UInt8(ascii: "A") < 26 { lowered[offset] |= 0x20 }
             let written = UnsafeRawBufferPointer(start: text.base + nameStart, count: text.end - nameStart)
             switch written.count {
             case 2: skip = Self.equals(written, "te")
@@ -72,12 +73,12 @@ enum HTTP2RequestHeaders {
                 continue
             }
             let valueStart = text.end
-            text.append(header.value)
+            text.append(pending.request.headers[index].value)
             list.append(entry(nameStart, valueStart - nameStart, valueStart, text.end - valueStart, flags))
         }
-        let method = request.method
-        if !request.body.isEmpty || method == "POST" || method == "PUT" || method == "PATCH" {
-            add("content-length", String(request.body.count))
+        let method = pending.request.method
+        if !pending.request.body.isEmpty || method == "POST" || method == "PUT" || method == "PATCH" {
+            add("content-length", String(pending.request.body.count))
         }
         // Offsets to pointers, now that the text no longer moves.
         for index in list.indices {

@@ -29,8 +29,7 @@ final class ByteBuffer {
     }
 
     func append(_ string: String) {
-        var string = string
-        string.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        string.withBorrowedUTF8 { append(UnsafeRawBufferPointer($0)) }
     }
 
     func append(_ string: StaticString) {
@@ -90,5 +89,16 @@ final class ByteBuffer {
     func removeAll() {
         start = 0
         end = 0
+    }
+}
+
+extension String {
+    /// Calls `body` with the string's UTF-8 bytes: in place when they are contiguous (a native string), so without
+    /// copying the string and retaining its storage (which, for a request, another thread made and releases);
+    /// from a contiguous copy otherwise.
+    func withBorrowedUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        if let result = try utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = self
+        return try copy.withUTF8(body)
     }
 }
