@@ -184,7 +184,7 @@ public final class APNsProvider: PushProvider {
             return completion(.credentialRejected(reason: "cannot sign a provider token with the .p8 key"))
         }
         let base = configuration.baseURLOverride ?? route.environment.baseURL
-        // Sized once: this runs for every attempt.push.
+        // Sized once: this runs for every push.
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(8)
         headers.append(("authorization", route.bearer))

@@ -114,6 +114,19 @@ struct DeliveryStateMachineTests {
         #expect(written.allSatisfy { $0.leaseOwner == "node" })
     }
 
+    @Test("Apple's answer under the apns-id it was sent is not stored twice; any other provider id is kept")
+    func providerIDsStored() {
+        let apns = job(1)
+        #expect(DeliveryStateMachine.storedMessageID("apns-1", of: apns) == nil)
+        #expect(
+            DeliveryStateMachine.storedMessageID("APNS-1", of: apns) == nil, "a UUID's hex may come back in capitals")
+        #expect(DeliveryStateMachine.storedMessageID("other", of: apns) == "other")
+        #expect(DeliveryStateMachine.storedMessageID(nil, of: apns) == nil)
+        let fcm = job(2, platform: .fcm)
+        #expect(DeliveryStateMachine.storedMessageID("apns-2", of: fcm) == "apns-2", "FCM names its own messages")
+        #expect(DeliveryStateMachine.storedMessageID(nil, of: fcm) == nil)
+    }
+
     @Test("a refused credential parks its business's pushes without sending them, until it is replaced")
     func aRefusedCredentialParksItsPushes() {
         var engine = machine()

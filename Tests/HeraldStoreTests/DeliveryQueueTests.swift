@@ -21,6 +21,17 @@ struct DeliveryQueueTests {
         #expect(jobs.allSatisfy { $0.apnsID.count == 36 })
         let inboxOnly = try fixture.publish([fixture.draft(fixture.user, style: .none)], at: at(10))[0]
         #expect(try store.read { try $0.deliveries.all(notificationID: inboxOnly.id) }.isEmpty)
+        // Accepted without an id of the provider's: an APNs job reads back with its own apns-id (Apple answers with
+        // the one sent, so the store keeps no second copy); an FCM job has none.
+        let claimed = try store.deliveryQueue.claim(owner: "w", limit: 10, leaseUntil: at(70), at: at(10))
+        try store.deliveryQueue.record(
+            claimed.map {
+                DeliveryCompletion(
+                    id: $0.id, leaseOwner: "w", outcome: .delivered(providerMessageID: nil), deviceID: $0.deviceID,
+                    token: $0.token)
+            }, at: at(11))
+        let answered = try store.read { try $0.deliveries.all(notificationID: entry.id) }
+        #expect(answered.map(\.providerMessageID) == [answered[0].apnsID, nil])
     }
 
     @Test(arguments: StoreBackend.allCases)

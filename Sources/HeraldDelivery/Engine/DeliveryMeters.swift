@@ -18,8 +18,10 @@ final class DeliveryMeters: Sendable {
         window.set(Double(initialWindow))
         inFlight = metrics.gauge("herald_delivery_in_flight", help: "Pushes sent and not yet answered.")
         // One query answers the three gauges of a scrape. Counting a queue of a million takes ~0.1 s of CPU, so a
-        // count is reused for 50 times what it took: scrapes however frequent spend at most 2 % of a core on it.
-        let depth = RecentValue(lifetime: .milliseconds(200), costShare: 50) { try? queue.depth(at: clock.now()) }
+        // count is reused for 50 times what it took (at most 10 s): frequent scrapes spend ~2 % of a core on it.
+        let depth = RecentValue(lifetime: .milliseconds(200), costShare: 50, atMost: .seconds(10)) {
+            try? queue.depth(at: clock.now())
+        }
         for (state, value) in [("queued", \QueueDepth.queued), ("due", \.due), ("sending", \.sending)] {
             metrics.sampledGauge(
                 "herald_delivery_queue_depth", help: "Delivery jobs by state.", labels: ["state": state]
@@ -67,17 +69,22 @@ final class DeliveryMeters: Sendable {
 }
 
 /// A value worked out at most once per `lifetime`, or once per `costShare` times what working it out took if that
-/// is longer: what several readers asking at nearly the same moment share, and a bound on what computing it costs
-/// however often it is asked for.
+/// is longer (up to `maximum`): what several readers asking at nearly the same moment share, and a bound on what
+/// computing it costs however often it is asked for.
 final class RecentValue<Value: Sendable>: Sendable {
     private let lifetime: Duration
     private let costShare: Int
+    private let maximum: Duration
     private let compute: @Sendable () -> Value
     private let latest = Mutex<(until: ContinuousClock.Instant, value: Value)?>(nil)
 
-    init(lifetime: Duration, costShare: Int = 0, _ compute: @escaping @Sendable () -> Value) {
+    init(
+        lifetime: Duration, costShare: Int = 0, atMost maximum: Duration = .seconds(10),
+        _ compute: @escaping @Sendable () -> Value
+    ) {
         self.lifetime = lifetime
         self.costShare = costShare
+        self.maximum = max(lifetime, maximum)
         self.compute = compute
     }
 
@@ -86,7 +93,7 @@ final class RecentValue<Value: Sendable>: Sendable {
         if let latest = latest.withLock({ $0 }), started < latest.until { return latest.value }
         let value = compute()
         let cost = ContinuousClock.now - started
-        latest.withLock { $0 = (started + max(lifetime, cost * costShare), value) }
+        latest.withLock { $0 = (started + min(maximum, max(lifetime, cost * costShare)), value) }
         return value
     }
 }

@@ -120,6 +120,13 @@ struct DeliveryStateMachine {
         return broken[Self.key(job.notification.businessID, job.platform)] == nil
     }
 
+    /// The provider's id for an accepted push as the store keeps it: nil when Apple answered with the `apns-id` it
+    /// was sent (compared without case: a UUID's hex may come back either way), which the row already holds.
+    static func storedMessageID(_ messageID: String?, of job: ClaimedDelivery) -> String? {
+        guard job.platform == .apns, let messageID else { return messageID }
+        return messageID == job.apnsID || messageID.lowercased() == job.apnsID.lowercased() ? nil : messageID
+    }
+
     /// The provider answered `job`, sent at `sentAt`. `roundTrip` is how long the answer took (nil when it came
     /// before `send` returned: no request was made, so it says nothing of the provider's speed);
     /// `outstanding` how many were in flight when it was sent. For a credential refusal `needsCredentialCheck`
@@ -133,7 +140,7 @@ struct DeliveryStateMachine {
         let label: String
         switch result {
         case .delivered(let messageID):
-            (outcome, label) = (.delivered(providerMessageID: messageID == job.apnsID ? nil : messageID), "delivered")
+            (outcome, label) = (.delivered(providerMessageID: Self.storedMessageID(messageID, of: job)), "delivered")
         case .retryable(let reason, let retryAfter):
             // A provider that names a time to come back (429 or 503 with Retry-After, TooManyProviderTokenUpdates,
             // a GOAWAY with ENHANCE_YOUR_CALM) means the credential, not this push: hold all of its pushes.

@@ -120,8 +120,8 @@ public final class ClaimedDelivery: Sendable, Equatable {
 public struct DeliveryCompletion: Sendable, Equatable {
     /// The outcome and what follows from it.
     public enum Outcome: Sendable, Equatable {
-        /// Accepted; the provider's id for it, nil when it is the job's own `apns-id` (Apple answers with the one
-        /// sent: the store keeps no second copy).
+        /// Accepted; the provider's id for it. For APNs, nil when Apple answered with the job's own `apns-id` (the
+        /// store keeps no second copy; the job reads back with it as its provider id).
         case delivered(providerMessageID: String?)
         /// Try again at `at`.
         case retry(at: Timestamp, reason: String)

@@ -11,13 +11,15 @@ public struct DeliveryRecords {
         """
 
     static func decode(_ row: SQLRow) -> Delivery {
+        let platform = PushPlatform(row.text(4))
         let status = DeliveryStatus(row.text(5))
         let apnsID = row.text(10)
-        // A delivered job whose provider answered with its own `apns-id` keeps no copy of it (see `DeliveryQueue`).
-        let messageID = row.optionalText(9) ?? (status == .delivered ? apnsID : nil)
+        // A push Apple accepted under the `apns-id` it was sent with keeps no second copy of it (see
+        // `DeliveryCompletion.Outcome.delivered`).
+        let messageID = row.optionalText(9) ?? (status == .delivered && platform == .apns ? apnsID : nil)
         return Delivery(
             id: row.int(0), notificationID: row.int(1), businessID: row.int(2), deviceID: row.int(3),
-            platform: PushPlatform(row.text(4)), status: status, attempts: Int(row.int(6)),
+            platform: platform, status: status, attempts: Int(row.int(6)),
             nextAttemptAt: row.timestamp(7), lastReason: row.optionalText(8), providerMessageID: messageID,
             apnsID: apnsID, createdAt: row.timestamp(11), updatedAt: row.timestamp(12))
     }

@@ -124,12 +124,8 @@ public final class SQLDeliveryQueue: DeliveryQueue {
                     " WHERE id = \(completion.id) AND status = 'sending' AND lease_owner = \(completion.leaseOwner)"
                 let changed: Int
                 switch completion.outcome {
-                case .delivered(let messageID):
-                    changed = try db.execute(
-                        """
-                        UPDATE deliveries SET status = 'delivered', provider_message_id = \(messageID), last_reason = NULL,
-                            lease_owner = NULL, lease_until = NULL, updated_at = \(now)\(owned)
-                        """)
+                case .delivered:
+                    preconditionFailure("accepted pushes are written above")
                 case .retry(let at, let reason):
                     changed = try db.execute(
                         """
@@ -171,7 +167,8 @@ public final class SQLDeliveryQueue: DeliveryQueue {
             }
             // A campaign's report counts its pushes as they are answered, in the same transaction.
             let campaigns = StoreTransaction(connection: db, dialect: database.dialect, makeUUID: { "" }).campaigns
-            for (campaign, counts) in campaignOutcomes {
+            // In id order: two nodes counting the same campaigns take their rows' locks in the same order.
+            for (campaign, counts) in campaignOutcomes.sorted(by: { $0.key < $1.key }) {
                 try campaigns.count("delivered", by: counts.delivered, campaignID: campaign)
                 try campaigns.count("failed", by: counts.failed, campaignID: campaign)
             }

@@ -31,8 +31,9 @@ final class HTTP2Callbacks {
         nghttp2_option_del(option)
     }
 
-    /// Runs `body` with the session nghttp2 calls back for, without retaining it: the session owns the nghttp2
-    /// session that calls, so it outlives the call (a retain and release per header field showed in profiles).
+    /// Runs `body` with the session nghttp2 calls back for, without retaining it: nghttp2 calls back only from
+    /// within `nghttp2_session_mem_recv`/`mem_send`, which the session's own methods call, so their caller holds it
+    /// for the whole call (a retain and release per header field showed in profiles).
     private static func withSession<Result>(
         _ userData: UnsafeMutableRawPointer?, _ body: (HTTP2Session) -> Result
     ) -> Result {
