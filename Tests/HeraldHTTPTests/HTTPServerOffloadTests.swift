@@ -136,10 +136,7 @@ struct HTTPServerOffloadTests {
         }
         #expect(failures.withLock { $0 } == [])
         // Each completes once its answer is sent (a moment after the client read it).
-        let deadline = ContinuousClock.now + .seconds(5)
-        while server.server.requestsInFlight > 0 && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
+        server.server.waitForRequestsInFlight { $0 == 0 }
         #expect(server.server.requestsInFlight == 0)
     }
 
@@ -160,10 +157,7 @@ struct HTTPServerOffloadTests {
         #expect(server.gate.arrived())
         let queued = server.requestGate(done: done)
         // The queued one is suspended too: wait until the server counts it.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while server.server.requestsInFlight < 2 && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
+        server.server.waitForRequestsInFlight { $0 >= 2 }
         let refused = try server.client().request("GET", "/gate")
         #expect(refused.status == 503, "\(refused)")
         #expect(refused.header("retry-after") == "1")
@@ -185,10 +179,7 @@ struct HTTPServerOffloadTests {
         client.close()
         server.gate.open()
         // The answer goes to a closed socket; the request completes and the server serves on.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while server.server.requestsInFlight > 0 && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
+        server.server.waitForRequestsInFlight { $0 == 0 }
         #expect(server.server.requestsInFlight == 0)
         #expect(try server.client().request("GET", "/fast").status == 200)
         #expect(try server.client().request("GET", "/gate").status == 200)
@@ -212,10 +203,7 @@ struct HTTPServerOffloadTests {
         let running = server.requestGate(done: done)
         #expect(server.gate.arrived())
         let queued = server.requestGate(done: done)
-        let deadline = ContinuousClock.now + .seconds(5)
-        while server.server.requestsInFlight < 2 && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
+        server.server.waitForRequestsInFlight { $0 >= 2 }
         // The running one finishes after the grace, within the moment more it gets.
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { server.gate.open() }
         server.server.shutdown(gracePeriod: .milliseconds(200))

@@ -594,10 +594,7 @@ struct HTTPServerTests {
         }
         thread.start()
         // Wait for the request to be in the handler.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while server.server.requestsInFlight == 0 && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
+        server.server.waitForRequestsInFlight { $0 > 0 }
         #expect(server.server.requestsInFlight == 1)
 
         let start = ContinuousClock.now
@@ -624,10 +621,7 @@ struct HTTPServerTests {
             _ = try? client.request("GET", "/slow?ms=1000")
             slowDone.signal()
         }.start()
-        let deadline = ContinuousClock.now + .seconds(5)
-        while server.server.requestsInFlight == 0 && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
+        server.server.waitForRequestsInFlight { $0 > 0 }
         let late = Box<Result<TestHTTPClient.Response, any Error>>()
         let lateDone = DispatchSemaphore(value: 0)
         Thread {
@@ -657,10 +651,7 @@ struct HTTPServerTests {
             done.signal()
         }
         thread.start()
-        let deadline = ContinuousClock.now + .seconds(5)
-        while server.server.requestsInFlight == 0 && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
+        server.server.waitForRequestsInFlight { $0 > 0 }
         let start = ContinuousClock.now
         server.server.shutdown(gracePeriod: .milliseconds(300))
         let waited = ContinuousClock.now - start

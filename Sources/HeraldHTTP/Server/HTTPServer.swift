@@ -544,7 +544,7 @@ public final class HTTPServer: Service {
                 return refuse(response, connection, method: method, state: state)
             }
             let declaredLength = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap {
-                Self.contentLength(String(cString: $0))
+                HTTPHeadChecks.contentLength(String(cString: $0))
             }
             if (declaredLength ?? 0) > 0 || !head.transferEncodings.isEmpty {
                 // A route taking its body as it arrives has it at any size: no body limit.
@@ -683,10 +683,6 @@ public final class HTTPServer: Service {
             headers: headers.fields, id: nextRequestID(headers.fields.first { $0.name == "x-request-id" }?.value),
             remoteAddress: remoteAddress(connection))
     }
-
-    /// A `Content-Length` value as a number: all digits past `Int.max` (which libmicrohttpd takes, up to
-    /// `UInt64.max`) is `Int.max`, so that it is over every limit rather than no length at all.
-    static func contentLength(_ text: String) -> Int? { HTTPHeadChecks.contentLength(text) }
 
     /// What is wrong with a request head of `bytes` in `count` fields, if anything (a 431).
     private func headersTooLarge(bytes: Int, count: Int) -> String? {

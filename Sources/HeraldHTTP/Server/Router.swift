@@ -55,8 +55,9 @@ public struct Router: Sendable {
     }
 
     private let root = Node()
-    /// Whether any route is offloaded (when none is, `isOffloaded` answers without a lookup).
-    private var anyOffloaded = false
+    /// The methods some route is offloaded for: a request of another method (every GET, in Herald) is answered
+    /// without a second lookup.
+    private var offloadedMethods: Set<HTTPMethod> = []
 
     /// An empty router.
     public init() {}
@@ -77,7 +78,7 @@ public struct Router: Sendable {
         let node = insert(method, pattern, handler)
         if offloaded {
             node.offloaded.insert(method)
-            anyOffloaded = true
+            offloadedMethods.insert(method)
         }
     }
 
@@ -155,7 +156,9 @@ public struct Router: Sendable {
 
     /// Whether the route for `method` and `path` runs on the server's worker threads (`add(…, offloaded:)`).
     public func isOffloaded(_ method: HTTPMethod, _ path: String) -> Bool {
-        guard anyOffloaded else { return false }
+        guard offloadedMethods.contains(method) || (method == .head && offloadedMethods.contains(.get)) else {
+            return false
+        }
         var parameters: [String: String] = [:]
         guard let node = find(root, Self.segments(of: path)[...], &parameters) else { return false }
         if node.handlers[method] != nil { return node.offloaded.contains(method) }

@@ -157,12 +157,10 @@ public final class SQLDeliveryQueue: DeliveryQueue {
                         """)
                 }
                 applied += changed
-                if changed > 0, let campaign = completion.campaignID {
-                    switch completion.outcome.status {
-                    case .delivered: campaignOutcomes[campaign, default: (0, 0)].delivered += 1
-                    case .failed, .pruned: campaignOutcomes[campaign, default: (0, 0)].failed += 1
-                    default: break
-                    }
+                // (A campaign counts its failures here; its deliveries were counted above.)
+                let status = completion.outcome.status
+                if changed > 0, let campaign = completion.campaignID, status == .failed || status == .pruned {
+                    campaignOutcomes[campaign, default: (0, 0)].failed += 1
                 }
             }
             // A campaign's report counts its pushes as they are answered, in the same transaction.

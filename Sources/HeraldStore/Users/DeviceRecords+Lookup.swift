@@ -36,9 +36,7 @@ extension DeviceRecords {
             """
         if let userID = lookup.userID { query += " AND d.user_id = \(userID)" }
         if let email = lookup.email {
-            query =
-                query
-                + " AND d.user_id IN (SELECT id FROM users WHERE business_id = \(businessID) AND email = \(email))"
+            query += " AND d.user_id IN (SELECT id FROM users WHERE business_id = \(businessID) AND email = \(email))"
         }
         if let installID = lookup.installID { query += " AND d.device_key = \(installID)" }
         if let prefix = lookup.tokenPrefix {

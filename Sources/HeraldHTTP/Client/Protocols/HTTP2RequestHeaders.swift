@@ -54,7 +54,7 @@ enum HTTP2RequestHeaders {
             text.append(pending.request.headers[index].name)
             let lowered = UnsafeMutableRawBufferPointer(start: text.base + nameStart, count: text.end - nameStart)
             for offset in lowered.indices where lowered[offset] &- UInt8(ascii: "A") < 26 { lowered[offset] |= 0x20 }
-            let written = UnsafeRawBufferPointer(start: text.base + nameStart, count: text.end - nameStart)
+            let written = UnsafeRawBufferPointer(lowered)
             switch written.count {
             case 2: skip = Self.equals(written, "te")
             case 4: skip = Self.equals(written, "host")
