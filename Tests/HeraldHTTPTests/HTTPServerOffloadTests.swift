@@ -72,6 +72,17 @@ struct HTTPServerOffloadTests {
             return client
         }
 
+        /// Opens the gate `seconds` from now, from a thread of its own: a block on Dispatch's global queue can wait
+        /// behind tests blocking its few threads (the pool is as wide as the cores), and a late opening turns the
+        /// grace-period tests' timing into a flake.
+        func openGate(after seconds: Double) {
+            let gate = gate
+            Thread {
+                Thread.sleep(forTimeInterval: seconds)
+                gate.open()
+            }.start()
+        }
+
         /// Sends `GET /gate` on its own thread; its outcome lands in the box returned, `done` signalled.
         func requestGate(done: DispatchSemaphore) -> Box<Result<TestHTTPClient.Response, any Error>> {
             let result = Box<Result<TestHTTPClient.Response, any Error>>()
@@ -190,7 +201,7 @@ struct HTTPServerOffloadTests {
         let done = DispatchSemaphore(value: 0)
         let result = server.requestGate(done: done)
         #expect(server.gate.arrived())
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { server.gate.open() }
+        server.openGate(after: 0.3)
         server.server.shutdown(gracePeriod: .seconds(5))
         #expect(done.wait(timeout: .now() + 5) == .success)
         #expect(try result.get()?.get().status == 200)
@@ -205,7 +216,7 @@ struct HTTPServerOffloadTests {
         let queued = server.requestGate(done: done)
         server.server.waitForRequestsInFlight { $0 >= 2 }
         // The running one finishes after the grace, within the moment more it gets.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { server.gate.open() }
+        server.openGate(after: 0.5)
         server.server.shutdown(gracePeriod: .milliseconds(200))
         #expect(done.wait(timeout: .now() + 5) == .success)
         #expect(done.wait(timeout: .now() + 5) == .success)
