@@ -142,7 +142,7 @@ public final class APNsProvider: PushProvider {
         return result
     }
 
-    public func send(_ push: OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) {
+    public func send(_ push: consuming OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) {
         let payload = push.apnsPayload
         guard payload.count <= APNsPayload.maximumSize else {
             return completion(
@@ -159,7 +159,7 @@ public final class APNsProvider: PushProvider {
         let payload: [UInt8]
         let completion: @Sendable (PushResult) -> Void
 
-        init(push: OutgoingPush, payload: [UInt8], completion: @escaping @Sendable (PushResult) -> Void) {
+        init(push: consuming OutgoingPush, payload: [UInt8], completion: @escaping @Sendable (PushResult) -> Void) {
             self.push = push
             self.payload = payload
             self.completion = completion

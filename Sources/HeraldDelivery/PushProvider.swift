@@ -6,8 +6,9 @@ import HeraldStore
 public protocol PushProvider: Sendable {
     /// The platform this provider serves.
     var platform: PushPlatform { get }
-    /// Sends `push`; calls `completion` exactly once, on any thread, quickly.
-    func send(_ push: OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void)
+    /// Sends `push`; calls `completion` exactly once, on any thread, quickly. `push` is handed over (consumed), so
+    /// a provider keeping it for the answer holds it without a copy of each of its strings.
+    func send(_ push: consuming OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void)
     /// Forgets what it cached for `businessID` (tokens, keys) after its credential changed.
     func credentialChanged(businessID: Int64)
     /// Stops: fails queued sends and closes connections.

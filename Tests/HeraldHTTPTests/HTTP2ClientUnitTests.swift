@@ -99,6 +99,29 @@ struct HTTP2ClientUnitTests {
         #expect(code(HTTPClientRequest(url: "https://h/a b")) == .invalidRequest)
     }
 
+    @Test("a header value's CR, LF or NUL is found at every offset, eight bytes at a time or in the tail")
+    func lineBreaksFoundAtEveryOffset() {
+        // Bytes next to the forbidden ones (and with the high bit set) that a word-at-a-time test could mistake.
+        let harmless: [UInt8] = [0x01, 0x09, 0x0B, 0x0C, 0x0E, 0x20, 0x7F, 0x80, 0x8A, 0x8D, 0xFF]
+        for length in 0...24 {
+            for filler in harmless {
+                let clean = [UInt8](repeating: filler, count: length)
+                #expect(!clean.withUnsafeBufferPointer(HTTPClientRequest.holdsLineBreakOrNUL), "\(length) × \(filler)")
+                for offset in 0..<length {
+                    for forbidden: UInt8 in [0x0D, 0x0A, 0x00] {
+                        var bytes = clean
+                        bytes[offset] = forbidden
+                        #expect(
+                            bytes.withUnsafeBufferPointer(HTTPClientRequest.holdsLineBreakOrNUL),
+                            "\(forbidden) at \(offset) of \(length) among \(filler)")
+                    }
+                }
+            }
+        }
+        let longValue = "bearer " + String(repeating: "x", count: 200) + "\r"
+        #expect(HTTPClientRequest(url: "https://h/", headers: [("a", longValue)]).validationError() != nil)
+    }
+
     @Test("header lookup is case-insensitive and returns the first match")
     func headerLookup() {
         let response = HTTPClientResponse(status: 200, headers: [("apns-id", "1"), ("apns-id", "2")])

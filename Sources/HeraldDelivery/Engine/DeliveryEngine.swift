@@ -91,11 +91,12 @@ public final class DeliveryEngine: Service {
         GracefulShutdown.onRequest { [wakeup] in wakeup.signal() }
         while !GracefulShutdown.isRequested {
             let step = machine.withLock { $0.step(at: clock.now()) }
-            perform(step)
-            if let limit = step.claim {
+            let (limit, idle, sleepUntil) = (step.claim, step.isIdle, step.sleepUntil)
+            perform(consume step)
+            if let limit {
                 claim(limit)
-            } else if step.sends.isEmpty && step.record.isEmpty && step.settled.isEmpty {
-                await wakeup.wait(until: step.sleepUntil, clock: clock)
+            } else if idle {
+                await wakeup.wait(until: sleepUntil, clock: clock)
             }
         }
         await drain(until: clock.now().adding(Task.isCancelled ? .zero : configuration.gracePeriod))
@@ -122,9 +123,12 @@ public final class DeliveryEngine: Service {
 
     // MARK: - Steps
 
-    private func perform(_ step: DeliveryStateMachine.Step) {
+    private func perform(_ step: consuming DeliveryStateMachine.Step) {
         for (platform, label) in step.settled { meters.count(platform, label) }
-        for (job, push) in step.sends { send(job, push) }
+        // Each push moved out of the step to its provider, in order: a copy would retain every string of it here
+        // and release them all again when the step goes.
+        step.sends.reverse()
+        while let (job, push) = step.sends.popLast() { send(job, push) }
         if !step.record.isEmpty { record(step.record) }
     }
 
@@ -152,7 +156,7 @@ public final class DeliveryEngine: Service {
         }
     }
 
-    private func send(_ job: ClaimedDelivery, _ push: OutgoingPush) {
+    private func send(_ job: ClaimedDelivery, _ push: consuming OutgoingPush) {
         guard let provider = providers[job.platform] else { return }
         let sentAt = clock.now()
         let outstanding = machine.withLock { $0.inFlight }
@@ -221,10 +225,11 @@ public final class DeliveryEngine: Service {
         machine.withLock { $0.stop() }
         while true {
             let step = machine.withLock { $0.step(at: clock.now()) }
-            perform(step)
-            if step.finished || clock.now() >= deadline { break }
-            if step.record.isEmpty {
-                await wakeup.wait(until: min(step.sleepUntil ?? deadline, deadline), clock: clock)
+            let (finished, recorded, sleepUntil) = (step.finished, !step.record.isEmpty, step.sleepUntil)
+            perform(consume step)
+            if finished || clock.now() >= deadline { break }
+            if !recorded {
+                await wakeup.wait(until: min(sleepUntil ?? deadline, deadline), clock: clock)
             }
         }
         do {

@@ -20,6 +20,9 @@ struct DeliveryStateMachine {
         var sleepUntil: Timestamp?
         /// Stopped: nothing is in flight and every answer has been handed over to be written.
         var finished = false
+
+        /// Nothing to send, settle or write: the runner sleeps (unless it is to claim).
+        var isIdle: Bool { sends.isEmpty && record.isEmpty && settled.isEmpty }
     }
 
     /// What an answer came to.
@@ -41,11 +44,11 @@ struct DeliveryStateMachine {
     private(set) var window: ConcurrencyLimit
     private var completions: [DeliveryCompletion] = []
     private var firstCompletionAt: Timestamp?
-    /// Credentials known broken (or missing): "business/platform" → reason.
-    private var broken: [String: String] = [:]
+    /// Credentials known broken (or missing), with the reason.
+    private var broken: [CredentialKey: String] = [:]
     /// Credentials the provider asked to slow down (an answer with `Retry-After`): nothing of theirs is sent
     /// before this time; every other credential's pushes go on.
-    private var throttled: [String: Timestamp] = [:]
+    private var throttled: [CredentialKey: Timestamp] = [:]
     /// The queue had nothing more when last asked; asked again after this time, or when jobs are added.
     private var drainedUntil: Timestamp?
     /// A claim failed: not tried again before this time.
@@ -224,7 +227,7 @@ struct DeliveryStateMachine {
             step.claim = ahead - pending.count
             return step
         }
-        if step.sends.isEmpty && step.record.isEmpty && step.settled.isEmpty {
+        if step.isIdle {
             // Room to send and jobs waiting would have been sent: nothing to do until an answer, a wake-up, the
             // first answer's record delay, or the next look at a drained queue.
             let deadlines = [
@@ -270,10 +273,10 @@ struct DeliveryStateMachine {
             return settle(.failed(reason: "no provider for \(job.platform)"), "failed")
         }
         let key = Self.key(job.notification.businessID, job.platform)
-        if let reason = broken[key] {
+        if !broken.isEmpty, let reason = broken[key] {
             return settle(parked(job, reason: reason, at: now), "waiting")
         }
-        if let until = throttled[key] {
+        if !throttled.isEmpty, let until = throttled[key] {
             if now < until {
                 // Not an attempt: it goes when the provider said it may, with the attempts it had.
                 return settle(.wait(until: until, reason: "provider asked to slow down"), "throttled")
@@ -314,5 +317,13 @@ struct DeliveryStateMachine {
         if firstCompletionAt == nil { firstCompletionAt = now }
     }
 
-    static func key(_ businessID: Int64, _ platform: PushPlatform) -> String { "\(businessID)/\(platform)" }
+    /// A business's credential for a platform. A value, not a formatted string: every send and answer looks one up.
+    struct CredentialKey: Hashable {
+        let businessID: Int64
+        let platform: PushPlatform
+    }
+
+    static func key(_ businessID: Int64, _ platform: PushPlatform) -> CredentialKey {
+        CredentialKey(businessID: businessID, platform: platform)
+    }
 }

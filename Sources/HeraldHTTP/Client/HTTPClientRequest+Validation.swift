@@ -23,8 +23,7 @@ extension HTTPClientRequest {
             if !headers[index].name.withBorrowedUTF8({ !$0.isEmpty && $0.allSatisfy(Self.isTokenByte) }) {
                 return .failure(HTTPClientError(code: .invalidRequest, message: "a header name is not an HTTP token"))
             }
-            if headers[index].value.withBorrowedUTF8({ $0.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) })
-            {
+            if headers[index].value.withBorrowedUTF8(Self.holdsLineBreakOrNUL) {
                 // The name is a token, so safe to show; the value may be a secret.
                 return .failure(
                     HTTPClientError(
@@ -38,6 +37,31 @@ extension HTTPClientRequest {
     func validationError() -> HTTPClientError? {
         if case .failure(let error) = validate() { return error }
         return nil
+    }
+
+    /// Whether `bytes` hold CR, LF or NUL. Eight bytes at a time: every push checks its provider token (a couple
+    /// of hundred bytes) this way, and a byte at a time that was a tenth of what sending a push costs its caller.
+    static func holdsLineBreakOrNUL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let start = bytes.baseAddress else { return false }
+        let raw = UnsafeRawPointer(start)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        /// Whether some byte of `word` is zero (exact: the borrow that can fool it only runs above a zero byte).
+        func hasZeroByte(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            if hasZeroByte(word) || hasZeroByte(word ^ (ones &* 0x0D)) || hasZeroByte(word ^ (ones &* 0x0A)) {
+                return true
+            }
+            offset += 8
+        }
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte == 0x0D || byte == 0x0A || byte == 0x00 { return true }
+            offset += 1
+        }
+        return false
     }
 
     /// RFC 9110 `tchar`.
