@@ -56,6 +56,31 @@ struct DeliveryStateMachineTests {
         #expect(idle.sleepUntil == t(502), "nothing to do until an answer, or the idle poll")
     }
 
+    @Test("each campaign's pushes carry its own message, with each entry's own id")
+    func campaignMessagesPerCampaign() {
+        func campaignJob(_ id: Int64, campaign: Int64, headline: String) -> ClaimedDelivery {
+            let draft = NotificationDraft(
+                businessID: 1, userID: 7, kind: .campaign, event: "campaign", title: headline, body: "B",
+                campaignID: campaign)
+            return ClaimedDelivery(
+                id: id, attempts: 1, apnsID: "apns-\(id)", platform: .apns, token: "aaaa", tokenUpdatedAt: nil,
+                deviceID: id, deviceBelongsToRecipient: true,
+                notification: InboxEntry(id: 100 + id, draft: draft, createdAt: Self.t0), badge: 0,
+                campaignMessage: ["id": "0", "type": "campaign", "headline": .string(headline), "body": "B"])
+        }
+        var engine = machine()
+        _ = engine.step(at: t(0))
+        engine.claimed(
+            [
+                campaignJob(1, campaign: 5, headline: "Soup"), campaignJob(2, campaign: 6, headline: "Salad"),
+                campaignJob(3, campaign: 5, headline: "Soup"), job(4),
+            ], requested: 256, leaseUntil: t(60_000), at: t(0))
+        let sends = engine.step(at: t(1)).sends
+        #expect(sends.map { $0.push.message?.headline } == ["Soup", "Salad", "Soup", nil])
+        #expect(sends.map { $0.push.message?.id } == ["101", "102", "103", nil])
+        #expect(sends.map { $0.push.message?.campaignID } == ["5", "6", "5", nil])
+    }
+
     @Test("jobs that can't go out are settled without a send")
     func unsendableJobsAreSettled() {
         var engine = machine(platforms: [.apns])

@@ -49,6 +49,8 @@ struct DeliveryStateMachine {
     /// Credentials the provider asked to slow down (an answer with `Retry-After`): nothing of theirs is sent
     /// before this time; every other credential's pushes go on.
     private var throttled: [CredentialKey: Timestamp] = [:]
+    /// Campaigns' messages as read from their JSON, by campaign id (see `campaignTemplate`).
+    private var campaignTemplates: [Int64: HeraldMessage?] = [:]
     /// The queue had nothing more when last asked; asked again after this time, or when jobs are added.
     private var drainedUntil: Timestamp?
     /// A claim failed: not tried again before this time.
@@ -286,7 +288,7 @@ struct DeliveryStateMachine {
         let entry = job.notification
         let background = entry.pushStyle == .background
         // A campaign's message: the campaign's wording, with this entry's id (what the app reports it by).
-        let message = job.campaignMessage.flatMap(HeraldMessage.init(json:)).map { template -> HeraldMessage in
+        let message = campaignTemplate(job).map { template -> HeraldMessage in
             var message = template
             message.id = String(entry.id)
             message.campaignID = entry.campaignID.map(String.init)
@@ -302,6 +304,18 @@ struct DeliveryStateMachine {
             attempt: job.attempts, message: message, dataOnly: message != nil && job.deviceIsInstall)
         inFlight += 1
         step.sends.append((job, push))
+    }
+
+    /// The message of `job`'s campaign, read from its JSON once per campaign (a campaign's message never changes
+    /// once it is created) rather than once per push. The last few campaigns are kept.
+    private mutating func campaignTemplate(_ job: ClaimedDelivery) -> HeraldMessage? {
+        guard let json = job.campaignMessage else { return nil }
+        guard let campaignID = job.notification.campaignID else { return HeraldMessage(json: json) }
+        if let template = campaignTemplates[campaignID] { return template }
+        if campaignTemplates.count >= 64 { campaignTemplates.removeAll(keepingCapacity: true) }
+        let template = HeraldMessage(json: json)
+        campaignTemplates[campaignID] = template
+        return template
     }
 
     /// A job that can't go out until its business's credential is set or fixed: it waits, unless it is past the

@@ -103,6 +103,21 @@ struct CampaignMessageWriter {
     let notifications: NotificationService
     let tx: StoreTransaction
     let now: Timestamp
+    /// The campaign's message read once for the batch, not once per target.
+    private let template: HeraldMessage?
+
+    init(
+        campaign: Campaign, spec: CampaignSpec, business: Business, notifications: NotificationService,
+        tx: StoreTransaction, now: Timestamp
+    ) {
+        self.campaign = campaign
+        self.spec = spec
+        self.business = business
+        self.notifications = notifications
+        self.tx = tx
+        self.now = now
+        template = HeraldMessage(json: campaign.message)
+    }
 
     /// Whether a frequency cap across campaigns keeps `target` from another message now.
     func capped(_ target: AudienceTarget) throws -> Bool {
@@ -184,8 +199,7 @@ struct CampaignMessageWriter {
     private func draft(userID: Int64?, deviceID: Int64?, pushed: Bool, pullable: Bool, triggerKey: String)
         -> NotificationDraft
     {
-        let template = HeraldMessage(json: campaign.message)
-        return NotificationDraft(
+        NotificationDraft(
             businessID: business.id, userID: userID, kind: .campaign, event: "campaign",
             title: template?.headline ?? spec.message.headline, body: spec.message.body,
             media: spec.message.media?.attachment, extras: ["c": .int(campaign.id)],

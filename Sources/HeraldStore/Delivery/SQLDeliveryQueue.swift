@@ -60,6 +60,8 @@ public final class SQLDeliveryQueue: DeliveryQueue {
                 """)
             var claimed: [ClaimedDelivery] = []
             claimed.reserveCapacity(ids.count)
+            // A campaign's message is the same for each of its pushes: read and parsed once a claim (a few µs each).
+            var campaignMessages: [Int64: JSON] = [:]
             try db.forEachRow(
                 """
                 SELECT \(raw: Self.claimColumns), \(raw: Self.notificationColumns)
@@ -72,6 +74,12 @@ public final class SQLDeliveryQueue: DeliveryQueue {
                 """
             ) { row in
                 let entry = InboxRecords.decode(row, from: Self.claimColumnCount)
+                let campaignMessage = entry.campaignID.flatMap { campaignID -> JSON? in
+                    if let parsed = campaignMessages[campaignID] { return parsed }
+                    let parsed = row.optionalText(9).map(Columns.json)
+                    campaignMessages[campaignID] = parsed
+                    return parsed
+                }
                 claimed.append(
                     ClaimedDelivery(
                         id: row.int(0), attempts: Int(row.int(1)), apnsID: row.text(2),
@@ -79,7 +87,7 @@ public final class SQLDeliveryQueue: DeliveryQueue {
                         tokenUpdatedAt: row.optionalTimestamp(5), deviceID: row.int(6),
                         deviceBelongsToRecipient: entry.deviceID.map { $0 == row.int(6) }
                             ?? (row.optionalInt(7) == entry.userID), notification: entry,
-                        badge: Int(row.int(8)), campaignMessage: row.optionalText(9).map(Columns.json),
+                        badge: Int(row.int(8)), campaignMessage: campaignMessage,
                         deviceIsInstall: row.optionalText(10) != nil, campaignStatus: row.optionalText(11)))
             }
             return claimed
