@@ -11,17 +11,24 @@ public enum UUIDString {
     public static func format(_ high: UInt64, _ low: UInt64) -> String {
         let high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         let low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        let hex = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(36)
-        for (index, shift) in stride(from: 60, through: 0, by: -4).enumerated() {
-            if index == 8 || index == 12 { out.append(UInt8(ascii: "-")) }
-            out.append(hex[Int((high >> UInt64(shift)) & 0xF)])
+        // Written in place: every queued push gets one (its apns-id), and building it through arrays took three
+        // allocations where the string needs one.
+        return String(unsafeUninitializedCapacity: 36) { (buffer: UnsafeMutableBufferPointer<UInt8>) -> Int in
+            var position = 0
+            func write(_ bits: UInt64, dashesBefore first: Int, _ second: Int) {
+                for (index, shift) in stride(from: 60, through: 0, by: -4).enumerated() {
+                    if index == first || index == second {
+                        buffer[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    let digit = UInt8((bits >> UInt64(shift)) & 0xF)
+                    buffer[position] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                    position += 1
+                }
+            }
+            write(high, dashesBefore: 8, 12)
+            write(low, dashesBefore: 0, 4)
+            return position
         }
-        for (index, shift) in stride(from: 60, through: 0, by: -4).enumerated() {
-            if index == 0 || index == 4 { out.append(UInt8(ascii: "-")) }
-            out.append(hex[Int((low >> UInt64(shift)) & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
