@@ -5,7 +5,8 @@ import Testing
 struct UUIDStringTests {
     @Test("128 bits print as a lowercase version-4 UUID, 8-4-4-4-12")
     func formats() {
-        #expect(UUIDString.format(0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210) == "01234567-89ab-4def-bedc-ba9876543210")
+        #expect(
+            UUIDString.format(0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210) == "01234567-89ab-4def-bedc-ba9876543210")
         #expect(UUIDString.format(0, 0) == "00000000-0000-4000-8000-000000000000")
         #expect(UUIDString.format(.max, .max) == "ffffffff-ffff-4fff-bfff-ffffffffffff")
     }
