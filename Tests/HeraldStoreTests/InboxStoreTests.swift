@@ -54,6 +54,45 @@ struct InboxStoreTests {
     }
 
     @Test(arguments: StoreBackend.allCases)
+    func deviceEntriesAndTheirPushesAreWrittenManyAStatementEachWithItsOwnID(_ backend: StoreBackend) throws {
+        let fixture = try StoreFixture(backend)
+        // 100 = 64 + 32 + 4 rows: three statements of three sizes.
+        let devices = try (0..<100).map {
+            try fixture.register(try fixture.addUser("u\($0)@example.com"), key: "d\($0)", token: "tok\($0)")
+        }
+        let drafts = devices.enumerated().map { index, device in
+            var draft = fixture.draft(fixture.user, "for \(device.deviceKey)", visible: false)
+            (draft.userID, draft.deviceID) = (device.userID, device.id)
+            return (draft: draft, createdAt: at(Int64(index)))
+        }
+        let entries = try fixture.store.transaction { tx in
+            let entries = try tx.inbox.insert(deviceEntries: drafts)
+            try tx.deliveries.enqueue(
+                zip(entries, devices).map { (entry: $0, deviceID: $1.id, platform: .apns, dueAt: $0.createdAt) },
+                at: at(200))
+            return entries
+        }
+        #expect(entries.map(\.deviceID) == devices.map(\.id))
+        #expect(Set(entries.map(\.id)).count == 100)
+        for (entry, device) in zip(entries, devices) {
+            let stored = try fixture.store.read { try $0.inbox.find(businessID: fixture.business.id, id: entry.id) }
+            #expect(stored == entry, "entry of \(device.deviceKey) read back as written")
+            #expect(stored?.body == "for \(device.deviceKey)")
+            let jobs = try fixture.store.read { try $0.deliveries.all(notificationID: entry.id) }
+            #expect(jobs.map(\.deviceID) == [device.id])
+            #expect(jobs.first?.nextAttemptAt == entry.createdAt && jobs.first?.status == .queued)
+        }
+        let apnsIDs = try fixture.store.read { tx in
+            try entries.flatMap { try tx.deliveries.all(notificationID: $0.id).map(\.apnsID) }
+        }
+        #expect(Set(apnsIDs).count == 100, "each push its own apns-id")
+        // Two entries for one device in one call are refused, not mixed up.
+        #expect(throws: StoreError.self) {
+            try fixture.store.transaction { try $0.inbox.insert(deviceEntries: [drafts[0], drafts[0]]) }
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
     func theInboxVersionChangesWithEveryChange(_ backend: StoreBackend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store

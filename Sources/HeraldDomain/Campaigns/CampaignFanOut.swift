@@ -61,15 +61,17 @@ public struct CampaignFanOut: Sendable {
             var batch = Batch(targeted: targets.count, sent: 0, capped: 0, finished: targets.count < batchSize)
             let writer = CampaignMessageWriter(
                 campaign: campaign, spec: spec, business: business, notifications: notifications, tx: tx, now: now)
+            var sends: [(target: AudienceTarget, due: Timestamp)] = []
+            sends.reserveCapacity(targets.count)
             for target in targets {
                 targeted += 1
                 if try writer.capped(target) {
                     batch.capped += 1
                     continue
                 }
-                let due = writer.dueTime(for: target, start: start, position: targeted)
-                if try writer.send(to: target, at: due, triggerKey: "launch") { batch.sent += 1 }
+                sends.append((target, writer.dueTime(for: target, start: start, position: targeted)))
             }
+            batch.sent = try writer.send(to: sends, triggerKey: "launch")
             try tx.campaigns.count("targeted", by: Int64(batch.targeted), campaignID: id)
             try tx.campaigns.count("sent", by: Int64(batch.sent), campaignID: id)
             try tx.campaigns.count("capped", by: Int64(batch.capped), campaignID: id)
@@ -159,41 +161,66 @@ struct CampaignMessageWriter {
         return due
     }
 
-    /// Writes the message to `target` for `triggerKey`, going out at `due`: an entry addressed to the device
-    /// (pushed if the campaign pushes and the device has a token; handed to its pull if the campaign pulls and it
-    /// is an SDK install), and an inbox entry for its user if the campaign uses the inbox. Returns the device's
-    /// entry if one was made, and whether anything reaches the device's user.
-    @discardableResult
-    func send(to target: AudienceTarget, at due: Timestamp, triggerKey: String) throws -> Bool {
+    /// Writes the message to each of `targets` for `triggerKey`, going out at its `due` time: an entry addressed
+    /// to the device (pushed if the campaign pushes and the device has a token; handed to its pull if the campaign
+    /// pulls and it is an SDK install), and an inbox entry for its user if the campaign uses the inbox. The
+    /// devices' entries and pushes are written many a statement. Returns how many targets it reached (a device's
+    /// entry, or its user's inbox).
+    func send(to targets: [(target: AudienceTarget, due: Timestamp)], triggerKey: String) throws -> Int {
         let channels = Set(spec.channels)
-        let push = channels.contains(.push) && target.hasToken
-        let pull = channels.contains(.pull) && target.isInstall
-        var reached = false
-        if push || pull {
-            _ = try deviceEntry(for: target, due: due, push: push, pull: pull, triggerKey: triggerKey)
-            reached = true
+        var reached = [Bool](repeating: false, count: targets.count)
+        var devices: [(target: AudienceTarget, due: Timestamp, push: Bool, pull: Bool)] = []
+        for (index, (target, due)) in targets.enumerated() {
+            let push = channels.contains(.push) && target.hasToken
+            let pull = channels.contains(.pull) && target.isInstall
+            if push || pull {
+                devices.append((target, due, push, pull))
+                reached[index] = true
+            }
         }
-        if channels.contains(.inbox), let userID = target.userID,
-            try !tx.campaigns.hasInboxEntry(campaignID: campaign.id, userID: userID, triggerKey: triggerKey)
-        {
-            _ = try tx.inbox.insert(
-                draft(userID: userID, deviceID: nil, pushed: false, pullable: false, triggerKey: triggerKey), at: due)
-            reached = true
+        _ = try deviceEntries(devices, triggerKey: triggerKey)
+        if channels.contains(.inbox) {
+            for (index, (target, due)) in targets.enumerated() {
+                guard let userID = target.userID,
+                    try !tx.campaigns.hasInboxEntry(campaignID: campaign.id, userID: userID, triggerKey: triggerKey)
+                else { continue }
+                _ = try tx.inbox.insert(
+                    draft(userID: userID, deviceID: nil, pushed: false, pullable: false, triggerKey: triggerKey),
+                    at: due)
+                reached[index] = true
+            }
         }
-        return reached
+        return reached.count(where: { $0 })
     }
 
     /// The entry addressed to one device, with its push job due at `due`.
     func deviceEntry(for target: AudienceTarget, due: Timestamp, push: Bool, pull: Bool, triggerKey: String) throws
         -> InboxEntry
     {
-        let draft = draft(
-            userID: target.userID, deviceID: target.deviceID, pushed: push, pullable: pull, triggerKey: triggerKey)
-        let entry = try tx.inbox.insert(draft, at: due)
-        if push {
-            try tx.deliveries.enqueue(entry, deviceID: target.deviceID, platform: target.platform, dueAt: due, at: now)
+        try deviceEntries([(target, due, push, pull)], triggerKey: triggerKey)[0]
+    }
+
+    /// The entries addressed to devices (each once), with the push jobs of those to push, due at their times.
+    private func deviceEntries(
+        _ devices: [(target: AudienceTarget, due: Timestamp, push: Bool, pull: Bool)], triggerKey: String
+    ) throws -> [InboxEntry] {
+        guard !devices.isEmpty else { return [] }
+        let entries = try tx.inbox.insert(
+            deviceEntries: devices.map { device in
+                (
+                    draft(
+                        userID: device.target.userID, deviceID: device.target.deviceID, pushed: device.push,
+                        pullable: device.pull, triggerKey: triggerKey),
+                    device.due
+                )
+            })
+        let jobs = zip(devices, entries).compactMap { device, entry in
+            device.push
+                ? (entry: entry, deviceID: device.target.deviceID, platform: device.target.platform, dueAt: device.due)
+                : nil
         }
-        return entry
+        try tx.deliveries.enqueue(jobs, at: now)
+        return entries
     }
 
     private func draft(userID: Int64?, deviceID: Int64?, pushed: Bool, pullable: Bool, triggerKey: String)

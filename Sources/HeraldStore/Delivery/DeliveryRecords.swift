@@ -29,14 +29,27 @@ public struct DeliveryRecords {
     public func enqueue(
         _ entry: InboxEntry, deviceID: Int64, platform: PushPlatform, dueAt: Timestamp? = nil, at now: Timestamp
     ) throws {
-        try tx.connection.execute(
-            """
-            INSERT INTO deliveries (notification_id, business_id, device_id, platform, status, attempts,
-                next_attempt_at, apns_id, created_at, updated_at)
-            VALUES (\(entry.id), \(entry.businessID), \(deviceID), \(platform.rawValue), 'queued', 0, \(dueAt ?? now),
-                \(tx.makeUUID()), \(now), \(now))
-            """)
-        tx.deliveriesEnqueued += 1
+        try enqueue([(entry, deviceID, platform, dueAt ?? now)], at: now)
+    }
+
+    /// Queues several entries, each for its device, due at its time, many a statement (a campaign's batch).
+    public func enqueue(
+        _ jobs: [(entry: InboxEntry, deviceID: Int64, platform: PushPlatform, dueAt: Timestamp)], at now: Timestamp
+    ) throws {
+        try tx.connection.insertRows(
+            into: "deliveries",
+            columns: [
+                "notification_id", "business_id", "device_id", "platform", "status", "attempts", "next_attempt_at",
+                "apns_id", "created_at", "updated_at",
+            ],
+            jobs.map { job in
+                [
+                    job.entry.id.sqlValue, job.entry.businessID.sqlValue, job.deviceID.sqlValue,
+                    job.platform.rawValue.sqlValue, .text("queued"), .integer(0), job.dueAt.sqlValue,
+                    tx.makeUUID().sqlValue, now.sqlValue, now.sqlValue,
+                ]
+            })
+        tx.deliveriesEnqueued += jobs.count
     }
 
     /// A page of the jobs of one inbox entry, by id.

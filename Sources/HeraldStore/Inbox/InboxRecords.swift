@@ -31,20 +31,52 @@ public struct InboxRecords {
 
     /// Writes an entry (no delivery jobs: see `DeliveryRecords.enqueue`).
     public func insert(_ draft: NotificationDraft, at now: Timestamp) throws -> InboxEntry {
-        let id = try tx.connection.scalar(
-            """
-            INSERT INTO notifications (business_id, user_id, kind, event, title, subtitle, body, sound, media_url, media_type,
-                extras, push_style, visible, reward_id, created_at, collapse_id, campaign_id, trigger_key, device_id, message,
-                pullable)
-            VALUES (\(draft.businessID), \(draft.userID), \(draft.kind.rawValue), \(draft.event), \(draft.title),
-                \(draft.subtitle), \(draft.body), \(draft.sound), \(draft.media?.url), \(draft.media?.type),
-                \(draft.extras.encodedString), \(draft.pushStyle.rawValue), \(draft.visibleInInbox), \(draft.rewardID),
-                \(now), \(draft.collapseID), \(draft.campaignID), \(draft.triggerKey), \(draft.deviceID),
-                \(draft.message?.encodedString), \(draft.pullable))
-            RETURNING id
-            """)
+        var id: Int64?
+        try tx.connection.insertRows(
+            into: "notifications", columns: Self.writtenColumns, [Self.values(draft, createdAt: now)], returning: "id"
+        ) { id = $0.int(0) }
+        guard let id else { throw StoreError(.database, "an inserted inbox entry came back without its id") }
         if draft.visibleInInbox, let userID = draft.userID { try tx.users.bumpInboxVersion(id: userID) }
         return InboxEntry(id: id, draft: draft, createdAt: now)
+    }
+
+    /// Writes entries addressed to devices, each to a different one, many a statement (a campaign's batch): the
+    /// entries in the order given.
+    public func insert(deviceEntries: [(draft: NotificationDraft, createdAt: Timestamp)]) throws -> [InboxEntry] {
+        var ids: [Int64: Int64] = [:]
+        try tx.connection.insertRows(
+            into: "notifications", columns: Self.writtenColumns,
+            deviceEntries.map { Self.values($0.draft, createdAt: $0.createdAt) }, returning: "id, device_id"
+        ) { ids[$0.int(1)] = $0.int(0) }
+        var bumped = Set<Int64>()
+        return try deviceEntries.map { draft, createdAt in
+            guard let deviceID = draft.deviceID, let id = ids.removeValue(forKey: deviceID) else {
+                throw StoreError(.database, "device entries must each name a device of their own")
+            }
+            if draft.visibleInInbox, let userID = draft.userID, bumped.insert(userID).inserted {
+                try tx.users.bumpInboxVersion(id: userID)
+            }
+            return InboxEntry(id: id, draft: draft, createdAt: createdAt)
+        }
+    }
+
+    /// The columns an entry is written with, and (`values`) what it writes in them.
+    private static let writtenColumns = [
+        "business_id", "user_id", "kind", "event", "title", "subtitle", "body", "sound", "media_url", "media_type",
+        "extras", "push_style", "visible", "reward_id", "created_at", "collapse_id", "campaign_id", "trigger_key",
+        "device_id", "message", "pullable",
+    ]
+
+    private static func values(_ draft: NotificationDraft, createdAt: Timestamp) -> [SQLValue] {
+        [
+            draft.businessID.sqlValue, draft.userID.sqlValue, draft.kind.rawValue.sqlValue, draft.event.sqlValue,
+            draft.title.sqlValue, draft.subtitle.sqlValue, draft.body.sqlValue, draft.sound.sqlValue,
+            draft.media?.url.sqlValue ?? .null, draft.media?.type.sqlValue ?? .null,
+            draft.extras.encodedString.sqlValue, draft.pushStyle.rawValue.sqlValue, draft.visibleInInbox.sqlValue,
+            draft.rewardID.sqlValue, createdAt.sqlValue, draft.collapseID.sqlValue, draft.campaignID.sqlValue,
+            draft.triggerKey.sqlValue, draft.deviceID.sqlValue, draft.message?.encodedString.sqlValue ?? .null,
+            draft.pullable.sqlValue,
+        ]
     }
 
     /// A user's visible entries, newest first, at most `limit`, skipping `offset`.
