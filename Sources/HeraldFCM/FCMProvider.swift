@@ -76,7 +76,7 @@ public final class FCMProvider: PushProvider {
 
     public func shutdown() { client.shutdown() }
 
-    public func send(_ push: OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) {
+    public func send(_ push: consuming OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) {
         send(push, retriedAuthentication: false, completion: completion)
     }
 

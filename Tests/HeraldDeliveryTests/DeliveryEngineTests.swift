@@ -207,7 +207,9 @@ private struct ScriptedProvider: PushProvider {
     let platform = PushPlatform.apns
     let answer: @Sendable (OutgoingPush, @escaping @Sendable (PushResult) -> Void) -> Void
 
-    func send(_ push: OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) { answer(push, completion) }
+    func send(_ push: consuming OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) {
+        answer(push, completion)
+    }
     func credentialChanged(businessID: Int64) {}
     func shutdown() {}
 }

@@ -79,6 +79,22 @@ struct DeliveryStateMachineTests {
         #expect(sends.map { $0.push.message?.headline } == ["Soup", "Salad", "Soup", nil])
         #expect(sends.map { $0.push.message?.id } == ["101", "102", "103", nil])
         #expect(sends.map { $0.push.message?.campaignID } == ["5", "6", "5", nil])
+
+        // More campaigns than are kept, and one whose message can't be read: each push still gets its own.
+        var many = machine(concurrency: 256, adaptive: false)
+        _ = many.step(at: t(0))
+        var jobs = (1...70).map { campaignJob(Int64($0), campaign: Int64($0), headline: "Campaign \($0)") }
+        jobs += (1...70).map { campaignJob(Int64(100 + $0), campaign: Int64($0), headline: "Campaign \($0)") }
+        var unreadable = campaignJob(300, campaign: 999, headline: "x")
+        unreadable = ClaimedDelivery(
+            id: 300, attempts: 1, apnsID: "apns-300", platform: .apns, token: "aaaa", tokenUpdatedAt: nil,
+            deviceID: 300, deviceBelongsToRecipient: true, notification: unreadable.notification, badge: 0,
+            campaignMessage: ["headline": "no id or type"])
+        many.claimed(jobs + [unreadable, unreadable], requested: 256, leaseUntil: t(60_000), at: t(0))
+        let all = many.step(at: t(1)).sends
+        #expect(all.count == 142)
+        #expect(all.prefix(140).map { $0.push.message?.headline } == jobs.map { $0.notification.title })
+        #expect(all.suffix(2).map { $0.push.message == nil } == [true, true])
     }
 
     @Test("jobs that can't go out are settled without a send")

@@ -86,6 +86,10 @@ struct InboxStoreTests {
             try entries.flatMap { try tx.deliveries.all(notificationID: $0.id).map(\.apnsID) }
         }
         #expect(Set(apnsIDs).count == 100, "each push its own apns-id")
+        let written = try fixture.store.read {
+            try $0.inbox.page(businessID: fixture.business.id, userID: nil, limit: 1000, offset: 0)
+        }
+        #expect(written.count == 100, "each entry written once")
         // Two entries for one device in one call are refused, not mixed up.
         #expect(throws: StoreError.self) {
             try fixture.store.transaction { try $0.inbox.insert(deviceEntries: [drafts[0], drafts[0]]) }

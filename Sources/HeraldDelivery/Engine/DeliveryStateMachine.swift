@@ -307,7 +307,8 @@ struct DeliveryStateMachine {
     }
 
     /// The message of `job`'s campaign, read from its JSON once per campaign (a campaign's message never changes
-    /// once it is created) rather than once per push. The last few campaigns are kept.
+    /// once it is created) rather than once per push. Up to 64 campaigns are kept; then they are all forgotten and
+    /// read again as their pushes come.
     private mutating func campaignTemplate(_ job: ClaimedDelivery) -> HeraldMessage? {
         guard let json = job.campaignMessage else { return nil }
         guard let campaignID = job.notification.campaignID else { return HeraldMessage(json: json) }

@@ -43,6 +43,10 @@ public struct InboxRecords {
     /// Writes entries addressed to devices, each to a different one, many a statement (a campaign's batch): the
     /// entries in the order given.
     public func insert(deviceEntries: [(draft: NotificationDraft, createdAt: Timestamp)]) throws -> [InboxEntry] {
+        let devices = Set(deviceEntries.compactMap(\.draft.deviceID))
+        guard devices.count == deviceEntries.count else {
+            throw StoreError(.database, "device entries must each name a device of their own")
+        }
         var ids: [Int64: Int64] = [:]
         try tx.connection.insertRows(
             into: "notifications", columns: Self.writtenColumns,
@@ -51,7 +55,7 @@ public struct InboxRecords {
         var bumped = Set<Int64>()
         return try deviceEntries.map { draft, createdAt in
             guard let deviceID = draft.deviceID, let id = ids.removeValue(forKey: deviceID) else {
-                throw StoreError(.database, "device entries must each name a device of their own")
+                throw StoreError(.database, "an inserted device entry came back without its id")
             }
             if draft.visibleInInbox, let userID = draft.userID, bumped.insert(userID).inserted {
                 try tx.users.bumpInboxVersion(id: userID)

@@ -10,12 +10,15 @@ extension SQLConnection {
         into table: String, columns: [String], _ rows: [[SQLValue]], returning: String? = nil,
         _ returned: (SQLRow) throws -> Void = { _ in }
     ) throws {
+        // Far under SQLite's limit on bound values (32,766) and PostgreSQL's (65,535) for any table here.
+        precondition(columns.count * Self.insertChunk <= 32_766, "\(table): too many values a statement")
+        let head = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
+        let placeholders = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
         var start = 0
         while start < rows.count {
             var size = Self.insertChunk
             while size > rows.count - start { size /= 2 }
-            var sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
-            let placeholders = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+            var sql = head
             var bindings: [SQLValue] = []
             bindings.reserveCapacity(size * columns.count)
             for index in start..<start + size {
