@@ -58,7 +58,7 @@ struct DeliveryStateMachineTests {
 
     @Test("each campaign's pushes carry its own message, with each entry's own id")
     func campaignMessagesPerCampaign() {
-        func campaignJob(_ id: Int64, campaign: Int64, headline: String) -> ClaimedDelivery {
+        func campaignJob(_ id: Int64, campaign: Int64, headline: String, message: JSON? = nil) -> ClaimedDelivery {
             let draft = NotificationDraft(
                 businessID: 1, userID: 7, kind: .campaign, event: "campaign", title: headline, body: "B",
                 campaignID: campaign)
@@ -66,7 +66,7 @@ struct DeliveryStateMachineTests {
                 id: id, attempts: 1, apnsID: "apns-\(id)", platform: .apns, token: "aaaa", tokenUpdatedAt: nil,
                 deviceID: id, deviceBelongsToRecipient: true,
                 notification: InboxEntry(id: 100 + id, draft: draft, createdAt: Self.t0), badge: 0,
-                campaignMessage: ["id": "0", "type": "campaign", "headline": .string(headline), "body": "B"])
+                campaignMessage: message ?? ["id": "0", "type": "campaign", "headline": .string(headline), "body": "B"])
         }
         var engine = machine()
         _ = engine.step(at: t(0))
@@ -85,11 +85,7 @@ struct DeliveryStateMachineTests {
         _ = many.step(at: t(0))
         var jobs = (1...70).map { campaignJob(Int64($0), campaign: Int64($0), headline: "Campaign \($0)") }
         jobs += (1...70).map { campaignJob(Int64(100 + $0), campaign: Int64($0), headline: "Campaign \($0)") }
-        var unreadable = campaignJob(300, campaign: 999, headline: "x")
-        unreadable = ClaimedDelivery(
-            id: 300, attempts: 1, apnsID: "apns-300", platform: .apns, token: "aaaa", tokenUpdatedAt: nil,
-            deviceID: 300, deviceBelongsToRecipient: true, notification: unreadable.notification, badge: 0,
-            campaignMessage: ["headline": "no id or type"])
+        let unreadable = campaignJob(300, campaign: 999, headline: "x", message: ["headline": "no id or type"])
         many.claimed(jobs + [unreadable, unreadable], requested: 256, leaseUntil: t(60_000), at: t(0))
         let all = many.step(at: t(1)).sends
         #expect(all.count == 142)

@@ -105,8 +105,8 @@ struct CampaignMessageWriter {
     let notifications: NotificationService
     let tx: StoreTransaction
     let now: Timestamp
-    /// The campaign's message read once for the batch, not once per target.
-    private let template: HeraldMessage?
+    /// Its entries' title: the campaign's headline as stored, read from its message once, not once per target.
+    private let title: String
 
     init(
         campaign: Campaign, spec: CampaignSpec, business: Business, notifications: NotificationService,
@@ -118,7 +118,7 @@ struct CampaignMessageWriter {
         self.notifications = notifications
         self.tx = tx
         self.now = now
-        template = HeraldMessage(json: campaign.message)
+        title = HeraldMessage(json: campaign.message)?.headline ?? spec.message.headline
     }
 
     /// Whether a frequency cap across campaigns keeps `target` from another message now.
@@ -204,7 +204,6 @@ struct CampaignMessageWriter {
     private func deviceEntries(
         _ devices: [(target: AudienceTarget, due: Timestamp, push: Bool, pull: Bool)], triggerKey: String
     ) throws -> [InboxEntry] {
-        guard !devices.isEmpty else { return [] }
         let entries = try tx.inbox.insert(
             deviceEntries: devices.map { device in
                 (
@@ -228,7 +227,7 @@ struct CampaignMessageWriter {
     {
         NotificationDraft(
             businessID: business.id, userID: userID, kind: .campaign, event: "campaign",
-            title: template?.headline ?? spec.message.headline, body: spec.message.body,
+            title: title, body: spec.message.body,
             media: spec.message.media?.attachment, extras: ["c": .int(campaign.id)],
             pushStyle: pushed ? .alert : .none, visibleInInbox: deviceID == nil, campaignID: campaign.id,
             triggerKey: triggerKey, deviceID: deviceID, pullable: pullable)

@@ -197,42 +197,36 @@ public final class SQLDeliveryQueue: DeliveryQueue {
     }
 
     /// One statement marking `completions` (all `.delivered`, all of `group`) delivered where their lease is still
-    /// theirs; its change count is how many it marked. The list is padded to a power of two by repeating its last
-    /// row (which changes nothing: a row is updated once), so that batches of any size share a few prepared
-    /// statements.
+    /// theirs; its change count is how many it marked. Batches of any size share a few prepared statements: the
+    /// plain ids go as an `IN` list, which `SQLQuery` pads to a power of two; the rows with the provider's ids are
+    /// padded the same way, by repeating the last (which changes nothing: a row is updated once).
     static func markDelivered(_ completions: ArraySlice<DeliveryCompletion>, _ group: AcceptedGroup, at now: Timestamp)
         -> SQLQuery
     {
+        guard group.withMessageID else {
+            return """
+                UPDATE deliveries SET status = 'delivered', provider_message_id = NULL, last_reason = NULL,
+                    lease_owner = NULL, lease_until = NULL, updated_at = \(now)
+                WHERE lease_owner = \(group.leaseOwner) AND status = 'sending' AND id IN (\(list: completions.map(\.id)))
+                """
+        }
         var rows = 1
         while rows < completions.count { rows *= 2 }
-        // The parameters in the order the statement's text has them: the owner comes before the list of ids and
-        // after the list of ids with message ids (a `FROM` precedes the `WHERE`).
+        // In the order the statement's text has them: the owner comes after the rows (a `FROM` precedes the `WHERE`).
         var bindings: [SQLValue] = [now.sqlValue]
-        bindings.reserveCapacity(2 + (group.withMessageID ? 2 : 1) * rows)
-        if !group.withMessageID { bindings.append(.text(group.leaseOwner)) }
+        bindings.reserveCapacity(2 + 2 * rows)
         for index in 0..<rows {
             let completion = completions[completions.startIndex + min(index, completions.count - 1)]
             guard case .delivered(let messageID) = completion.outcome else { preconditionFailure("not delivered") }
             bindings.append(.integer(completion.id))
-            if group.withMessageID { bindings.append(messageID.map(SQLValue.text) ?? .null) }
+            bindings.append(messageID.map(SQLValue.text) ?? .null)
         }
-        if group.withMessageID { bindings.append(.text(group.leaseOwner)) }
+        bindings.append(.text(group.leaseOwner))
         // `record` hands over at most `recordChunk` rows at a time, so the padded count has its statement written.
-        let statements = group.withMessageID ? markDeliveredWithIDsSQL : markDeliveredSQL
-        return SQLQuery(sql: statements[rows.trailingZeroBitCount], bindings: bindings)
+        return SQLQuery(sql: markDeliveredWithIDsSQL[rows.trailingZeroBitCount], bindings: bindings)
     }
 
-    /// `markDelivered`'s statements for 1, 2, 4, … `recordChunk` rows, written once: ids only…
-    private static let markDeliveredSQL = (0...recordChunk.trailingZeroBitCount).map { power in
-        """
-        UPDATE deliveries SET status = 'delivered', provider_message_id = NULL, last_reason = NULL,
-            lease_owner = NULL, lease_until = NULL, updated_at = ?
-        WHERE lease_owner = ? AND status = 'sending'
-          AND id IN (\(repeatElement("CAST(? AS BIGINT)", count: 1 << power).joined(separator: ", ")))
-        """
-    }
-
-    /// …and ids with the provider's message ids.
+    /// `markDelivered`'s statements with the provider's ids, for 1, 2, 4, … `recordChunk` rows, written once.
     private static let markDeliveredWithIDsSQL = (0...recordChunk.trailingZeroBitCount).map { power in
         """
         UPDATE deliveries SET status = 'delivered', provider_message_id = v.column2, last_reason = NULL,
