@@ -3,6 +3,9 @@
 local HTTP/2 TLS server that answers 200, and, in the same run, h2load against the same server with the same
 payload, device tokens, APNs header fields, connections and stream limit (-c 4 -m 1000: Herald's 4 connections
 per credential, each with the 1,000 streams the server allows). Prints pushes/s, the ratio to h2load, CPU per push and Herald's peak RSS.
+CPU per push has its reference in the same run too: h2load's own CPU per request, and the server's CPU per request
+while h2load and while Herald sends (the machine's speed drifts by a third from one minute to the next, so a CPU
+figure means something only next to one measured in the same minutes).
 
     bench/delivery/run [N] [SCENARIO…]     (default N = 100000, every scenario)
 
@@ -13,6 +16,7 @@ Scenarios: near  — nghttpd --echo-upload next door, answering at once;
 import base64
 import os
 import re
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -44,7 +48,16 @@ def apns_headers():
             "apns-expiration": str(int(time.time()) + 86_400)}
 
 
+def process_cpu(pid):
+    """CPU seconds (user + system) a running process has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def h2load(port, payload_file, uris_file):
+    """h2load's requests per second and its own CPU seconds per request (from its rusage)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     headers = [arg for name, value in apns_headers().items() for arg in ("-H", f"{name}: {value}")]
     h2 = subprocess.run(["h2load", "-n", str(N), "-c", "4", "-m", "1000", f"--data={payload_file}", *headers,
                          "-i", uris_file],
@@ -52,7 +65,9 @@ def h2load(port, payload_file, uris_file):
     match = re.search(r"finished in [\d.]+\w+, ([\d.]+) req/s", h2.stdout)
     if not match or " 0 errored" not in h2.stdout:
         print(h2.stdout, h2.stderr)
-    return float(match.group(1))
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return float(match.group(1)), cpu / N
 
 
 def token(i, slow):
@@ -93,7 +108,9 @@ def run(binary, scenario):
         # scenario as for Herald), with the header fields Herald sends; run before and after Herald (this machine's
         # speed drifts), the median reported. h2load still has it a little easier: its apns-id is the same on every
         # request, so HPACK indexes it, where Herald's changes and goes as a literal.
+        server_cpu = process_cpu(server.pid)
         h2load_runs = [h2load(port, payload_file, uris_file), h2load(port, payload_file, uris_file)]
+        server_cpu_h2load = process_cpu(server.pid) - server_cpu
         data = os.path.join(work, "data")
         env = {"HERALD_APNS_URL": f"https://127.0.0.1:{port}", "HERALD_CA_FILE": ca}
         herald = hb.Herald(binary, data, env)
@@ -127,6 +144,7 @@ def run(binary, scenario):
         print(f"delivering: herald pid {herald.process.pid}", flush=True)
         started = time.time()
         cpu_at_start = herald.cpu_seconds()
+        server_cpu = process_cpu(server.pid)
         done = 0
         in_flight = []
         # Progress from /metrics (counters, and one small query for the queue gauges), not from counting rows in
@@ -153,11 +171,15 @@ def run(binary, scenario):
         last_written = db.execute("SELECT MAX(updated_at) FROM deliveries").fetchone()[0]
         if last_written and statuses.get("delivered", 0) + statuses.get("failed", 0) == N:
             elapsed = min(elapsed, last_written / 1000 - started)
+        server_cpu_herald = process_cpu(server.pid) - server_cpu
         rss = herald.peak_rss_mb()
         cpu = herald.cpu_seconds() - cpu_at_start
         herald.stop()
+        server_cpu = process_cpu(server.pid)
         h2load_runs.append(h2load(port, payload_file, uris_file))
-        h2load_rps = sorted(h2load_runs)[1]
+        server_cpu_h2load += process_cpu(server.pid) - server_cpu
+        h2load_rps = sorted(run[0] for run in h2load_runs)[1]
+        h2load_cpu = sorted(run[1] for run in h2load_runs)[1]
         rate = N / elapsed
         fast_share = None
         buckets = dict(re.findall(r'^herald_push_send_duration_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)$',
@@ -167,9 +189,12 @@ def run(binary, scenario):
         print(f"bench/delivery  {label}  N={N}  statuses={statuses}")
         print(f"  herald pipeline : {rate:10.0f} pushes/s  ({elapsed:.1f} s)  peak RSS {rss:.0f} MB"
               f"  CPU {cpu / N * 1e6:.0f} µs per push ({cpu / elapsed:.2f} cores)")
-        print(f"  h2load reference: {h2load_rps:10.0f} req/s  median of {', '.join(f'{r:.0f}' for r in h2load_runs)}"
+        print(f"  h2load reference: {h2load_rps:10.0f} req/s  median of {', '.join(f'{r[0]:.0f}' for r in h2load_runs)}"
               f"  (-c 4 -m 1000, same server, payload and tokens)")
         print(f"  ratio           : {rate / h2load_rps:10.1%}")
+        print(f"  CPU per request : Herald {cpu / N * 1e6:.1f} µs, h2load {h2load_cpu * 1e6:.1f} µs (median run);"
+              f" the server {server_cpu_herald / N * 1e6:.1f} µs for Herald's,"
+              f" {server_cpu_h2load / (3 * N) * 1e6:.1f} µs for h2load's")
         if in_flight:
             print(f"  in flight       : median {sorted(in_flight)[len(in_flight) // 2]:.0f}, max {max(in_flight):.0f}"
                   f"  (at most what a kill -9 would send twice)")
