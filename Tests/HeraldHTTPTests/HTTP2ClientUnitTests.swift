@@ -129,6 +129,21 @@ struct HTTP2ClientUnitTests {
         #expect(response.header("apns") == nil)
     }
 
+    @Test("response header fields kept as received bytes: every field back in order, empty, long and non-ASCII ones")
+    func headerFieldStorage() {
+        let long = String(repeating: "v", count: 70_000)  // longer than two bytes of length can say
+        let fields = [("Server", "nghttpd"), ("x-empty", ""), ("", "no name"), ("x-long", long), ("x-ütf", "é ✓")]
+        var response = HTTPClientResponse(status: 200, headers: fields, body: [1])
+        #expect(response.headers.map(\.name) == fields.map(\.0))
+        #expect(response.headers.map(\.value) == fields.map(\.1))
+        #expect(response.header("SERVER") == "nghttpd" && response.header("x-empty") == "")
+        #expect(response.header("x-long") == long && response.header("X-ÜTF") == nil && response.header("x-ütf") == "é ✓")
+        #expect(response.header("x-lon") == nil && response.header("x-longer") == nil)
+        response.headers = [("retry-after", "3")]
+        #expect(response.header("Retry-After") == "3" && response.headers.count == 1 && response.body == [1])
+        #expect(HTTPClientResponse(status: 204).headers.isEmpty && HTTPClientResponse(status: 204).header("a") == nil)
+    }
+
     @Test("the trust store: an unreadable or certificate-free extra CA file is refused at once")
     func trustStoreChecksTheExtraFile() throws {
         let directory = try TemporaryDirectory()

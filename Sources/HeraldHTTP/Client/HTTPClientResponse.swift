@@ -2,38 +2,30 @@
 public struct HTTPClientResponse: Sendable {
     /// The status code of the final response (interim `1xx` responses are dropped).
     public var status: Int
-    /// Header fields of the final response in arrival order, names lowercased.
-    public var headers: [(name: String, value: String)]
+    /// Header fields of the final response in arrival order, names lowercased. Made on each read: ``header(_:)``
+    /// finds one field without making the others.
+    public var headers: [(name: String, value: String)] {
+        get { fields.fields }
+        set { fields = HeaderFieldStorage(newValue) }
+    }
     /// The response body, decoded from any transfer encoding.
     public var body: [UInt8]
+    /// The header fields as received.
+    var fields: HeaderFieldStorage
 
     /// Creates a response, for stand-ins and tests.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.init(status: status, fields: HeaderFieldStorage(headers), body: body)
+    }
+
+    init(status: Int, fields: HeaderFieldStorage, body: [UInt8]) {
         self.status = status
-        self.headers = headers
+        self.fields = fields
         self.body = body
     }
 
     /// The value of the first header field called `name`, compared case-insensitively.
     public func header(_ name: String) -> String? {
-        for header in headers where Self.equalsIgnoringASCIICase(header.name, name) {
-            return header.value
-        }
-        return nil
-    }
-
-    private static func equalsIgnoringASCIICase(_ lhs: String, _ rhs: String) -> Bool {
-        var left = lhs.utf8.makeIterator()
-        var right = rhs.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil):
-                return true
-            case let (l?, r?):
-                if ResponseHeaderParser.lowercased(l) != ResponseHeaderParser.lowercased(r) { return false }
-            default:
-                return false
-            }
-        }
+        fields.first(named: name)
     }
 }

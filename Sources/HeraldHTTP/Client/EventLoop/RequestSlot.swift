@@ -12,7 +12,7 @@ struct RequestSlot {
     var uploaded = 0
     /// The response's status, 0 until the final one arrives.
     var status = 0
-    var headers: [(name: String, value: String)] = []
+    var headers = HeaderFieldStorage()
     var body: [UInt8] = []
     /// The final response's header block is complete (later header blocks are trailers, dropped).
     var headersDone = false
@@ -27,7 +27,7 @@ struct RequestSlot {
     mutating func resetResponse() {
         uploaded = 0
         status = 0
-        if !headers.isEmpty { headers = [] }
+        if !headers.isEmpty { headers = HeaderFieldStorage() }
         if !body.isEmpty { body = [] }
         headersDone = false
         interim = false

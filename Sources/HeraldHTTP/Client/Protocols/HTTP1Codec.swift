@@ -196,7 +196,7 @@ final class HTTP1Codec {
         guard let (request, _) = current, loop.isActive(request) else { return .some(nil) }
         let index = RequestSlot.index(of: request)
         loop.slots[index].status = status
-        loop.slots[index].headers = headers
+        loop.slots[index].headers = HeaderFieldStorage(headers)
         loop.slots[index].headersDone = true
 
         func value(_ name: String) -> String? { headers.first { $0.name == name }?.value.lowercased() }
