@@ -148,29 +148,16 @@ public final class APNsProvider: PushProvider {
             return completion(
                 .failed(reason: "payload is \(payload.count) bytes; APNs accepts at most \(APNsPayload.maximumSize)"))
         }
-        send(Attempt(push: push, payload: payload, completion: completion), refreshedToken: false)
+        send(push, payload: payload, refreshedToken: false, completion: completion)
     }
 
-    /// One push on its way: what its answer is read with and a resend needs. A class, so that the request's
-    /// completion holds one reference rather than a copy of every field of the push (each a retain here and a
-    /// release on the HTTP/2 loop's thread).
-    private final class Attempt: Sendable {
-        let push: OutgoingPush
-        let payload: [UInt8]
-        let completion: @Sendable (PushResult) -> Void
-
-        init(push: consuming OutgoingPush, payload: [UInt8], completion: @escaping @Sendable (PushResult) -> Void) {
-            self.push = push
-            self.payload = payload
-            self.completion = completion
-        }
-    }
-
-    private func send(_ attempt: Attempt, refreshedToken: Bool) {
-        let completion = attempt.completion
+    private func send(
+        _ push: consuming OutgoingPush, payload: [UInt8], refreshedToken: Bool,
+        completion: @escaping @Sendable (PushResult) -> Void
+    ) {
         let route: Route
         do {
-            guard let found = try self.route(attempt.push.businessID) else {
+            guard let found = try self.route(push.businessID) else {
                 return completion(.notConfigured(reason: "business has no APNs credentials"))
             }
             route = found
@@ -178,7 +165,7 @@ public final class APNsProvider: PushProvider {
             // The store, the sealing key or the HTTP client failed us, not Apple: not the credential's fault.
             logger.error(
                 "cannot load the APNs credential",
-                ["business.id": String(attempt.push.businessID), "error": "\(unavailable.underlying)"])
+                ["business.id": String(push.businessID), "error": "\(unavailable.underlying)"])
             return completion(.unavailable("APNs credential", because: unavailable.underlying))
         } catch {
             return completion(.credentialRejected(reason: "cannot sign a provider token with the .p8 key"))
@@ -189,44 +176,80 @@ public final class APNsProvider: PushProvider {
         headers.reserveCapacity(8)
         headers.append(("authorization", route.bearer))
         headers.append(("apns-topic", route.topic))
-        headers.append(("apns-push-type", attempt.push.content.isBackground ? "background" : "alert"))
-        headers.append(("apns-priority", attempt.push.content.isBackground ? "5" : "10"))
-        headers.append(("apns-id", attempt.push.apnsID))
+        headers.append(("apns-push-type", push.content.isBackground ? "background" : "alert"))
+        headers.append(("apns-priority", push.content.isBackground ? "5" : "10"))
+        headers.append(("apns-id", push.apnsID))
         headers.append(("content-type", "application/json"))
-        if let expiresAt = attempt.push.expiresAt {
+        if let expiresAt = push.expiresAt {
             headers.append(("apns-expiration", String(max(0, expiresAt.seconds))))
         }
-        if let collapseID = attempt.push.collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        if let collapseID = push.collapseID { headers.append(("apns-collapse-id", collapseID)) }
         var url = ""
-        url.reserveCapacity(base.utf8.count + 10 + attempt.push.token.utf8.count)
+        url.reserveCapacity(base.utf8.count + 10 + push.token.utf8.count)
         url += base.hasSuffix("/") ? base.dropLast() : base[...]
         url += "/3/device/"
-        url += attempt.push.token
+        url += push.token
         let request = HTTPClientRequest(
-            method: "POST", url: url, headers: headers, body: attempt.payload, timeout: configuration.requestTimeout)
-        let (bearer, version) = (route.bearer, route.version)
-        route.client.execute(request) { [self] result in
-            let completion = attempt.completion
+            method: "POST", url: url, headers: headers, body: payload, timeout: configuration.requestTimeout)
+        let attempt = Attempt(
+            provider: self, push: push, payload: payload, completion: completion, base: base, bearer: route.bearer,
+            version: route.version, refreshedToken: refreshedToken)
+        route.client.execute(request) { result in attempt.answered(result) }
+    }
+
+    /// One request for a push: what its answer is read with and a resend needs. The request's completion captures
+    /// this one object, which then serves as the closure's context (a closure capturing several values allocates
+    /// one, and copying the push's fields into it cost a retain each here and a release on the HTTP/2 loop's
+    /// thread).
+    private final class Attempt: Sendable {
+        let provider: APNsProvider
+        let push: OutgoingPush
+        let payload: [UInt8]
+        let completion: @Sendable (PushResult) -> Void
+        /// The origin it was sent to, for warnings.
+        let base: String
+        /// The provider token it went with.
+        let bearer: String
+        /// The credential it went with.
+        let version: Timestamp
+        /// Whether this is the resend after an expired provider token.
+        let refreshedToken: Bool
+
+        init(
+            provider: APNsProvider, push: consuming OutgoingPush, payload: [UInt8],
+            completion: @escaping @Sendable (PushResult) -> Void, base: String, bearer: String, version: Timestamp,
+            refreshedToken: Bool
+        ) {
+            self.provider = provider
+            self.push = push
+            self.payload = payload
+            self.completion = completion
+            self.base = base
+            self.bearer = bearer
+            self.version = version
+            self.refreshedToken = refreshedToken
+        }
+
+        func answered(_ result: Result<HTTPClientResponse, HTTPClientError>) {
             switch result {
             case .failure(let error):
-                transportWarnings.failed(
-                    provider: "APNs", businessID: attempt.push.businessID, url: base, reason: "\(error.code)")
+                provider.transportWarnings.failed(
+                    provider: "APNs", businessID: push.businessID, url: base, reason: "\(error.code)")
                 completion(.transportFailure(error))
             case .success(let response):
-                let outcome = Self.interpret(response, apnsID: attempt.push.apnsID)
+                let outcome = APNsProvider.interpret(response, apnsID: push.apnsID)
                 if case .credentialRejected(let reason, _) = outcome,
                     reason == APNsReason.expiredProviderToken.rawValue,
                     !refreshedToken
                 {
                     // The token aged out early (clock skew): sign a new one at once and resend this push once.
-                    entries.withLock { $0[attempt.push.businessID]?.tokens.expired(bearer) }
-                    logger.notice(
-                        "APNs provider token expired; signing a new one",
-                        ["business.id": String(attempt.push.businessID)])
-                    send(attempt, refreshedToken: true)
+                    provider.entries.withLock { $0[push.businessID]?.tokens.expired(bearer) }
+                    provider.logger.notice(
+                        "APNs provider token expired; signing a new one", ["business.id": String(push.businessID)])
+                    provider.send(push, payload: payload, refreshedToken: true, completion: completion)
                 } else {
                     if case .credentialRejected = outcome {
-                        forgetIfReplaced(attempt.push.businessID, version: version)
+                        provider.forgetIfReplaced(push.businessID, version: version)
                     }
                     completion(outcome.sent(with: version))
                 }

@@ -158,18 +158,38 @@ public final class DeliveryEngine: Service {
 
     private func send(_ job: ClaimedDelivery, _ push: consuming OutgoingPush) {
         guard let provider = providers[job.platform] else { return }
-        let sentAt = clock.now()
-        let outstanding = machine.withLock { $0.inFlight }
+        let sending = Sending(
+            engine: self, job: job, sentAt: clock.now(), outstanding: machine.withLock { $0.inFlight })
         meters.sent()
+        provider.send(push) { result in sending.answered(result) }
+        sending.returned.store(true, ordering: .releasing)
+    }
+
+    /// A push on its way to its provider: what its answer is recorded with. Its completion captures this one
+    /// object, which then serves as the closure's context (a closure capturing several values allocates one).
+    private final class Sending: Sendable {
+        let engine: DeliveryEngine
+        let job: ClaimedDelivery
+        let sentAt: Timestamp
         let started = ContinuousClock.now
-        let returned = SendReturned()
-        provider.send(push) { [self] result in
+        /// Pushes in flight when it was sent.
+        let outstanding: Int
+        /// Set once the provider's `send` returned.
+        let returned = Atomic<Bool>(false)
+
+        init(engine: DeliveryEngine, job: ClaimedDelivery, sentAt: Timestamp, outstanding: Int) {
+            self.engine = engine
+            self.job = job
+            self.sentAt = sentAt
+            self.outstanding = outstanding
+        }
+
+        func answered(_ result: PushResult) {
             // An answer given before `send` returned (payload too large, no credential) made no round trip: it
             // says nothing about the provider's speed and must not teach the window.
-            let roundTrip = returned.flag.load(ordering: .acquiring) ? ContinuousClock.now - started : nil
-            answer(job, result, sentAt: sentAt, roundTrip: roundTrip, outstanding: outstanding)
+            let roundTrip = returned.load(ordering: .acquiring) ? ContinuousClock.now - started : nil
+            engine.answer(job, result, sentAt: sentAt, roundTrip: roundTrip, outstanding: outstanding)
         }
-        returned.flag.store(true, ordering: .releasing)
     }
 
     private func answer(
@@ -240,9 +260,4 @@ public final class DeliveryEngine: Service {
         }
         for provider in providers.values { provider.shutdown() }
     }
-}
-
-/// Set once a provider's `send` has returned: an answer that comes before it was given without a request.
-private final class SendReturned: Sendable {
-    let flag = Atomic<Bool>(false)
 }
