@@ -153,6 +153,7 @@ extension HTTP2Session {
     func streamClosed(_ streamID: Int32, errorCode: HTTP2ErrorCode) {
         let loop = self.loop
         let request = request(onStream: streamID)
+        forgetStream(streamID)
         let complete = request.map { loop.isComplete($0) } ?? false
         let id = connection.id
         let answered = loop.withPool(connection.pool) { pool, actions in

@@ -13,6 +13,8 @@ final class HTTP2Session {
     private var session: OpaquePointer?
     /// Whether the server's first SETTINGS arrived (the pool was told the connection is ready).
     var isReady = false
+    /// The last stream ``request(onStream:)`` found, and its request (stream 0 is the connection's: never a request's).
+    private var lastStream = (id: Int32(0), request: RequestID(rawValue: 0))
 
     static let streamWindow: UInt32 = 1 << 20
     static let connectionWindow: Int32 = 1 << 24
@@ -116,8 +118,19 @@ final class HTTP2Session {
 
     /// The request a stream carries (its stream user data).
     func request(onStream streamID: Int32) -> RequestID? {
+        // A response's callbacks (its header block's start, each field, its end, its data, its close) come for one
+        // stream in a row, and each lookup is a probe of nghttp2's stream map (~9 a response, most of them cache
+        // misses among a thousand streams). Stream ids are never reused, and a closed stream's entry is dropped.
+        if streamID == lastStream.id && streamID != 0 { return lastStream.request }
         guard let pointer = nghttp2_session_get_stream_user_data(session, streamID) else { return nil }
-        return RequestID(rawValue: Int(bitPattern: pointer))
+        let request = RequestID(rawValue: Int(bitPattern: pointer))
+        lastStream = (streamID, request)
+        return request
+    }
+
+    /// Forgets the stream the last lookup found, once it is closed.
+    func forgetStream(_ streamID: Int32) {
+        if streamID == lastStream.id { lastStream = (0, RequestID(rawValue: 0)) }
     }
 
     /// The server's current SETTINGS_MAX_CONCURRENT_STREAMS.
