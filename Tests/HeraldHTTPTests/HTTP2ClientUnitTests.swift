@@ -137,7 +137,8 @@ struct HTTP2ClientUnitTests {
         #expect(response.headers.map(\.name) == fields.map(\.0))
         #expect(response.headers.map(\.value) == fields.map(\.1))
         #expect(response.header("SERVER") == "nghttpd" && response.header("x-empty") == "")
-        #expect(response.header("x-long") == long && response.header("X-ÜTF") == nil && response.header("x-ütf") == "é ✓")
+        #expect(
+            response.header("x-long") == long && response.header("X-ÜTF") == nil && response.header("x-ütf") == "é ✓")
         #expect(response.header("x-lon") == nil && response.header("x-longer") == nil)
         response.headers = [("retry-after", "3")]
         #expect(response.header("Retry-After") == "3" && response.headers.count == 1 && response.body == [1])

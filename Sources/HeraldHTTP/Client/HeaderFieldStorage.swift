@@ -12,7 +12,9 @@ struct HeaderFieldStorage: Sendable {
             var name = field.name
             var value = field.value
             name.withUTF8 { name in
-                value.withUTF8 { value in append(name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer(value)) }
+                value.withUTF8 { value in
+                    append(name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer(value))
+                }
             }
         }
     }
@@ -47,7 +49,8 @@ struct HeaderFieldStorage: Sendable {
                         index += 1
                     }
                     if index == nameCount {
-                        return String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<offset]), as: UTF8.self)
+                        return String(
+                            decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<offset]), as: UTF8.self)
                     }
                 }
                 return nil
@@ -68,7 +71,8 @@ struct HeaderFieldStorage: Sendable {
                         name: String(
                             decoding: UnsafeBufferPointer(rebasing: bytes[nameStart..<nameStart + nameCount]),
                             as: UTF8.self),
-                        value: String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<offset]), as: UTF8.self)
+                        value: String(
+                            decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<offset]), as: UTF8.self)
                     ))
             }
             return fields
