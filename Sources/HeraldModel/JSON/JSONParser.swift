@@ -22,7 +22,13 @@ extension JSON {
 
     /// Parses UTF-8 text.
     public static func parse(_ text: String) throws(JSONParseError) -> JSON {
-        try parse(Array(text.utf8))
+        // Read in place, not copied to an array first (a push's extras are parsed from their column's text).
+        var text = text
+        let parsed = text.withUTF8 { buffer -> Result<JSON, JSONParseError> in
+            var parser = JSONParser(buffer)
+            do throws(JSONParseError) { return .success(try parser.parseDocument()) } catch { return .failure(error) }
+        }
+        return try parsed.get()
     }
 }
 

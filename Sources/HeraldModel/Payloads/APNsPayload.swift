@@ -28,13 +28,33 @@ public enum APNsPayload {
             if content.media != nil { writer.field("mutable-content", 1) }
         }
         writer.endObject()
-        // One array, sorted in place (this runs for every push).
-        var keys: [(key: String, value: JSON)] = []
-        keys.reserveCapacity(content.extras.count + 1)
-        for pair in content.extras where !PushContent.reservedKeys.contains(pair.key) { keys.append(pair) }
-        if !content.isBackground { keys.append((key: "n", value: .int(content.notificationID))) }
-        keys.sort { $0.key < $1.key }
-        for pair in keys { writer.field(pair.key, pair.value) }
+        // The top-level keys in order: positions in the extras (-1 for `n`) insertion-sorted in a buffer on the
+        // stack, rather than an array of the pairs (this runs for every push, with a handful of keys).
+        let extras = content.extras
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: extras.count + 1) { order in
+            var count = 0
+            func key(_ position: Int) -> String { position < 0 ? "n" : extras[position].key }
+            func insert(_ position: Int) {
+                var slot = count
+                while slot > 0 && key(position) < key(order[slot - 1]) {
+                    order[slot] = order[slot - 1]
+                    slot -= 1
+                }
+                order[slot] = position
+                count += 1
+            }
+            for position in extras.indices where !PushContent.reservedKeys.contains(extras[position].key) {
+                insert(position)
+            }
+            if !content.isBackground { insert(-1) }
+            for position in order[..<count] {
+                if position < 0 {
+                    writer.field("n", JSON.int(content.notificationID))
+                } else {
+                    writer.field(extras[position].key, extras[position].value)
+                }
+            }
+        }
         if let media = content.media, !content.isBackground { writer.field("ab", attachment(media)) }
         writer.endObject()
         return writer.bytes
