@@ -22,6 +22,16 @@ def free_port():
         return s.getsockname()[1]
 
 
+def process_cpu_seconds(pid):
+    """User plus system CPU time of a process so far (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def build_release():
     """Builds herald in release mode (the figures are meaningless in debug), or returns HERALD_BINARY when set
     (to compare two builds, or to measure one without the build step taking the machine)."""
@@ -163,9 +173,7 @@ class Herald:
 
     def cpu_seconds(self):
         """User plus system CPU time the server has used so far."""
-        with open(f"/proc/{self.process.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return process_cpu_seconds(self.process.pid)
 
     def peak_rss_mb(self):
         with open(f"/proc/{self.process.pid}/status") as f:

@@ -48,13 +48,6 @@ def apns_headers():
             "apns-expiration": str(int(time.time()) + 86_400)}
 
 
-def process_cpu(pid):
-    """CPU seconds (user + system) a running process has used so far."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def h2load(port, payload_file, uris_file):
     """h2load's requests per second and its own CPU seconds per request (from its rusage)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -108,9 +101,9 @@ def run(binary, scenario):
         # scenario as for Herald), with the header fields Herald sends; run before and after Herald (this machine's
         # speed drifts), the median reported. h2load still has it a little easier: its apns-id is the same on every
         # request, so HPACK indexes it, where Herald's changes and goes as a literal.
-        server_cpu = process_cpu(server.pid)
+        server_cpu = hb.process_cpu_seconds(server.pid)
         h2load_runs = [h2load(port, payload_file, uris_file), h2load(port, payload_file, uris_file)]
-        server_cpu_h2load = process_cpu(server.pid) - server_cpu
+        server_cpu_h2load = hb.process_cpu_seconds(server.pid) - server_cpu
         data = os.path.join(work, "data")
         env = {"HERALD_APNS_URL": f"https://127.0.0.1:{port}", "HERALD_CA_FILE": ca}
         herald = hb.Herald(binary, data, env)
@@ -144,7 +137,7 @@ def run(binary, scenario):
         print(f"delivering: herald pid {herald.process.pid}", flush=True)
         started = time.time()
         cpu_at_start = herald.cpu_seconds()
-        server_cpu = process_cpu(server.pid)
+        server_cpu = hb.process_cpu_seconds(server.pid)
         done = 0
         in_flight = []
         # Progress from /metrics (counters, and one small query for the queue gauges), not from counting rows in
@@ -171,15 +164,14 @@ def run(binary, scenario):
         last_written = db.execute("SELECT MAX(updated_at) FROM deliveries").fetchone()[0]
         if last_written and statuses.get("delivered", 0) + statuses.get("failed", 0) == N:
             elapsed = min(elapsed, last_written / 1000 - started)
-        server_cpu_herald = process_cpu(server.pid) - server_cpu
+        server_cpu_herald = hb.process_cpu_seconds(server.pid) - server_cpu
         rss = herald.peak_rss_mb()
         cpu = herald.cpu_seconds() - cpu_at_start
         herald.stop()
-        server_cpu = process_cpu(server.pid)
+        server_cpu = hb.process_cpu_seconds(server.pid)
         h2load_runs.append(h2load(port, payload_file, uris_file))
-        server_cpu_h2load += process_cpu(server.pid) - server_cpu
-        h2load_rps = sorted(run[0] for run in h2load_runs)[1]
-        h2load_cpu = sorted(run[1] for run in h2load_runs)[1]
+        server_cpu_h2load += hb.process_cpu_seconds(server.pid) - server_cpu
+        h2load_rps, h2load_cpu = sorted(h2load_runs)[1]  # the median run by rate, and that run's CPU
         rate = N / elapsed
         fast_share = None
         buckets = dict(re.findall(r'^herald_push_send_duration_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)$',
@@ -192,7 +184,7 @@ def run(binary, scenario):
         print(f"  h2load reference: {h2load_rps:10.0f} req/s  median of {', '.join(f'{r[0]:.0f}' for r in h2load_runs)}"
               f"  (-c 4 -m 1000, same server, payload and tokens)")
         print(f"  ratio           : {rate / h2load_rps:10.1%}")
-        print(f"  CPU per request : Herald {cpu / N * 1e6:.1f} µs, h2load {h2load_cpu * 1e6:.1f} µs (median run);"
+        print(f"  CPU per request : Herald {cpu / N * 1e6:.1f} µs, h2load {h2load_cpu * 1e6:.1f} µs (its median run);"
               f" the server {server_cpu_herald / N * 1e6:.1f} µs for Herald's,"
               f" {server_cpu_h2load / (3 * N) * 1e6:.1f} µs for h2load's")
         if in_flight:

@@ -71,16 +71,11 @@ def wrk(url, header=None):
 
 def cpu_seconds(pid):
     """User + system CPU time of `pid` and its child processes (nginx's workers), in seconds."""
-    total = 0.0
     pids = [pid]
     for task in os.listdir(f"/proc/{pid}/task"):
         with open(f"/proc/{pid}/task/{task}/children") as f:
             pids += [int(child) for child in f.read().split()]
-    for each in pids:
-        with open(f"/proc/{each}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+    return sum(hb.process_cpu_seconds(each) for each in pids)
 
 
 def measured(pid, url, header=None):

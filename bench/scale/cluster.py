@@ -111,16 +111,6 @@ def queue_pushes(pg, business, count, first=1):
         pg.psql(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT MAX(id) FROM {table}))")
 
 
-def cpu_seconds(pid):
-    """User plus system CPU time of a process so far (0 once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except (FileNotFoundError, ProcessLookupError):
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def machine_cpu():
     """(busy, total) jiffies of the whole machine, from /proc/stat."""
     with open("/proc/stat") as f:

@@ -113,7 +113,7 @@ def main():
             sampler.start()
             pg_pids = pg.backend_pids()
             groups = {"nodes": [n.process.pid for n in nodes], "postgres": pg_pids, "nghttpd": server_pids}
-            before = {g: sum(cluster.cpu_seconds(p) for p in pids) for g, pids in groups.items()}
+            before = {g: sum(hb.process_cpu_seconds(p) for p in pids) for g, pids in groups.items()}
             machine_before = cluster.machine_cpu()
             wall_before = time.monotonic()
             pg.psql("SELECT pg_stat_statements_reset()")
@@ -132,7 +132,7 @@ def main():
             wall = time.monotonic() - wall_before
             pg_pids = pg.backend_pids()  # backends come and go: sum the ones alive at the end, too
             groups["postgres"] = sorted(set(groups["postgres"]) | set(pg_pids))
-            after = {g: sum(cluster.cpu_seconds(p) for p in pids) for g, pids in groups.items()}
+            after = {g: sum(hb.process_cpu_seconds(p) for p in pids) for g, pids in groups.items()}
             machine_after = cluster.machine_cpu()
             first, last, statuses = pg.psql(
                 "SELECT MIN(updated_at), MAX(updated_at), string_agg(DISTINCT status, ',') FROM deliveries")[0]
