@@ -8,8 +8,6 @@ Prints req/s, MiB/s, p99 and the Herald / nginx ratio.
     HERALD_BENCH_PERF=1 bench/media/run  (also `perf record -g` Herald during its full-file pass; report in the
                                           work dir)
 """
-import hashlib
-import json
 import os
 import re
 import shutil

@@ -5,7 +5,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "common"))
 import herald_bench as hb  # noqa: E402
