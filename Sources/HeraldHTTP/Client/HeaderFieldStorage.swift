@@ -35,47 +35,41 @@ struct HeaderFieldStorage: Sendable {
     func first(named name: String) -> String? {
         var name = name
         return name.withUTF8 { wanted in
-            bytes.withUnsafeBufferPointer { bytes -> String? in
-                var offset = 0
-                while offset < bytes.count {
-                    let (nameStart, nameCount, valueStart, valueCount) = Self.field(at: offset, in: bytes)
-                    offset = valueStart + valueCount
-                    guard nameCount == wanted.count else { continue }
-                    var index = 0
-                    while index < nameCount
-                        && ResponseHeaderParser.lowercased(bytes[nameStart + index])
-                            == ResponseHeaderParser.lowercased(wanted[index])
-                    {
-                        index += 1
-                    }
-                    if index == nameCount {
-                        return String(
-                            decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<offset]), as: UTF8.self)
-                    }
-                }
-                return nil
+            var found: String?
+            forEachField { fieldName, value in
+                guard fieldName.count == wanted.count,
+                    zip(fieldName, wanted).allSatisfy({
+                        ResponseHeaderParser.lowercased($0) == ResponseHeaderParser.lowercased($1)
+                    })
+                else { return true }
+                found = String(decoding: value, as: UTF8.self)
+                return false
             }
+            return found
         }
     }
 
     /// Every field, in arrival order.
     var fields: [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = []
+        forEachField { name, value in
+            fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+            return true
+        }
+        return fields
+    }
+
+    /// Calls `body` with each field's name and value in arrival order, while it returns `true`.
+    private func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool) {
         bytes.withUnsafeBufferPointer { bytes in
-            var fields: [(name: String, value: String)] = []
             var offset = 0
             while offset < bytes.count {
-                let (nameStart, nameCount, valueStart, valueCount) = Self.field(at: offset, in: bytes)
-                offset = valueStart + valueCount
-                fields.append(
-                    (
-                        name: String(
-                            decoding: UnsafeBufferPointer(rebasing: bytes[nameStart..<nameStart + nameCount]),
-                            as: UTF8.self),
-                        value: String(
-                            decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<offset]), as: UTF8.self)
-                    ))
+                let nameStart = offset + 8
+                let valueStart = nameStart + Self.length(at: offset, in: bytes)
+                offset = valueStart + Self.length(at: offset + 4, in: bytes)
+                let name = UnsafeBufferPointer(rebasing: bytes[nameStart..<valueStart])
+                guard body(name, UnsafeBufferPointer(rebasing: bytes[valueStart..<offset])) else { return }
             }
-            return fields
         }
     }
 
@@ -89,14 +83,5 @@ struct HeaderFieldStorage: Sendable {
 
     private static func length(at offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
         Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16 | Int(bytes[offset + 3]) << 24
-    }
-
-    /// Where the name and value of the field starting at `offset` are.
-    private static func field(at offset: Int, in bytes: UnsafeBufferPointer<UInt8>)
-        -> (nameStart: Int, nameCount: Int, valueStart: Int, valueCount: Int)
-    {
-        let nameCount = length(at: offset, in: bytes)
-        let valueCount = length(at: offset + 4, in: bytes)
-        return (offset + 8, nameCount, offset + 8 + nameCount, valueCount)
     }
 }

@@ -13,8 +13,8 @@ final class HTTP2Session {
     private var session: OpaquePointer?
     /// Whether the server's first SETTINGS arrived (the pool was told the connection is ready).
     var isReady = false
-    /// The last stream ``request(onStream:)`` found, and its request (stream 0 is the connection's: never a request's).
-    private var lastStream = (id: Int32(0), request: RequestID(rawValue: 0))
+    /// The last stream ``request(onStream:)`` found, and its request.
+    private var lastStream: (id: Int32, request: RequestID)?
 
     static let streamWindow: UInt32 = 1 << 20
     static let connectionWindow: Int32 = 1 << 24
@@ -121,7 +121,7 @@ final class HTTP2Session {
         // A response's callbacks (its header block's start, each field, its end, its data, its close) come for one
         // stream in a row, and each lookup is a probe of nghttp2's stream map (~9 a response, most of them cache
         // misses among a thousand streams). Stream ids are never reused, and a closed stream's entry is dropped.
-        if streamID == lastStream.id && streamID != 0 { return lastStream.request }
+        if let lastStream, lastStream.id == streamID { return lastStream.request }
         guard let pointer = nghttp2_session_get_stream_user_data(session, streamID) else { return nil }
         let request = RequestID(rawValue: Int(bitPattern: pointer))
         lastStream = (streamID, request)
@@ -130,7 +130,7 @@ final class HTTP2Session {
 
     /// Forgets the stream the last lookup found, once it is closed.
     func forgetStream(_ streamID: Int32) {
-        if streamID == lastStream.id { lastStream = (0, RequestID(rawValue: 0)) }
+        if lastStream?.id == streamID { lastStream = nil }
     }
 
     /// The server's current SETTINGS_MAX_CONCURRENT_STREAMS.
