@@ -15,7 +15,6 @@ Each scenario runs h2load and the client in turn, three rounds, and reports the 
 import json
 import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -45,19 +44,14 @@ def build():
     return os.path.join(hb.ROOT, ".build", "release", "http2-client-bench")
 
 
-def children_cpu():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def run_h2load(base, requests, connections, streams, payload_file, uris_file):
     args = ["h2load", "-n", str(requests), "-c", str(connections), "-m", str(streams), f"--data={payload_file}"]
     for name, value in HEADERS:
         args += ["-H", f"{name}: {value}"]
     args += ["-i", uris_file]
-    before = children_cpu()
+    before = hb.children_cpu_seconds()
     result = subprocess.run(args, capture_output=True, text=True)
-    cpu = children_cpu() - before
+    cpu = hb.children_cpu_seconds() - before
     match = re.search(r"finished in [\d.]+\w+, ([\d.]+) req/s", result.stdout)
     done = re.search(r"(\d+) succeeded, (\d+) failed, (\d+) errored", result.stdout)
     if not match or not done or int(done.group(1)) != requests:

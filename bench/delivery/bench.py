@@ -16,7 +16,6 @@ Scenarios: near  — nghttpd --echo-upload next door, answering at once;
 import base64
 import os
 import re
-import resource
 import shutil
 import sqlite3
 import subprocess
@@ -48,9 +47,9 @@ def apns_headers():
             "apns-expiration": str(int(time.time()) + 86_400)}
 
 
-def h2load(port, payload_file, uris_file):
-    """h2load's requests per second and its own CPU seconds per request (from its rusage)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+def h2load(port, payload_file, uris_file, server_pid):
+    """h2load's requests per second, its own CPU seconds per request (from its rusage) and the server's."""
+    before, server_before = hb.children_cpu_seconds(), hb.process_cpu_seconds(server_pid)
     headers = [arg for name, value in apns_headers().items() for arg in ("-H", f"{name}: {value}")]
     h2 = subprocess.run(["h2load", "-n", str(N), "-c", "4", "-m", "1000", f"--data={payload_file}", *headers,
                          "-i", uris_file],
@@ -58,9 +57,8 @@ def h2load(port, payload_file, uris_file):
     match = re.search(r"finished in [\d.]+\w+, ([\d.]+) req/s", h2.stdout)
     if not match or " 0 errored" not in h2.stdout:
         print(h2.stdout, h2.stderr)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return float(match.group(1)), cpu / N
+    return (float(match.group(1)), (hb.children_cpu_seconds() - before) / N,
+            (hb.process_cpu_seconds(server_pid) - server_before) / N)
 
 
 def token(i, slow):
@@ -101,9 +99,7 @@ def run(binary, scenario):
         # scenario as for Herald), with the header fields Herald sends; run before and after Herald (this machine's
         # speed drifts), the median reported. h2load still has it a little easier: its apns-id is the same on every
         # request, so HPACK indexes it, where Herald's changes and goes as a literal.
-        server_cpu = hb.process_cpu_seconds(server.pid)
-        h2load_runs = [h2load(port, payload_file, uris_file), h2load(port, payload_file, uris_file)]
-        server_cpu_h2load = hb.process_cpu_seconds(server.pid) - server_cpu
+        h2load_runs = [h2load(port, payload_file, uris_file, server.pid) for _ in range(2)]
         data = os.path.join(work, "data")
         env = {"HERALD_APNS_URL": f"https://127.0.0.1:{port}", "HERALD_CA_FILE": ca}
         herald = hb.Herald(binary, data, env)
@@ -168,10 +164,9 @@ def run(binary, scenario):
         rss = herald.peak_rss_mb()
         cpu = herald.cpu_seconds() - cpu_at_start
         herald.stop()
-        server_cpu = hb.process_cpu_seconds(server.pid)
-        h2load_runs.append(h2load(port, payload_file, uris_file))
-        server_cpu_h2load += hb.process_cpu_seconds(server.pid) - server_cpu
-        h2load_rps, h2load_cpu = sorted(h2load_runs)[1]  # the median run by rate, and that run's CPU
+        h2load_runs.append(h2load(port, payload_file, uris_file, server.pid))
+        h2load_rps, h2load_cpu, _ = sorted(h2load_runs)[1]  # the median run by rate, and that run's CPU
+        server_cpu_h2load = sum(run[2] for run in h2load_runs) / len(h2load_runs)
         rate = N / elapsed
         fast_share = None
         buckets = dict(re.findall(r'^herald_push_send_duration_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)$',
@@ -186,7 +181,7 @@ def run(binary, scenario):
         print(f"  ratio           : {rate / h2load_rps:10.1%}")
         print(f"  CPU per request : Herald {cpu / N * 1e6:.1f} µs, h2load {h2load_cpu * 1e6:.1f} µs (its median run);"
               f" the server {server_cpu_herald / N * 1e6:.1f} µs for Herald's,"
-              f" {server_cpu_h2load / (3 * N) * 1e6:.1f} µs for h2load's")
+              f" {server_cpu_h2load * 1e6:.1f} µs for h2load's")
         if in_flight:
             print(f"  in flight       : median {sorted(in_flight)[len(in_flight) // 2]:.0f}, max {max(in_flight):.0f}"
                   f"  (at most what a kill -9 would send twice)")
