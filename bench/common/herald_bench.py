@@ -81,12 +81,12 @@ def nghttpd_command(port, key, cert, extra=()):
         + args + files
 
 
-def haproxy_sink(directory, port, cert, key, delay_ms=0, slow_prefix=None, slow_ms=2000):
+def haproxy_sink(directory, port, cert, key, delay_ms=0, slow_prefix=None, slow_ms=2000, cores=None):
     """An APNs-shaped HTTP/2 + TLS server (Debian's haproxy, with Lua) answering every POST 200 with its apns-id
     (FCM's sends too; `/token` answers an OAuth access token, so an FCM service account whose `token_uri` is
     `https://127.0.0.1:<port>/token` works against it) after `delay_ms`, or after `slow_ms` for device tokens starting with `slow_prefix`; the waits run side by side,
-    so it answers with a provider's latency and no queueing of its own. One thread, 1000 streams per connection.
-    Returns the process (stop it with terminate())."""
+    so it answers with a provider's latency and no queueing of its own. One thread, 1000 streams per connection;
+    on `cores` when given (`split_cores`). Returns the process (stop it with terminate())."""
     combined = os.path.join(directory, "haproxy.pem")
     with open(combined, "w") as out, open(cert) as c, open(key) as k:
         out.write(c.read() + k.read())
@@ -118,7 +118,8 @@ frontend apns
   http-request return status 200 content-type application/json string '{{"access_token":"bench","expires_in":3600,"token_type":"Bearer"}}' if {{ path /token }}
   http-request return status 200 hdr apns-id "%[req.hdr(apns-id)]"
 """)
-    process = subprocess.Popen(["haproxy", "-db", "-f", config], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(["haproxy", "-db", "-f", config], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               preexec_fn=on_cores(cores))
     for _ in range(100):
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
@@ -132,19 +133,36 @@ def p8_key(directory):
     """A P-256 key in Apple's .p8 form (PKCS#8 PEM)."""
     path = os.path.join(directory, "AuthKey.p8")
     gen = subprocess.run(["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout"], check=True, capture_output=True)
-    pk8 = subprocess.run(["openssl", "pkcs8", "-topk8", "-nocrypt", "-out", path], input=gen.stdout, check=True, capture_output=True)
+    subprocess.run(["openssl", "pkcs8", "-topk8", "-nocrypt", "-out", path], input=gen.stdout, check=True, capture_output=True)
     with open(path) as f:
         return f.read()
 
 
-class Herald:
-    """`herald serve` in a child process."""
+def split_cores():
+    """(the provider stand-in's cores, the clients' cores) for a scenario whose stand-in plays a provider on other
+    machines (APNs 40 ms away): the last core for it, the others for Herald and for h2load alike, so the client
+    measured does not take its CPU from the server both are measured against. None with a single core, or when
+    BENCH_SHARED_CORES=1 asks for every process on every core."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2 or os.environ.get("BENCH_SHARED_CORES") == "1":
+        return None
+    return {cores[-1]}, set(cores[:-1])
 
-    def __init__(self, binary, data_dir, env=None, args=()):
+
+def on_cores(cores):
+    """A `preexec_fn` keeping a child process on `cores`; None (no pinning) when `cores` is None."""
+    return (lambda: os.sched_setaffinity(0, cores)) if cores else None
+
+
+class Herald:
+    """`herald serve` in a child process (on `cores` when given)."""
+
+    def __init__(self, binary, data_dir, env=None, args=(), cores=None):
         self.env = dict(os.environ, HERALD_ADMIN_TOKEN="bench-admin-token", HERALD_LOG_LEVEL="warning",
                         HERALD_SECRET_KEY="00" * 32, **(env or {}))
         self.process = subprocess.Popen([binary, "serve", "--port", "0", "--data-dir", data_dir, *args],
-                                        stdout=subprocess.PIPE, stderr=sys.stderr, env=self.env, text=True)
+                                        stdout=subprocess.PIPE, stderr=sys.stderr, env=self.env, text=True,
+                                        preexec_fn=on_cores(cores))
         for line in self.process.stdout:
             match = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
             if match:
