@@ -54,7 +54,11 @@ struct HTTP2ClientUnitTests {
         #expect(origin.authority == "api.example.com:8443")
         let text = ByteBuffer()
         var list: [nghttp2_nv] = []
-        HTTP2RequestHeaders.build(pending, origin: origin, text: text, into: &list)
+        var apnsIDNamed = false
+        HTTP2RequestHeaders.build(pending, origin: origin, text: text, into: &list, apnsIDNamed: &apnsIDNamed)
+        let neverIndexed = UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
+        #expect(apnsIDNamed && list[5].flags == 0, "a connection's first apns-id is indexed, naming it for the rest")
+        HTTP2RequestHeaders.build(pending, origin: origin, text: text, into: &list, apnsIDNamed: &apnsIDNamed)
         let pairs = list.map { entry in
             (
                 String(decoding: UnsafeBufferPointer(start: entry.name, count: entry.namelen), as: UTF8.self),
@@ -70,8 +74,28 @@ struct HTTP2ClientUnitTests {
             pairs.map(\.1) == [
                 "POST", "https", "api.example.com:8443", "/3/device/abc", "bearer x.y.z", "1-2", "Value", "2",
             ])
-        let neverIndexed = UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
         #expect(pairs.filter { $0.2 == neverIndexed }.map(\.0) == [":path", "authorization", "apns-id"])
+        // What nghttp2 makes of that: after an indexed apns-id, the next is a literal never indexed whose name is
+        // the table's newest entry (62: 0x1F and 62 - 15), not the name spelled out again (0x10, then its length).
+        var deflater: OpaquePointer?
+        #expect(nghttp2_hd_deflate_new(&deflater, 4096) == 0)
+        defer { nghttp2_hd_deflate_del(deflater) }
+        func encoded(_ value: String, flags: UInt8) -> [UInt8] {
+            var name = Array("apns-id".utf8)
+            var bytes = Array(value.utf8)
+            var output = [UInt8](repeating: 0, count: 256)
+            let count = name.withUnsafeMutableBufferPointer { name in
+                bytes.withUnsafeMutableBufferPointer { value in
+                    var field = nghttp2_nv(
+                        name: name.baseAddress, value: value.baseAddress, namelen: name.count, valuelen: value.count,
+                        flags: flags)
+                    return nghttp2_hd_deflate_hd(deflater, &output, output.count, &field, 1)
+                }
+            }
+            return Array(output.prefix(max(0, count)))
+        }
+        #expect(encoded("1-2", flags: 0).first == 0x40, "indexed, new name")
+        #expect(encoded("3-4", flags: neverIndexed).prefix(2) == [0x1F, 47])
 
         origin = Origin(isTLS: false, host: "::1", port: 80)
         #expect(origin.authority == "[::1]")
@@ -79,7 +103,7 @@ struct HTTP2ClientUnitTests {
         let getPending = PendingRequest(
             request: get, target: try #require(RequestTarget.parse(get.url)), deadline: .max, cancellation: nil
         ) { _ in }
-        HTTP2RequestHeaders.build(getPending, origin: origin, text: text, into: &list)
+        HTTP2RequestHeaders.build(getPending, origin: origin, text: text, into: &list, apnsIDNamed: &apnsIDNamed)
         let path = list[3]
         #expect(
             String(decoding: UnsafeBufferPointer(start: path.value, count: path.valuelen), as: UTF8.self) == "/?q=1")

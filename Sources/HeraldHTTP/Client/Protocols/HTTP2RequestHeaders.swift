@@ -1,4 +1,5 @@
 import CNghttp2
+import HeraldModel
 
 #if canImport(Glibc)
     import Glibc
@@ -8,12 +9,16 @@ import CNghttp2
 /// lowercased and connection-specific ones dropped, then `content-length`. Written into the loop's scratch buffer
 /// (nghttp2 copies what it keeps), so building it allocates nothing once the buffers have grown.
 ///
-/// `:path`, `authorization` and `apns-id` are sent as literals never indexed: they change from request to request
-/// (or, for the token, are long), and Apple asks for exactly that so its small HPACK table is not churned.
+/// HPACK as Apple asks, so its small table is not churned: `:path` and `authorization` as literals that are not
+/// indexed (they change from request to request, or are long); `apns-id` indexed the first time on a connection,
+/// which puts its name in the table, then as literals naming it by that index (nghttp2 finds the name there: a
+/// byte or two instead of the seven-letter name on every push).
 enum HTTP2RequestHeaders {
-    /// Fills `list` (kept for reuse) with `pending`'s headers pointing into `text`.
+    /// Fills `list` (kept for reuse) with `pending`'s headers pointing into `text`. `apnsIDNamed` is the
+    /// connection's: whether an `apns-id` went with indexing already (set when this one does).
     static func build(
-        _ pending: PendingRequest, origin: Origin, text: ByteBuffer, into list: inout [nghttp2_nv]
+        _ pending: PendingRequest, origin: Origin, text: ByteBuffer, into list: inout [nghttp2_nv],
+        apnsIDNamed: inout Bool
     ) {
         // `pending.request` read in place throughout: a copy would retain every string of it.
         var total =
@@ -60,7 +65,10 @@ enum HTTP2RequestHeaders {
             case 4: skip = Self.equals(written, "host")
             case 7:
                 skip = Self.equals(written, "upgrade")
-                flags = Self.equals(written, "apns-id") ? neverIndexed : 0
+                if Self.equals(written, "apns-id") {
+                    flags = apnsIDNamed ? neverIndexed : 0
+                    apnsIDNamed = true
+                }
             case 10: skip = Self.equals(written, "connection") || Self.equals(written, "keep-alive")
             case 13: flags = Self.equals(written, "authorization") ? neverIndexed : 0
             case 14: skip = Self.equals(written, "content-length")
