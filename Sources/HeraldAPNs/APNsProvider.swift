@@ -51,8 +51,11 @@ public final class APNsProvider: PushProvider {
         func route(at now: Int64) throws -> Route? {
             guard let client else { return nil }
             lastUsed = now
+            // The held token first: signing needs the credential passed, a copy of each of its fields (the
+            // mutation of `tokens` may not overlap a read of `credential` in place).
+            let bearer = try tokens.current(at: now) ?? tokens.authorization(for: credential, now: now)
             return Route(
-                client: client, bearer: try tokens.authorization(for: credential, now: now), topic: credential.topic,
+                client: client, bearer: bearer, topic: credential.topic,
                 environment: credential.environment, version: credential.version)
         }
     }

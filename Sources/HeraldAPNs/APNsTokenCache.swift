@@ -15,13 +15,19 @@ struct APNsTokenCache {
     /// The `authorization` header value to use at `now` (seconds), signing a new token when there is none or it
     /// is `refreshAge` old.
     mutating func authorization(for credential: APNsCredential, now: Int64) throws -> String {
-        if let authorization, now - issuedAt < Self.refreshAge, now >= issuedAt { return authorization }
+        if let current = current(at: now) { return current }
         let header = #"{"alg":"ES256","kid":"\#(credential.keyID)"}"#
         let claims = #"{"iss":"\#(credential.teamID)","iat":\#(now)}"#
         let fresh = "bearer " + (try JWT.signES256(headerJSON: header, claimsJSON: claims, key: credential.key))
         authorization = fresh
         issuedAt = now
         return fresh
+    }
+
+    /// The `authorization` header value held, while it is fresh enough to use at `now` (seconds).
+    func current(at now: Int64) -> String? {
+        guard let authorization, now - issuedAt < Self.refreshAge, now >= issuedAt else { return nil }
+        return authorization
     }
 
     /// Apple answered ExpiredProviderToken to a request sent with `rejected`: drop it if it is still current.

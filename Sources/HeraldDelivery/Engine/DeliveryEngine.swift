@@ -126,8 +126,9 @@ public final class DeliveryEngine: Service {
     private func perform(_ step: consuming DeliveryStateMachine.Step) {
         for (platform, label) in step.settled { meters.count(platform, label) }
         // Each push moved out of the step to its provider, in order: a copy would retain every string of it here
-        // and release them all again when the step goes.
-        step.sends.reverse()
+        // and release them all again when the step goes. Reversed in the array's buffer, whose swaps move the
+        // elements (the array's own swaps copy them).
+        step.sends.withUnsafeMutableBufferPointer { $0.reverse() }
         while let (job, push) = step.sends.popLast() { send(job, push) }
         if !step.record.isEmpty { record(step.record) }
     }

@@ -8,8 +8,17 @@ final class DeliveryMeters: Sendable {
     private let metrics: MetricsRegistry
     private let inFlight: Gauge
     private let window: Gauge
-    private let counters = Mutex<[String: Counter]>([:])
-    private let latencies = Mutex<[String: Histogram]>([:])
+    /// Counters by platform and outcome, with the one used last first: nearly every answer is the same one
+    /// (`delivered`), and comparing two short strings costs less than hashing them.
+    private let counters = Mutex<(last: (outcome: Outcome, counter: Counter)?, all: [Outcome: Counter])>((nil, [:]))
+    /// Answer latency by platform: a list, as there are two at most.
+    private let latencies = Mutex<[(platform: PushPlatform, histogram: Histogram)]>([])
+
+    /// A counter's labels.
+    private struct Outcome: Hashable {
+        var platform: PushPlatform
+        var label: String
+    }
 
     init(metrics: MetricsRegistry, queue: any DeliveryQueue, clock: WallClock, window initialWindow: Int) {
         self.metrics = metrics
@@ -49,21 +58,29 @@ final class DeliveryMeters: Sendable {
 
     /// An attempt's outcome, sent or settled without a send.
     func count(_ platform: PushPlatform, _ outcome: String) {
-        let key = platform.rawValue + "/" + outcome
-        if let counter = counters.withLock({ $0[key] }) { return counter.increment() }
+        let key = Outcome(platform: platform, label: outcome)
+        let known = counters.withLock { counters -> Counter? in
+            if let last = counters.last, last.outcome == key { return last.counter }
+            guard let counter = counters.all[key] else { return nil }
+            counters.last = (key, counter)
+            return counter
+        }
+        if let known { return known.increment() }
         let counter = metrics.counter(
             "herald_push_sends_total", help: "Delivery attempts by provider and outcome.",
             labels: ["provider": platform.rawValue, "outcome": outcome])
-        counters.withLock { $0[key] = counter }
+        counters.withLock { $0.all[key] = counter }
         counter.increment()
     }
 
     private func latency(_ platform: PushPlatform) -> Histogram {
-        if let histogram = latencies.withLock({ $0[platform.rawValue] }) { return histogram }
+        if let known = latencies.withLock({ $0.first { $0.platform == platform }?.histogram }) { return known }
         let histogram = metrics.histogram(
             "herald_push_send_duration_seconds", help: "Time from handing a push to its provider to its answer.",
             labels: ["provider": platform.rawValue])
-        latencies.withLock { $0[platform.rawValue] = histogram }
+        latencies.withLock { latencies in
+            if !latencies.contains(where: { $0.platform == platform }) { latencies.append((platform, histogram)) }
+        }
         return histogram
     }
 }

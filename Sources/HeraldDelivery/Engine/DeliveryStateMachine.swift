@@ -34,8 +34,8 @@ struct DeliveryStateMachine {
     }
 
     let configuration: DeliveryEngine.Configuration
-    /// The platforms a provider serves.
-    let platforms: Set<PushPlatform>
+    /// The platforms a provider serves (two at most: a list, which every push looks through without hashing).
+    let platforms: [PushPlatform]
     private let random: @Sendable () -> Double
 
     /// Jobs claimed and not yet sent, with their lease's end, the next one last.
@@ -64,7 +64,7 @@ struct DeliveryStateMachine {
         random: @escaping @Sendable () -> Double
     ) {
         self.configuration = configuration
-        self.platforms = platforms
+        self.platforms = Array(platforms)
         self.random = random
         let lower = max(
             1, min(configuration.minimumConcurrency ?? configuration.concurrency, configuration.concurrency))

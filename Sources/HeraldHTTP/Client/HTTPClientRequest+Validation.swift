@@ -1,3 +1,5 @@
+import HeraldModel
+
 extension HTTPClientRequest {
     /// Checks what would otherwise reach the wire unchecked: the URL (an absolute `http`/`https` URL with a
     /// host), header injection through CR/LF, NUL bytes, and methods or names that are not HTTP tokens. Runs on

@@ -215,8 +215,7 @@ public struct JSONWriter: Sendable {
 
     private mutating func appendQuoted(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
-        var string = string
-        string.withUTF8 { utf8 in
+        string.withBorrowedUTF8 { utf8 in
             var runStart = 0
             for index in 0..<utf8.count {
                 let byte = utf8[index]

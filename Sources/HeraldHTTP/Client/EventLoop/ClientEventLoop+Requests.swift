@@ -1,3 +1,5 @@
+import HeraldModel
+
 extension ClientEventLoop {
     /// Gives a new request a slot and hands it to its origin's pool.
     func admit(_ request: PendingRequest) {

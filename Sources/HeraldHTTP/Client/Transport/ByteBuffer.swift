@@ -1,3 +1,5 @@
+import HeraldModel
+
 /// Bytes waiting to be written to a socket, or read from one and not yet parsed: one growable allocation,
 /// consumed from the front. Confined to its event-loop thread.
 final class ByteBuffer {
@@ -89,16 +91,5 @@ final class ByteBuffer {
     func removeAll() {
         start = 0
         end = 0
-    }
-}
-
-extension String {
-    /// Calls `body` with the string's UTF-8 bytes: in place when they are contiguous (a native string), so without
-    /// copying the string and retaining its storage (which, for a request, another thread made and releases);
-    /// from a contiguous copy otherwise.
-    func withBorrowedUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
-        if let result = try utf8.withContiguousStorageIfAvailable(body) { return result }
-        var copy = self
-        return try copy.withUTF8(body)
     }
 }
