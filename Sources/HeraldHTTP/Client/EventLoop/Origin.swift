@@ -1,3 +1,5 @@
+import HeraldModel
+
 /// The scheme, host and port a pool of connections serves.
 struct Origin: Sendable, Equatable {
     var isTLS: Bool
@@ -32,8 +34,7 @@ struct Origin: Sendable, Equatable {
     /// Whether `target` in `url` names this origin (host compared without regard to case), without allocating.
     func matches(_ target: RequestTarget, in url: UnsafeBufferPointer<UInt8>) -> Bool {
         guard target.isTLS == isTLS, target.port == port else { return false }
-        var host = host
-        return host.withUTF8 { own in
+        return host.withBorrowedUTF8 { own in
             guard own.count == target.hostEnd - target.hostStart else { return false }
             for index in 0..<own.count {
                 let byte = url[target.hostStart + index]
