@@ -137,11 +137,41 @@ final class PeerProcess: @unchecked Sendable {
     /// Kills the process with SIGKILL: children of a test process may inherit a signal mask that blocks
     /// SIGTERM, and then `terminate()` would leave `waitUntilExit()` waiting forever.
     func stop() {
+        kill()
+        directory.remove()
+    }
+
+    private func kill() {
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        directory.remove()
+    }
+
+    /// A peer listening on `count` ports from `freePort()`, which `configure` gives the process it sets up. Another
+    /// process can take a port between `freePort()` and the peer's bind (CI once saw nghttpd never listen), so a
+    /// peer that does not come up is killed and started again on fresh ports, up to `attempts` times.
+    static func start(
+        in directory: TemporaryDirectory, ports count: Int, attempts: Int = 3,
+        _ configure: (Process, [Int]) throws -> Void
+    ) throws -> (peer: PeerProcess, ports: [Int]) {
+        var failure: any Error = TestSupportError(description: "peer not started")
+        for _ in 0..<attempts {
+            let ports = try (0..<count).map { _ in try freePort() }
+            let peer = PeerProcess(directory: directory)
+            peer.process.standardOutput = FileHandle.nullDevice
+            peer.process.standardError = FileHandle.nullDevice
+            try configure(peer.process, ports)
+            do {
+                try peer.process.run()
+                for port in ports { try peer.waitUntilListening(port) }
+                return (peer, ports)
+            } catch {
+                peer.kill()
+                failure = error
+            }
+        }
+        throw failure
     }
 
     func waitUntilListening(_ port: Int) throws {
@@ -169,11 +199,23 @@ struct NginxServer {
     {
         guard let nginx = TestPeers.nginx else { throw TestSupportError(description: TestPeers.missingNginx) }
         let dir = directory.path
-        var ports: [Int] = []
+        try FileManager.default.createDirectory(atPath: "\(dir)/tmp", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: "\(dir)/logs", withIntermediateDirectories: true)
+        (peer, ports) = try PeerProcess.start(in: directory, ports: pkis.count) { process, ports in
+            try Self.configuration(dir, servers: zip(pkis, ports), keepaliveRequests: keepaliveRequests, http2: http2)
+                .write(toFile: "\(dir)/nginx.conf", atomically: true, encoding: .utf8)
+            process.executableURL = URL(fileURLWithPath: nginx)
+            process.arguments = ["-p", dir, "-c", "\(dir)/nginx.conf", "-e", "stderr"]
+        }
+    }
+
+    func stop() { peer.stop() }
+
+    private static func configuration(
+        _ dir: String, servers pkisAndPorts: Zip2Sequence<[TestPKI], [Int]>, keepaliveRequests: Int, http2: Bool
+    ) -> String {
         var servers = ""
-        for pki in pkis {
-            let port = try freePort()
-            ports.append(port)
+        for (pki, port) in pkisAndPorts {
             servers += """
                     server {
                         listen 127.0.0.1:\(port) ssl\(http2 ? " http2" : "");
@@ -192,7 +234,7 @@ struct NginxServer {
 
                 """
         }
-        let config = """
+        return """
             daemon off;
             master_process off;
             worker_processes 1;
@@ -211,20 +253,7 @@ struct NginxServer {
             }
 
             """
-        try FileManager.default.createDirectory(atPath: "\(dir)/tmp", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: "\(dir)/logs", withIntermediateDirectories: true)
-        try config.write(toFile: "\(dir)/nginx.conf", atomically: true, encoding: .utf8)
-        peer = PeerProcess(directory: directory)
-        peer.process.executableURL = URL(fileURLWithPath: nginx)
-        peer.process.arguments = ["-p", dir, "-c", "\(dir)/nginx.conf", "-e", "stderr"]
-        peer.process.standardOutput = FileHandle.nullDevice
-        peer.process.standardError = FileHandle.nullDevice
-        try peer.process.run()
-        self.ports = ports
-        for port in ports { try peer.waitUntilListening(port) }
     }
-
-    func stop() { peer.stop() }
 }
 
 /// A plain HTTP/1.1 server in Python: `/sleep?ms=N` answers 200 after N ms; `/echo` answers 200 with the
@@ -323,15 +352,14 @@ struct NghttpdServer {
         pki = try TestPKI(in: directory.path, name: "nghttpd")
         htdocs = directory.path + "/htdocs"
         try FileManager.default.createDirectory(atPath: htdocs, withIntermediateDirectories: true)
-        port = try freePort()
-        peer = PeerProcess(directory: directory)
-        peer.process.executableURL = URL(fileURLWithPath: executable)
-        peer.process.arguments =
-            ["--echo-upload", "-n", "1", "-d", htdocs] + arguments + [String(port), pki.keyFile, pki.certificateFile]
-        peer.process.standardOutput = FileHandle.nullDevice
-        peer.process.standardError = FileHandle.nullDevice
-        try peer.process.run()
-        try peer.waitUntilListening(port)
+        let (htdocs, pki) = (htdocs, pki)
+        let started = try PeerProcess.start(in: directory, ports: 1) { process, ports in
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments =
+                ["--echo-upload", "-n", "1", "-d", htdocs] + arguments
+                + [String(ports[0]), pki.keyFile, pki.certificateFile]
+        }
+        (peer, port) = (started.peer, started.ports[0])
     }
 
     var url: String { "https://localhost:\(port)" }
