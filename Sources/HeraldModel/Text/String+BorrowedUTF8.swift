@@ -1,6 +1,6 @@
 extension String {
-    /// Calls `body` with the string's UTF-8 bytes: in place when they are contiguous (a native string), so without
-    /// copying the string and retaining its storage (a retain and a release on every call, and for a string
+    /// Calls `body` with the string's UTF-8 bytes: in place when they are contiguous (a native string), without
+    /// the mutable copy `withUTF8` needs (a retain and a release of the storage on every call, and for a string
     /// another thread made, such as a request's, each on a cache line that thread touches too); from a
     /// contiguous copy otherwise.
     @inlinable
