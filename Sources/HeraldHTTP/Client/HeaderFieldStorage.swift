@@ -1,3 +1,5 @@
+import HeraldModel
+
 /// A response's header fields as received, in one byte array: each field is its name's and its value's lengths
 /// (four bytes each, little-endian), then the name, then the value. One allocation a response however many fields
 /// the server sends; a `String` is made only for a field that is read (a push gateway's answer is read for one or
@@ -9,10 +11,8 @@ struct HeaderFieldStorage: Sendable {
 
     init(_ fields: [(name: String, value: String)]) {
         for field in fields {
-            var name = field.name
-            var value = field.value
-            name.withUTF8 { name in
-                value.withUTF8 { value in
+            field.name.withBorrowedUTF8 { name in
+                field.value.withBorrowedUTF8 { value in
                     append(name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer(value))
                 }
             }
@@ -33,8 +33,7 @@ struct HeaderFieldStorage: Sendable {
 
     /// The value of the first field called `name`, compared case-insensitively (ASCII).
     func first(named name: String) -> String? {
-        var name = name
-        return name.withUTF8 { wanted in
+        name.withBorrowedUTF8 { wanted in
             var found: String?
             forEachField { fieldName, value in
                 guard fieldName.count == wanted.count,

@@ -1,3 +1,5 @@
+import HeraldModel
+
 /// Where a request goes, read from its URL without copying it: the scheme, the host and port, and the byte
 /// range of the path and query (the `:path` sent). Offsets count UTF-8 bytes of ``HTTPClientRequest/url``.
 struct RequestTarget: Sendable, Equatable {
@@ -15,8 +17,7 @@ struct RequestTarget: Sendable, Equatable {
     /// Reads `url`; `nil` unless it is an absolute `http://` or `https://` URL with a host, an optional port
     /// in 1...65535, no user information and nothing but path, query and fragment after it.
     static func parse(_ url: String) -> RequestTarget? {
-        var url = url
-        return url.withUTF8 { parse($0) }
+        url.withBorrowedUTF8 { parse($0) }
     }
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> RequestTarget? {

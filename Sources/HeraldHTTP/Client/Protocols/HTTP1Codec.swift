@@ -1,3 +1,5 @@
+import HeraldModel
+
 /// Minimal HTTP/1.1 on one connection, one request at a time (no pipelining), for plain `http://` URLs and TLS
 /// servers that do not speak HTTP/2: the request written whole, the response read with `Content-Length`, chunked
 /// transfer coding, or up to the close. Interim `1xx` responses are skipped. Keep-alive unless the server says
@@ -53,8 +55,7 @@ final class HTTP1Codec {
         let request = pending.request
         output.append(request.method)
         output.append(byte: UInt8(ascii: " "))
-        var url = request.url
-        url.withUTF8 { bytes in
+        request.url.withBorrowedUTF8 { bytes in
             let target = pending.target
             if target.needsLeadingSlash(in: bytes) { output.append(byte: UInt8(ascii: "/")) }
             if target.pathEnd > target.pathStart {
