@@ -16,8 +16,8 @@ Scenarios: near  — nghttpd --echo-upload next door, answering at once;
 In far and slow the sink plays a provider on other machines, so it gets a core of its own and Herald and h2load
 share the others (herald_bench.split_cores). Sharing every core, the sink (one thread, the bottleneck of both runs
 at 40 ms) was preempted by Herald's two busy threads ~600 times a second, and the ratio measured how the scheduler
-split two cores among three threads rather than how Herald bears a provider's latency: a median of 73 % over 16
-runs shared, 83 % over 25 split (bench/RESULTS.md, sixth session). BENCH_SHARED_CORES=1 shares them again. Next
+split two cores among three threads rather than how Herald bears a provider's latency: a median of 73 % shared,
+81-84 % split over the session's series (bench/RESULTS.md, sixth session). BENCH_SHARED_CORES=1 shares them again. Next
 door shares them: that is what next door means, and its CPU figure is the one with a goal.
 """
 import base64
