@@ -46,7 +46,8 @@ struct HTTP2ClientUnitTests {
             method: "POST", url: "https://API.example.com:8443/3/device/abc",
             headers: [
                 ("Authorization", "bearer x.y.z"), ("apns-id", "1-2"), ("Connection", "keep-alive"), ("Host", "other"),
-                ("Content-Length", "999"), ("X-Mixed", "Value"),
+                ("Content-Length", "999"), ("X-Mixed", "Value"), ("apns-expiration", "1767225600"),
+                ("apns-collapse-id", "sale"),
             ], body: Array("{}".utf8))
         let target = try #require(RequestTarget.parse(request.url))
         let pending = PendingRequest(request: request, target: target, deadline: .max, cancellation: nil) { _ in }
@@ -54,12 +55,15 @@ struct HTTP2ClientUnitTests {
         #expect(origin.authority == "api.example.com:8443")
         let text = ByteBuffer()
         var list: [nghttp2_nv] = []
-        var apnsIDNamed = false
-        HTTP2RequestHeaders.build(pending, origin: origin, text: text, into: &list, apnsIDNamed: &apnsIDNamed)
+        var named = HTTP2RequestHeaders.NamedFields()
+        HTTP2RequestHeaders.build(pending, origin: origin, text: text, into: &list, named: &named)
         let neverIndexed = UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
         let firstFlags = list[5].flags
-        #expect(apnsIDNamed && firstFlags == 0, "a connection's first apns-id is indexed, naming it for the rest")
-        HTTP2RequestHeaders.build(pending, origin: origin, text: text, into: &list, apnsIDNamed: &apnsIDNamed)
+        #expect(named == [.apnsID, .apnsExpiration, .apnsCollapseID])
+        #expect(
+            [5, 7, 8].map { list[$0].flags } == [0, 0, 0],
+            "a connection's first apns-id, apns-expiration and apns-collapse-id are indexed, naming them for the rest")
+        HTTP2RequestHeaders.build(pending, origin: origin, text: text, into: &list, named: &named)
         let pairs = list.map { entry in
             (
                 String(decoding: UnsafeBufferPointer(start: entry.name, count: entry.namelen), as: UTF8.self),
@@ -69,13 +73,18 @@ struct HTTP2ClientUnitTests {
         }
         #expect(
             pairs.map(\.0) == [
-                ":method", ":scheme", ":authority", ":path", "authorization", "apns-id", "x-mixed", "content-length",
+                ":method", ":scheme", ":authority", ":path", "authorization", "apns-id", "x-mixed", "apns-expiration",
+                "apns-collapse-id", "content-length",
             ])
         #expect(
             pairs.map(\.1) == [
-                "POST", "https", "api.example.com:8443", "/3/device/abc", "bearer x.y.z", "1-2", "Value", "2",
+                "POST", "https", "api.example.com:8443", "/3/device/abc", "bearer x.y.z", "1-2", "Value", "1767225600",
+                "sale", "2",
             ])
-        #expect(pairs.filter { $0.2 == neverIndexed }.map(\.0) == [":path", "authorization", "apns-id"])
+        #expect(
+            pairs.filter { $0.2 == neverIndexed }.map(\.0) == [
+                ":path", "authorization", "apns-id", "apns-expiration", "apns-collapse-id",
+            ])
         // What nghttp2 makes of the two apns-ids with the flags built above: after the indexed one, the next is a
         // literal never indexed whose name is the table's newest entry (62: 0x1F and 62 - 15), not the name spelled
         // out again (0x10, then its length).
@@ -105,7 +114,7 @@ struct HTTP2ClientUnitTests {
         let getPending = PendingRequest(
             request: get, target: try #require(RequestTarget.parse(get.url)), deadline: .max, cancellation: nil
         ) { _ in }
-        HTTP2RequestHeaders.build(getPending, origin: origin, text: text, into: &list, apnsIDNamed: &apnsIDNamed)
+        HTTP2RequestHeaders.build(getPending, origin: origin, text: text, into: &list, named: &named)
         let path = list[3]
         #expect(
             String(decoding: UnsafeBufferPointer(start: path.value, count: path.valuelen), as: UTF8.self) == "/?q=1")

@@ -10,15 +10,26 @@ import HeraldModel
 /// (nghttp2 copies what it keeps), so building it allocates nothing once the buffers have grown.
 ///
 /// HPACK as Apple asks, so its small table is not churned: `:path` and `authorization` as literals that are not
-/// indexed (they change from request to request, or are long); `apns-id` indexed the first time on a connection,
-/// which puts its name in the table, then as literals naming it by that index (nghttp2 finds the name there: a
-/// byte or two instead of the seven-letter name on every push).
+/// indexed (they change from request to request, or are long); `apns-id`, `apns-expiration` and
+/// `apns-collapse-id` indexed the first time on a connection, which puts their names in the table, then as literals
+/// naming them by that index (nghttp2 finds the name there: a byte or two instead of the name on every push).
+/// Indexing every new value instead cost nghttp2's deflater a third more CPU a request (a new entry, and an old
+/// one evicted, each time) where expirations differ from push to push.
 enum HTTP2RequestHeaders {
-    /// Fills `list` (kept for reuse) with `pending`'s headers pointing into `text`. `apnsIDNamed` is the
-    /// connection's: whether an `apns-id` went with indexing already (set when this one does).
+    /// The fields whose values change from push to push, named by the table after their first time on a
+    /// connection.
+    struct NamedFields: OptionSet {
+        let rawValue: UInt8
+        static let apnsID = NamedFields(rawValue: 1)
+        static let apnsExpiration = NamedFields(rawValue: 2)
+        static let apnsCollapseID = NamedFields(rawValue: 4)
+    }
+
+    /// Fills `list` (kept for reuse) with `pending`'s headers pointing into `text`. `named` is the connection's:
+    /// which of the `NamedFields` went with indexing already (set when one does).
     static func build(
         _ pending: PendingRequest, origin: Origin, text: ByteBuffer, into list: inout [nghttp2_nv],
-        apnsIDNamed: inout Bool
+        named: inout NamedFields
     ) {
         // `pending.request` read in place throughout: a copy would retain every string of it.
         var total =
@@ -52,6 +63,10 @@ enum HTTP2RequestHeaders {
             }
             list.append(entry(nameStart, 5, valueStart, text.end - valueStart, neverIndexed))
         }
+        /// Indexed the first time on the connection, never indexed after.
+        func indexedOnce(_ field: NamedFields) -> UInt8 {
+            named.insert(field).inserted ? 0 : neverIndexed
+        }
         for index in pending.request.headers.indices {
             var skip = false
             var flags: UInt8 = 0
@@ -65,14 +80,14 @@ enum HTTP2RequestHeaders {
             case 4: skip = Self.equals(written, "host")
             case 7:
                 skip = Self.equals(written, "upgrade")
-                if Self.equals(written, "apns-id") {
-                    flags = apnsIDNamed ? neverIndexed : 0
-                    apnsIDNamed = true
-                }
+                if Self.equals(written, "apns-id") { flags = indexedOnce(.apnsID) }
             case 10: skip = Self.equals(written, "connection") || Self.equals(written, "keep-alive")
             case 13: flags = Self.equals(written, "authorization") ? neverIndexed : 0
             case 14: skip = Self.equals(written, "content-length")
-            case 16: skip = Self.equals(written, "proxy-connection")
+            case 15: if Self.equals(written, "apns-expiration") { flags = indexedOnce(.apnsExpiration) }
+            case 16:
+                skip = Self.equals(written, "proxy-connection")
+                if Self.equals(written, "apns-collapse-id") { flags = indexedOnce(.apnsCollapseID) }
             case 17: skip = Self.equals(written, "transfer-encoding")
             default: break
             }

@@ -15,8 +15,8 @@ final class HTTP2Session {
     var isReady = false
     /// The last stream ``request(onStream:)`` found, and its request.
     private var lastStream: (id: Int32, request: RequestID)?
-    /// Whether an `apns-id` went out with indexing on this connection (``HTTP2RequestHeaders``).
-    private var apnsIDNamed = false
+    /// The fields that went out with indexing on this connection (``HTTP2RequestHeaders``).
+    private var namedFields = HTTP2RequestHeaders.NamedFields()
 
     static let streamWindow: UInt32 = 1 << 20
     static let connectionWindow: Int32 = 1 << 24
@@ -86,7 +86,7 @@ final class HTTP2Session {
         guard let pending = loop.slots[slot].pending else { return false }
         HTTP2RequestHeaders.build(
             pending, origin: connection.origin, text: loop.headerScratch, into: &loop.nameValueScratch,
-            apnsIDNamed: &apnsIDNamed)
+            named: &namedFields)
         let context = UnsafeMutableRawPointer(bitPattern: request.rawValue)
         let assigned: Int32 = loop.nameValueScratch.withUnsafeBufferPointer { nva in
             if pending.request.body.isEmpty {
