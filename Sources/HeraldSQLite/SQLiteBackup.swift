@@ -51,6 +51,7 @@ public enum SQLiteBackup {
     }
 
     private static func open(_ path: String, flags: Int32) throws -> OpaquePointer {
+        SQLiteConnection.configured
         var handle: OpaquePointer?
         let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
