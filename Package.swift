@@ -94,7 +94,8 @@ let package = Package(
         .testTarget(name: "HeraldObservabilityTests", dependencies: ["HeraldObservability"]),
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
         .testTarget(
-            name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldTesting", "HeraldCrypto", "HeraldModel"]),
+            name: "HeraldHTTPTests",
+            dependencies: ["HeraldHTTP", "HeraldTesting", "HeraldCrypto", "HeraldModel", "HeraldFuzzTargets"]),
         .testTarget(
             name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldPostgres", "HeraldTesting"]),
         .testTarget(
@@ -111,7 +112,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "HeraldServerTests",
-            dependencies: ["HeraldServer", "HeraldDelivery", "HeraldTesting", "HeraldCrypto", "HeraldModel"]),
+            dependencies: [
+                "HeraldServer", "HeraldDelivery", "HeraldTesting", "HeraldCrypto", "HeraldModel", "HeraldFuzzTargets",
+            ]),
         .testTarget(
             name: "HeraldSDKTests",
             dependencies: [

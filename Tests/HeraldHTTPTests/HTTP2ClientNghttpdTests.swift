@@ -3,7 +3,7 @@ import HeraldHTTP
 import Testing
 
 /// HTTP2Client against nghttpd, nghttp2's own server: bodies both ways across frame and window boundaries, static
-/// files, trailers, a low stream limit, and answers sent before the request body is read.
+/// files, trailers, a low stream limit, answers sent before the request body is read, and cleartext HTTP/2.
 @Suite(
     "HTTP2Client against nghttpd", .serialized,
     .enabled(if: NghttpdServer.isAvailable, Comment(rawValue: NghttpdServer.missing)))
@@ -80,5 +80,24 @@ struct HTTP2ClientNghttpdTests {
         let again = try await client.execute(HTTPClientRequest(url: server.url + "/early"))
         #expect(again.body == Array("early".utf8))
         #expect(client.statistics.streamsReset == 0)
+    }
+
+    @Test("cleartextHTTP2: an http:// origin spoken to in HTTP/2 from its first byte (nghttpd --no-tls)")
+    func cleartextHTTP2() async throws {
+        let server = try NghttpdServer(tls: false)
+        defer { server.stop() }
+        var configuration = HTTP2Client.Configuration()
+        configuration.cleartextHTTP2 = true
+        let client = try HTTP2Client(configuration: configuration)
+        defer { client.shutdown() }
+
+        // nghttpd without TLS takes only HTTP/2 (no HTTP/1.1 upgrade is sent): an answer means the client spoke it.
+        for index in 0..<3 {
+            let body = Array("cleartext \(index)".utf8)
+            let response = try await client.execute(
+                HTTPClientRequest(method: "POST", url: server.url + "/3/device/\(index)", body: body))
+            #expect(response.status == 200 && response.body == body)
+        }
+        #expect(client.connectionsOpened == 1, "three requests as streams of one connection")
     }
 }

@@ -334,8 +334,8 @@ final class Collector<Element: Sendable>: Sendable {
     var values: [Element] { items.withLock { $0 } }
 }
 
-/// nghttpd (Debian nghttp2-server) over TLS with a test PKI: `--echo-upload` answers a request with a body by
-/// echoing it, and `htdocs` is served for GET and HEAD.
+/// nghttpd (Debian nghttp2-server) over TLS with a test PKI, or in cleartext HTTP/2 (`tls: false`, `--no-tls`):
+/// `--echo-upload` answers a request with a body by echoing it, and `htdocs` is served for GET and HEAD.
 struct NghttpdServer {
     static let executable = TestPeers.executable("nghttpd", in: ["/usr/sbin", "/usr/bin", "/usr/local/bin"])
     static let isAvailable = executable != nil && TestPeers.openssl != nil
@@ -345,8 +345,10 @@ struct NghttpdServer {
     let pki: TestPKI
     let htdocs: String
     let peer: PeerProcess
+    let tls: Bool
 
-    init(arguments: [String] = []) throws {
+    init(arguments: [String] = [], tls: Bool = true) throws {
+        self.tls = tls
         guard let executable = Self.executable else { throw TestSupportError(description: Self.missing) }
         let directory = try TemporaryDirectory()
         pki = try TestPKI(in: directory.path, name: "nghttpd")
@@ -357,12 +359,12 @@ struct NghttpdServer {
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments =
                 ["--echo-upload", "-n", "1", "-d", htdocs] + arguments
-                + [String(ports[0]), pki.keyFile, pki.certificateFile]
+                + (tls ? [String(ports[0]), pki.keyFile, pki.certificateFile] : ["--no-tls", String(ports[0])])
         }
         (peer, port) = (started.peer, started.ports[0])
     }
 
-    var url: String { "https://localhost:\(port)" }
+    var url: String { (tls ? "https" : "http") + "://localhost:\(port)" }
 
     func stop() { peer.stop() }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCrypto
+import HeraldFuzzTargets
 import HeraldModel
 import HeraldObservability
 import HeraldServer
@@ -50,7 +51,7 @@ struct ServeCommandTests {
 
     @Test("a taken port is one line naming host:port, exit 1, before a data dir, key or admin token is made")
     func aTakenPortFailsAtOnceWithOneLine() throws {
-        let taken = try ListeningSocket()
+        let taken = try #require(LoopbackListener(backlog: 1), "cannot listen on the loopback")
         defer { taken.close() }
         let directory = try TemporaryDirectory()
         let dataDirectory = directory.path + "/data"
@@ -181,29 +182,4 @@ struct ServeCommandTests {
         #expect(listed.status == 0, "\(listed.err)")
         #expect(try JSON.parse(Array(listed.out.utf8))["data"]?.arrayValue?.count == 1)
     }
-}
-
-/// A TCP socket listening on 127.0.0.1 at a port of the kernel's choosing, to hold the port taken.
-private struct ListeningSocket {
-    let descriptor: Int32
-    let port: Int
-
-    init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.descriptor = descriptor
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(descriptor, generic, length) == 0 && listen(descriptor, 1) == 0
-                    && getsockname(descriptor, generic, &length) == 0
-            }
-        }
-        guard bound else { throw TestHTTPClient.Failure(description: "cannot listen: \(errno)") }
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    func close() { _ = Glibc.close(descriptor) }
 }

@@ -46,6 +46,10 @@ extension HTTP2Client {
         public var maxPendingRequests: Int = 100_000
         /// A response body larger than this fails the request with ``HTTPClientError/Code/other``.
         public var maxResponseBodySize: Int = 16 << 20
+        /// `http://` origins speak HTTP/2 from the first byte ("prior knowledge", RFC 9113 §3.3) instead of
+        /// HTTP/1.1: for a gateway on the same host that speaks cleartext HTTP/2, and for the fuzzer of the
+        /// client's response handling (Tests/Fuzz/FuzzHTTP2Response), which plays the server without TLS.
+        public var cleartextHTTP2 = false
 
         /// Creates a configuration; every parameter has a default.
         public init(

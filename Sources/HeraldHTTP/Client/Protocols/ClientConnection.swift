@@ -104,7 +104,7 @@ final class ClientConnection {
 
     private func connected() {
         guard let socket else { return }
-        guard origin.isTLS else { return startProtocol(alpn: nil) }
+        guard origin.isTLS else { return startProtocol(alpn: loop.configuration.cleartextHTTP2 ? "h2" : nil) }
         do {
             try socket.startTLS(loop.tls, host: origin.host)
         } catch {
