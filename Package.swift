@@ -89,6 +89,9 @@ let package = Package(
         .executableTarget(
             name: "FuzzHeaders", dependencies: ["HeraldFuzzTargets", "HeraldHTTP", "HeraldCrypto", "HeraldModel"],
             path: "Tests/Fuzz/FuzzHeaders"),
+        .executableTarget(
+            name: "FuzzHTTP2Response", dependencies: ["HeraldFuzzTargets", "HeraldHTTP"],
+            path: "Tests/Fuzz/FuzzHTTP2Response"),
 
         .testTarget(name: "HeraldModelTests", dependencies: ["HeraldModel", "HeraldTesting"]),
         .testTarget(name: "HeraldObservabilityTests", dependencies: ["HeraldObservability"]),

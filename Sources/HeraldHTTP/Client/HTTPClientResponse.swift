@@ -24,6 +24,11 @@ public struct HTTPClientResponse: Sendable {
         self.body = body
     }
 
+    /// The status codes a response may have (RFC 9110 §15: three digits, 1xx to 5xx). A response with another is
+    /// malformed: the client fails its request (as RFC 9110 asks of a 5xx, it is worth retrying) rather than hand
+    /// over a status no caller expects.
+    static let validStatuses = 100...599
+
     /// The value of the first header field called `name`, compared case-insensitively.
     public func header(_ name: String) -> String? {
         fields.first(named: name)

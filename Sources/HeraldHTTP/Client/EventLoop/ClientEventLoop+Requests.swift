@@ -111,10 +111,14 @@ extension ClientEventLoop {
     func responseHeader(_ id: RequestID, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         guard isActive(id) else { return }
         let index = RequestSlot.index(of: id)
-        guard !slots[index].headersDone else { return }
+        guard !slots[index].headersDone, !slots[index].refused else { return }
         if name.count == 7 && name.elementsEqual(":status".utf8) {
+            // nghttp2 lets through three digits, 101 excepted.
             var status = 0
             for byte in value where byte &- UInt8(ascii: "0") < 10 { status = status * 10 + Int(byte &- 48) }
+            guard HTTPClientResponse.validStatuses.contains(status) else {
+                return refuse(id, HTTPClientError(code: .connectionReset, message: "HTTP/2: invalid :status \(status)"))
+            }
             if (100..<200).contains(status) {
                 slots[index].interim = true  // 1xx: its headers are not the response's
             } else {
@@ -140,22 +144,30 @@ extension ClientEventLoop {
     func responseBody(_ id: RequestID, _ bytes: UnsafeRawBufferPointer) {
         guard isActive(id) else { return }
         let index = RequestSlot.index(of: id)
-        guard !slots[index].tooLarge else { return }
+        guard !slots[index].refused else { return }
         guard slots[index].body.count + bytes.count <= configuration.maxResponseBodySize else {
-            slots[index].tooLarge = true
-            let error = HTTPClientError(
-                code: .other, message: "response body larger than \(configuration.maxResponseBodySize) bytes")
-            withPool(slots[index].pool) { pool, actions in pool.cancel(id, with: error, now: now, into: &actions) }
-            return
+            return refuse(
+                id,
+                HTTPClientError(
+                    code: .other, message: "response body larger than \(configuration.maxResponseBodySize) bytes"))
         }
         slots[index].body.append(contentsOf: bytes)
+    }
+
+    /// Fails request `id` with `error` and resets its stream: its response is not one to hand over. What else
+    /// arrives for it is dropped.
+    private func refuse(_ id: RequestID, _ error: HTTPClientError) {
+        let index = RequestSlot.index(of: id)
+        guard !slots[index].refused else { return }
+        slots[index].refused = true
+        withPool(slots[index].pool) { pool, actions in pool.cancel(id, with: error, now: now, into: &actions) }
     }
 
     /// The response of request `id` ended with its last DATA frame.
     func responseEnded(_ id: RequestID) {
         guard isActive(id) else { return }
         let index = RequestSlot.index(of: id)
-        if slots[index].headersDone && !slots[index].tooLarge { slots[index].complete = true }
+        if slots[index].headersDone && !slots[index].refused { slots[index].complete = true }
     }
 
     /// Whether request `id`'s response is complete.

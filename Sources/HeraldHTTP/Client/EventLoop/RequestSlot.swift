@@ -20,8 +20,8 @@ struct RequestSlot {
     var interim = false
     /// The whole response arrived (END_STREAM).
     var complete = false
-    /// The body outgrew the client's limit; the request is being failed.
-    var tooLarge = false
+    /// The response was refused (a body over the client's limit, an invalid status); the request is being failed.
+    var refused = false
 
     /// Clears what a previous attempt at the request received.
     mutating func resetResponse() {
@@ -32,7 +32,7 @@ struct RequestSlot {
         headersDone = false
         interim = false
         complete = false
-        tooLarge = false
+        refused = false
     }
 
     /// The id of the slot at `index` in its current generation.

@@ -190,6 +190,9 @@ final class HTTP1Codec {
             guard bytes[index] &- UInt8(ascii: "0") < 10 else { return .some(framingError("status code")) }
             status = status * 10 + Int(bytes[index] &- UInt8(ascii: "0"))
         }
+        guard HTTPClientResponse.validStatuses.contains(status) else {
+            return .some(framingError("status code \(status)"))
+        }
         let isHTTP10 = bytes[7] == UInt8(ascii: "0")
         let headers = ResponseHeaderParser.parse(Array(bytes[(lineEnd + 2)..<(end + 2)]))
         input.consume(end + 4)
