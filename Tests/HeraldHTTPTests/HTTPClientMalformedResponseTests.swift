@@ -11,6 +11,7 @@ struct HTTPClientMalformedResponseTests {
     @Test("an HTTP/2 :status outside 100-599 fails the request; a valid one answers")
     func invalidHTTP2Status() async throws {
         let server = CannedResponseServer(.http2)
+        defer { server.stop() }
         var configuration = HTTP2Client.Configuration(maxConnectionsPerHost: 1)
         configuration.cleartextHTTP2 = true
         configuration.minConnectionsPerHost = 0
@@ -33,6 +34,7 @@ struct HTTPClientMalformedResponseTests {
     @Test("an HTTP/1.1 status line with a code outside 100-599 fails the request; a valid one answers")
     func invalidHTTP1Status() async throws {
         let server = CannedResponseServer(.http1)
+        defer { server.stop() }
         let client = try HTTP2Client(configuration: .init(maxConnectionsPerHost: 1))
         defer { client.shutdown() }
         let request = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/")

@@ -20,10 +20,11 @@ public final class CannedResponseServer: Sendable {
     public let reply = Mutex<[UInt8]>([])
     /// A connection is accepted and not yet closed.
     public let busy = Atomic<Bool>(false)
+    private let stopped = Atomic<Bool>(false)
     private let listener: Int32
     private let mode: Mode
 
-    /// Listens on a free port of 127.0.0.1 and serves on a thread of its own for the life of the process.
+    /// Listens on a free port of 127.0.0.1 and serves on a thread of its own until `stop()`.
     public init(_ mode: Mode) {
         guard let listener = LoopbackListener(backlog: 64) else { fatalError("cannot listen on the loopback") }
         self.mode = mode
@@ -37,7 +38,15 @@ public final class CannedResponseServer: Sendable {
         let settings: [UInt8] = [0, 0, 0, 0x04, 0, 0, 0, 0, 0]
         while true {
             let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { continue }
+            if stopped.load(ordering: .acquiring) {
+                if connection >= 0 { close(connection) }
+                close(listener)
+                return
+            }
+            guard connection >= 0 else {
+                usleep(1000)  // out of descriptors, say: not a busy loop
+                continue
+            }
             busy.store(true, ordering: .releasing)
             defer { busy.store(false, ordering: .releasing) }
             var timeout = timeval(tv_sec: 1, tv_usec: 0)
@@ -50,6 +59,12 @@ public final class CannedResponseServer: Sendable {
             while scratch.withUnsafeMutableBytes({ recv(connection, $0.baseAddress, $0.count, 0) }) > 0 {}
             close(connection)
         }
+    }
+
+    /// Stops serving once the connection being served, if any, is done, and closes the listening socket.
+    public func stop() {
+        stopped.store(true, ordering: .releasing)
+        shutdown(listener, Int32(SHUT_RDWR))  // wakes the thread from accept
     }
 
     private static func write(_ bytes: [UInt8], to connection: Int32) {
