@@ -111,6 +111,37 @@ struct ConcurrencyTests {
         #expect(try world.entries(of: winners[0]).map(\.event) == ["signup"], "one welcome")
     }
 
+    @Test(
+        "two sign-ups into one imported user: one claims it, the other finds the email taken",
+        arguments: StoreBackend.allCases)
+    func twoSignUpsIntoAnImportedUser(_ backend: StoreBackend) throws {
+        let world = try StoreFixture(backend)
+        let nodes = [world.accounts, try node(world).accounts]
+        let business = world.business
+        let imported = try world.store.transaction { tx in
+            try tx.users.insertImported(
+                businessID: business.id, externalID: "crm-1", email: "fay@example.com", firstName: "Fay",
+                lastName: "Imported", attributes: ["tier": "gold"], at: at(1))
+        }
+        let results = race(6) { index in
+            try nodes[index % 2].signUp(
+                NewUser(
+                    businessID: business.id, email: "fay@example.com", passwordHash: "h\(index)", firstName: "",
+                    lastName: "Lee\(index)"),
+                business: business
+            ) { _ in nil }.user
+        }
+        let winners = results.compactMap { try? $0.get() }
+        try #require(winners.count == 1)
+        for case .failure(let error) in results {
+            #expect((error as? StoreError)?.code == .conflict && (error as? StoreError)?.field == "email")
+        }
+        let user = try #require(try world.store.read { try $0.users.find(businessID: business.id, id: imported.id) })
+        #expect(winners[0].id == imported.id && user.passwordHash == winners[0].passwordHash)
+        #expect(user.firstName == "Fay" && user.lastName == winners[0].lastName && user.attributes == ["tier": "gold"])
+        #expect(try world.entries(of: user).map(\.event) == ["signup"], "one welcome")
+    }
+
     @Test("two honours of one code make one redemption", arguments: StoreBackend.allCases)
     func twoRedemptions(_ backend: StoreBackend) throws {
         let world = try StoreFixture(backend)

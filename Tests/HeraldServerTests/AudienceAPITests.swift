@@ -65,6 +65,31 @@ struct AudienceAPITests {
         #expect(try snapshot() == before)
     }
 
+    @Test func anImportedUserSignsUpIntoTheirOwnRecord() throws {
+        let fixture = try ServerFixture()
+        let line =
+            #"{"external_id":"crm-9","email":"Nine@Example.com","first_name":"Nina","attributes":{"tier":"gold"}}"#
+        #expect(try Self.importLines(fixture, [line]).value?["created"] == 1)
+        let business = fixture.business.id
+        let record = {
+            try #require(
+                try fixture.store.read { try $0.users.find(businessID: business, externalIDs: ["crm-9"]) }.first)
+        }
+        let imported = try record()
+        // Nobody signs in as them before they sign up: the record has no password.
+        #expect(try fixture.app().logIn(email: "nine@example.com").status == 422)
+
+        let app = try fixture.signedUp("nine@example.com", password: "their-own-1", firstName: "Nine")
+        let claimed = try record()
+        #expect(app.userID == imported.id, "sign-up made another user")
+        #expect(claimed.attributes == ["tier": "gold"] && claimed.firstName == "Nine" && claimed.lastName == "Lee")
+        #expect(try fixture.app().logIn(email: "nine@example.com", password: "their-own-1").status == 200)
+        // Once claimed, the email is taken like any other, and the password stays the first sign-up's.
+        let again = try fixture.app().signUp(email: "nine@example.com", password: "someone-else-2")
+        #expect(again.text == #"{"errors":{"email":["has already been taken"]}}"#)
+        #expect(try fixture.app().logIn(email: "nine@example.com", password: "someone-else-2").status == 422)
+    }
+
     @Test func badLinesAreRefusedOneByOneAndTheRestImported() throws {
         let fixture = try ServerFixture()
         let long = #"{"external_id":"long","attributes":{"a":""# + String(repeating: "x", count: 70_000) + #""}}"#

@@ -27,7 +27,7 @@ public struct AccountService: Sendable {
     ) throws -> (user: User, device: Device?) {
         let now = clock.now()
         return try store.transaction { tx in
-            let user = try tx.users.insert(new, at: now)
+            let user = try signedUpUser(new, tx, now)
             let device = try registration(user).map {
                 try register($0, userID: user.id, businessID: business.id, tx, now)
             }
@@ -41,6 +41,18 @@ public struct AccountService: Sendable {
             }
             return (user, device)
         }
+    }
+
+    /// A new user, or the one an import made with this email if nobody has signed up as them yet (no password):
+    /// a business's customers imported from its CRM sign up in the app into their own record.
+    private func signedUpUser(_ new: NewUser, _ tx: StoreTransaction, _ now: Timestamp) throws -> User {
+        guard let imported = try tx.users.find(businessID: new.businessID, email: new.email),
+            imported.passwordHash.isEmpty
+        else { return try tx.users.insert(new, at: now) }
+        guard let claimed = try tx.users.claimImported(id: imported.id, by: new, at: now) else {
+            throw StoreError(.conflict, field: "email", "email already taken")
+        }
+        return claimed
     }
 
     /// Records the device a user calls from and sets or clears its token, atomically.

@@ -52,8 +52,10 @@ struct MobileController: Sendable {
         try errors.check()
         try limits.checkAuth(address: request.remoteAddress, account: "\(client.business.id):\(email!)")
 
-        // Checked first only to spare a password hash: the database's constraint decides, even for two racing.
-        if try store.read({ try $0.users.find(businessID: client.business.id, email: email!) }) != nil {
+        // Checked first only to spare a password hash: the database's constraint decides, even for two racing. A
+        // user an import made (no password) signs up into that record.
+        let existing = try store.read { try $0.users.find(businessID: client.business.id, email: email!) }
+        if let existing, !existing.passwordHash.isEmpty {
             throw HTTPError.invalid("email", "has already been taken")
         }
         let hash = try passwordPool.run { try passwords.hash(password!) }

@@ -37,6 +37,23 @@ extension UserRecords {
                 """)!)
     }
 
+    /// Gives a user an import made, who never signed up (no password), `new`'s password, and its names and phone
+    /// where it has them: they sign up into their own record, keeping its id, attributes and devices. Nil when the
+    /// user has a password by now (another sign-up got there first: the update waits for its row lock, then finds
+    /// the password set).
+    public func claimImported(id: Int64, by new: NewUser, at now: Timestamp) throws -> User? {
+        try tx.connection.row(
+            """
+            UPDATE users SET password_hash = \(new.passwordHash),
+                first_name = CASE WHEN \(new.firstName) = '' THEN first_name ELSE \(new.firstName) END,
+                last_name = CASE WHEN \(new.lastName) = '' THEN last_name ELSE \(new.lastName) END,
+                phone = COALESCE(\(new.phone), phone), updated_at = \(now)
+            WHERE id = \(id) AND business_id = \(new.businessID) AND password_hash = ''
+            RETURNING \(raw: Self.columns)
+            """
+        ).map { Self.decode($0) }
+    }
+
     /// Writes what an import sets of a user: external id, email, names and attributes.
     public func saveImported(_ user: User) throws {
         try tx.connection.execute(
