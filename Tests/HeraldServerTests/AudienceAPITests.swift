@@ -78,6 +78,18 @@ struct AudienceAPITests {
         let imported = try record()
         // Nobody signs in as them before they sign up: the record has no password.
         #expect(try fixture.app().logIn(email: "nine@example.com").status == 422)
+        // A sign-up into it with a phone another user has is refused like any other, and claims nothing.
+        func withPhone(_ email: String) -> [(String, JSON)] {
+            let user: [(key: String, value: JSON)] = [
+                ("email", .string(email)), ("password", "their-own-1"), ("password_confirmation", "their-own-1"),
+                ("phone", "555-123-4567"),
+            ]
+            return [("user", .object(user))]
+        }
+        #expect(try fixture.app().call("POST", "/api2/mobile/users", json: withPhone("ann@example.com")).status == 200)
+        let taken = try fixture.app().call("POST", "/api2/mobile/users", json: withPhone("nine@example.com"))
+        expectError(taken, 422, "phone", "has already been taken")
+        #expect(try record().passwordHash == "")
 
         let app = try fixture.signedUp("nine@example.com", password: "their-own-1", firstName: "Nine")
         let claimed = try record()
