@@ -21,9 +21,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "common"))
 sys.path.insert(0, os.path.dirname(__file__))
@@ -37,14 +35,6 @@ def timed_get(herald, path):
     started = time.monotonic()
     answer = herald.admin("GET", path)
     return answer, (time.monotonic() - started) * 1000
-
-
-def rsa_key(directory):
-    path = os.path.join(directory, "fcm.pem")
-    subprocess.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", path],
-                   check=True, capture_output=True)
-    with open(path) as f:
-        return f.read()
 
 
 def h2load(port, payload_file):
@@ -75,7 +65,7 @@ def main():
             "topic": "com.example.bench", "environment": "production"})
         herald.admin("PUT", f"/api/admin/businesses/{business}/fcm", {"service_account": {
             "type": "service_account", "project_id": "bench-app", "private_key_id": "0123456789abcdef",
-            "private_key": rsa_key(work), "client_email": "herald@bench-app.iam.gserviceaccount.com",
+            "private_key": hb.rsa_key(work), "client_email": "herald@bench-app.iam.gserviceaccount.com",
             "token_uri": f"https://127.0.0.1:{port}/token"}})
         answer, elapsed = import_users.import_users(herald.port, business, USERS)
         assert answer["created"] == USERS and answer["rejected_count"] == 0, answer

@@ -83,7 +83,7 @@ def nghttpd_command(port, key, cert, extra=()):
 
 def haproxy_sink(directory, port, cert, key, delay_ms=0, slow_prefix=None, slow_ms=2000, cores=None):
     """An APNs-shaped HTTP/2 + TLS server (Debian's haproxy, with Lua) answering every POST 200 with its apns-id
-    (FCM's sends too; `/token` answers an OAuth access token, so an FCM service account whose `token_uri` is
+    (FCM's sends with the message's name, as Google answers; `/token` answers an OAuth access token, so an FCM service account whose `token_uri` is
     `https://127.0.0.1:<port>/token` works against it) after `delay_ms`, or after `slow_ms` for device tokens starting with `slow_prefix`; the waits run side by side,
     so it answers with a provider's latency and no queueing of its own. One thread, 1000 streams per connection;
     on `cores` when given (`split_cores`). Returns the process (stop it with terminate())."""
@@ -116,6 +116,7 @@ frontend apns
   http-request wait-for-body time 5s
   http-request lua.delay
   http-request return status 200 content-type application/json string '{{"access_token":"bench","expires_in":3600,"token_type":"Bearer"}}' if {{ path /token }}
+  http-request return status 200 content-type application/json string '{{"name":"projects/bench-app/messages/0:1"}}' if {{ path_beg /v1/projects/ }}
   http-request return status 200 hdr apns-id "%[req.hdr(apns-id)]"
 """)
     process = subprocess.Popen(["haproxy", "-db", "-f", config], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -134,6 +135,15 @@ def p8_key(directory):
     path = os.path.join(directory, "AuthKey.p8")
     gen = subprocess.run(["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout"], check=True, capture_output=True)
     subprocess.run(["openssl", "pkcs8", "-topk8", "-nocrypt", "-out", path], input=gen.stdout, check=True, capture_output=True)
+    with open(path) as f:
+        return f.read()
+
+
+def rsa_key(directory):
+    """An RSA key (PEM), as a Firebase service account's `private_key` holds it."""
+    path = os.path.join(directory, "fcm.pem")
+    subprocess.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", path],
+                   check=True, capture_output=True)
     with open(path) as f:
         return f.read()
 

@@ -16,7 +16,9 @@ Herald's), so a goal is judged on the median of several rounds, not on one.
 
 Scenarios: near  — nghttpd --echo-upload next door, answering at once;
            far   — an APNs-shaped HAProxy sink answering after 40 ms;
-           slow  — the same, with one device token in ten (prefix c0ffee) answered after 2 s.
+           slow  — the same, with one device token in ten (prefix c0ffee) answered after 2 s;
+           fcm   — Android devices through FCM HTTP v1 (an OAuth token from the sink, then each send answered at
+                   once with a message name, as Google answers), against h2load posting the same message.
 
 In far and slow the sink plays a provider on other machines, so it gets a core of its own and Herald and h2load
 share the others (herald_bench.split_cores). Sharing every core, the sink (one thread, the bottleneck of both runs
@@ -43,8 +45,13 @@ import herald_bench as hb  # noqa: E402
 N = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 100_000
 ROUNDS = next((int(a.split("=", 1)[1]) for a in sys.argv[1:] if a.startswith("--rounds=")), 1)
 SCENARIOS = [a for a in sys.argv[1:] if not a.isdigit() and not a.startswith("--")] or ["near", "far", "slow"]
+FCM_PROJECT = "bench-app"
+# The request body Herald sends for the benchmark's news push to an Android device (FCMPayload.message).
+FCM_PAYLOAD = ('{"message":{"token":"%s","notification":{"title":"Flash sale","body":"Everything is half price until '
+               '6pm!"},"data":{"badge":"1","n":"123456","subtitle":"Today only","u":"654321"},"android":{"priority":'
+               '"high","notification":{"sound":"default","notification_count":1}}}}')
 # The issue's goals: the ratio to h2load, and (next door) Herald's CPU per push.
-GOALS = {"near": (0.50, 30.0), "far": (0.80, None), "slow": (0.50, None)}
+GOALS = {"near": (0.50, 30.0), "far": (0.80, None), "slow": (0.50, None)}  # fcm has none: it is measured
 TOKEN = "ab" * 32
 SLOW_PREFIX = "c0ffee"
 URI_LIMIT = 100_000  # h2load holds its URIs in memory (1.5 GB for a million); past this it goes round them again
@@ -63,11 +70,16 @@ def apns_headers():
             "apns-expiration": str(int(time.time()) + 86_400)}
 
 
-def h2load(port, payload_file, uris_file, server_pid, cores):
+def fcm_headers():
+    """The fields Herald sends with every FCM push: the OAuth access token the sink hands out, and the type."""
+    return {"authorization": "Bearer bench", "content-type": "application/json; charset=utf-8"}
+
+
+def h2load(port, payload_file, uris_file, server_pid, cores, fields):
     """h2load's requests per second, its own CPU seconds per request (from its rusage) and the server's; on
-    `cores` when given."""
+    `cores` when given; with the header `fields`."""
     before, server_before = hb.children_cpu_seconds(), hb.process_cpu_seconds(server_pid)
-    headers = [arg for name, value in apns_headers().items() for arg in ("-H", f"{name}: {value}")]
+    headers = [arg for name, value in fields.items() for arg in ("-H", f"{name}: {value}")]
     h2 = subprocess.run(["h2load", "-n", str(N), "-c", "4", "-m", "1000", f"--data={payload_file}", *headers,
                          "-i", uris_file],
                         capture_output=True, text=True, preexec_fn=hb.on_cores(cores))
@@ -78,8 +90,11 @@ def h2load(port, payload_file, uris_file, server_pid, cores):
             (hb.process_cpu_seconds(server_pid) - server_before) / N)
 
 
-def token(i, slow):
-    """Device i's token: one in ten starts with the slow prefix in the slow scenario."""
+def token(i, slow, fcm=False):
+    """Device i's token: one in ten starts with the slow prefix in the slow scenario; an FCM registration token's
+    length (~160 characters) for Android."""
+    if fcm:
+        return f"fcm{i:08d}:APA91b" + "x" * 150
     return (SLOW_PREFIX + f"{i:058x}") if slow and i % 10 == 0 else f"{i:064x}"
 
 
@@ -107,6 +122,7 @@ def summarize(scenario, rounds):
 
 def run(binary, scenario):
     slow = scenario == "slow"
+    fcm = scenario == "fcm"
     work = tempfile.mkdtemp(prefix="herald-bench-delivery-")
     ca, cert, key = hb.make_tls(work)
     port = hb.free_port()
@@ -117,6 +133,9 @@ def run(binary, scenario):
                                   stderr=subprocess.DEVNULL)
         time.sleep(0.5)
         label = "near: nghttpd --echo-upload next door"
+    elif fcm:
+        server = hb.haproxy_sink(work, port, cert, key, cores=server_cores)
+        label = "fcm: HAProxy sink answering FCM sends at once"
     else:
         server = hb.haproxy_sink(work, port, cert, key, delay_ms=40, slow_prefix=SLOW_PREFIX if slow else None,
                                  cores=server_cores)
@@ -124,27 +143,37 @@ def run(binary, scenario):
     try:
         payload_file = os.path.join(work, "payload.json")
         with open(payload_file, "w") as f:
-            f.write(PAYLOAD)
+            f.write(FCM_PAYLOAD % token(1, slow, fcm) if fcm else PAYLOAD)
         uris_file = os.path.join(work, "uris.txt")
         with open(uris_file, "w") as f:
             for i in range(1, min(N, URI_LIMIT) + 1):
-                f.write(f"https://127.0.0.1:{port}/3/device/{token(i, slow)}\n")
+                f.write(f"https://127.0.0.1:{port}/v1/projects/{FCM_PROJECT}/messages:send\n" if fcm
+                        else f"https://127.0.0.1:{port}/3/device/{token(i, slow)}\n")
         # Reference: h2load, same server, same payload, same number of requests to Herald's device tokens (each of
         # its 4 clients walks the list from the start, so the first N/4 tokens, one in ten slow in the slow
         # scenario as for Herald), with the header fields Herald sends; run before and after Herald (this machine's
         # speed drifts), the median reported. h2load still has it a little easier: its apns-id is the same on every
         # request, so HPACK indexes it, where Herald's changes and goes as a literal.
-        h2load_runs = [h2load(port, payload_file, uris_file, server.pid, client_cores) for _ in range(2)]
+        fields = fcm_headers() if fcm else apns_headers()
+        h2load_runs = [h2load(port, payload_file, uris_file, server.pid, client_cores, fields) for _ in range(2)]
         data = os.path.join(work, "data")
-        env = {"HERALD_APNS_URL": f"https://127.0.0.1:{port}", "HERALD_CA_FILE": ca}
+        env = {"HERALD_APNS_URL": f"https://127.0.0.1:{port}", "HERALD_FCM_URL": f"https://127.0.0.1:{port}",
+               "HERALD_CA_FILE": ca}
         herald = hb.Herald(binary, data, env)
         business = herald.admin("POST", "/api/admin/businesses", {"name": "Bench Co"})
-        herald.admin("PUT", f"/api/admin/businesses/{business['id']}/apns", {
-            "key_p8": hb.p8_key(work), "key_id": "BENCH12345", "team_id": "TEAM123456",
-            "topic": "com.example.bench", "environment": "production"})
+        if fcm:
+            herald.admin("PUT", f"/api/admin/businesses/{business['id']}/fcm", {"service_account": {
+                "type": "service_account", "project_id": FCM_PROJECT, "private_key_id": "0123456789abcdef",
+                "private_key": hb.rsa_key(work), "client_email": f"herald@{FCM_PROJECT}.iam.gserviceaccount.com",
+                "token_uri": f"https://127.0.0.1:{port}/token"}})
+        else:
+            herald.admin("PUT", f"/api/admin/businesses/{business['id']}/apns", {
+                "key_p8": hb.p8_key(work), "key_id": "BENCH12345", "team_id": "TEAM123456",
+                "topic": "com.example.bench", "environment": "production"})
         herald.stop()
 
-        # N users, each with an iPhone and one queued news entry.
+        # N users, each with an iPhone (an Android phone in fcm) and one queued news entry.
+        platform = "fcm" if fcm else "apns"
         db = sqlite3.connect(os.path.join(data, "herald.db"))
         now = int(time.time() * 1000)
         bid = business["id"]
@@ -153,15 +182,15 @@ def run(binary, scenario):
                            "VALUES (?, ?, ?, 'x', 'Bench', 'User', ?, ?)",
                            ((i, bid, f"u{i}@example.com", now, now) for i in range(1, N + 1)))
             db.executemany("INSERT INTO devices (id, business_id, user_id, device_key, platform, token, token_updated_at, created_at, updated_at) "
-                           "VALUES (?, ?, ?, ?, 'apns', ?, ?, ?, ?)",
-                           ((i, bid, i, f"d{i}", token(i, slow), now, now, now) for i in range(1, N + 1)))
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           ((i, bid, i, f"d{i}", platform, token(i, slow, fcm), now, now, now) for i in range(1, N + 1)))
             db.executemany("INSERT INTO notifications (id, business_id, user_id, kind, event, title, subtitle, body, sound, extras, "
                            "push_style, visible, created_at) VALUES (?, ?, ?, 'news', 'news', 'Flash sale', 'Today only', "
                            "'Everything is half price until 6pm!', 'default', ?, 'alert', 1, ?)",
                            ((i, bid, i, f'{{"u":{i}}}', now) for i in range(1, N + 1)))
             db.executemany("INSERT INTO deliveries (notification_id, business_id, device_id, platform, status, attempts, next_attempt_at, "
-                           "apns_id, created_at, updated_at) VALUES (?, ?, ?, 'apns', 'queued', 0, ?, ?, ?, ?)",
-                           ((i, bid, i, now, str(uuid.uuid4()), now, now) for i in range(1, N + 1)))
+                           "apns_id, created_at, updated_at) VALUES (?, ?, ?, ?, 'queued', 0, ?, ?, ?, ?)",
+                           ((i, bid, i, platform, now, str(uuid.uuid4()), now, now) for i in range(1, N + 1)))
         db.close()
 
         herald = hb.Herald(binary, data, env, cores=client_cores)
@@ -199,7 +228,7 @@ def run(binary, scenario):
         rss = herald.peak_rss_mb()
         cpu = herald.cpu_seconds() - cpu_at_start
         herald.stop()
-        h2load_runs.append(h2load(port, payload_file, uris_file, server.pid, client_cores))
+        h2load_runs.append(h2load(port, payload_file, uris_file, server.pid, client_cores, fields))
         h2load_rps, h2load_cpu, _ = sorted(h2load_runs)[1]  # the median run by rate, and that run's CPU
         server_cpu_h2load = sum(run[2] for run in h2load_runs) / len(h2load_runs)
         rate = N / elapsed
