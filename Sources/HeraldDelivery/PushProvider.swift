@@ -109,8 +109,11 @@ extension OutgoingPush {
     }
 
     /// The FCM request body this push goes out as: a campaign message's (`MessagePush`), else the content's.
-    public var fcmMessage: JSON {
-        message.map { MessagePush.fcmMessage(token: token, for: $0, dataOnly: dataOnly) }
-            ?? FCMPayload.message(token: token, content: content, collapseKey: collapseID)
+    public var fcmBody: [UInt8] {
+        message.map { MessagePush.fcmMessage(token: token, for: $0, dataOnly: dataOnly).encoded }
+            ?? FCMPayload.encode(token: token, content: content, collapseKey: collapseID)
     }
+
+    /// `fcmBody` as JSON, for reading it back.
+    public var fcmMessage: JSON { (try? JSON.parse(fcmBody)) ?? .null }
 }

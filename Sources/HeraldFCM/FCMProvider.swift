@@ -91,7 +91,6 @@ public final class FCMProvider: PushProvider {
                 guard let credential = entries.withLock({ $0[push.businessID]?.credential }) else {
                     return completion(.retryable(reason: "credential replaced while sending", retryAfter: nil))
                 }
-                let message = push.fcmMessage
                 let base = configuration.baseURLOverride ?? "https://fcm.googleapis.com"
                 let request = HTTPClientRequest(
                     method: "POST",
@@ -100,7 +99,7 @@ public final class FCMProvider: PushProvider {
                     headers: [
                         ("authorization", "Bearer " + token), ("content-type", "application/json; charset=utf-8"),
                     ],
-                    body: message.encoded, timeout: configuration.requestTimeout)
+                    body: push.fcmBody, timeout: configuration.requestTimeout)
                 client.execute(request) { [self] result in
                     switch result {
                     case .failure(let error):

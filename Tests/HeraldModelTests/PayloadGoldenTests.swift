@@ -119,4 +119,39 @@ struct PayloadGoldenTests {
         #expect(silent["message"]?["data"]?["gc"] == "3122")
         #expect(silent["message"]?["android"]?["priority"] == "normal")
     }
+
+    /// FCM request bodies, byte for byte: the key order, what is left out, the escapes. (Captured from the
+    /// encoding this writer replaced, which built a tree of values first.)
+    @Test func fcmBodiesAreByteExact() {
+        let cases: [(content: PushContent, collapseKey: String?, body: String)] = [
+            (
+                PushContent(
+                    notificationID: 96_763_507, title: "Flash \"sale\"", subtitle: "Today only",
+                    body: "Half price – até 6pm\n", sound: "default", badge: 2,
+                    media: MediaAttachment(url: "https://cdn.example.com/a/b.png", type: "png"),
+                    extras: [("u", 7), ("t", "POS/1"), ("from", "x"), ("o", ["k": [1, 2]])]),
+                "menu-of-the-day",
+                #"{"message":{"token":"tok:APA91b_1","notification":{"title":"Flash \"sale\"","body":"Half price – até 6pm\n","image":"https://cdn.example.com/a/b.png"},"data":{"ab":"{\"att\":{\"url\":\"https://cdn.example.com/a/b.png\",\"type\":\"png\"}}","badge":"2","n":"96763507","o":"{\"k\":[1,2]}","subtitle":"Today only","t":"POS/1","u":"7"},"android":{"priority":"high","collapse_key":"menu-of-the-day","notification":{"sound":"default","notification_count":2}}}}"#
+            ),
+            (
+                PushContent(notificationID: 9, extras: [("gc", 3122)], isBackground: true), nil,
+                #"{"message":{"token":"tok:APA91b_1","data":{"content_available":"1","gc":"3122"},"android":{"priority":"normal"}}}"#
+            ),
+            (
+                PushContent(
+                    notificationID: 10, sound: "chime.caf",
+                    media: MediaAttachment(url: "https://cdn.example.com/v.mp4", type: "mp4")),
+                nil,
+                #"{"message":{"token":"tok:APA91b_1","data":{"ab":"{\"att\":{\"url\":\"https://cdn.example.com/v.mp4\",\"type\":\"mp4\"}}","n":"10"},"android":{"priority":"high","notification":{"sound":"chime.caf","notification_count":0}}}}"#
+            ),
+            (
+                PushContent(notificationID: 11, title: "Only a title"), "c",
+                #"{"message":{"token":"tok:APA91b_1","notification":{"title":"Only a title"},"data":{"n":"11"},"android":{"priority":"high","collapse_key":"c"}}}"#
+            ),
+        ]
+        for (content, collapseKey, body) in cases {
+            let encoded = FCMPayload.encode(token: "tok:APA91b_1", content: content, collapseKey: collapseKey)
+            #expect(String(decoding: encoded, as: UTF8.self) == body)
+        }
+    }
 }

@@ -7,30 +7,50 @@ public enum FCMPayload {
         ["from", "notification", "message_type"].contains(key) || key.hasPrefix("google") || key.hasPrefix("gcm")
     }
 
-    /// The `message` object for `token`. Background pushes carry only `data` and normal priority.
-    public static func message(token: String, content: PushContent, collapseKey: String? = nil) -> JSON {
-        var message: [(key: String, value: JSON)] = [("token", .string(token))]
-        if !content.isBackground {
-            var notification: [(key: String, value: JSON)] = []
-            if let title = content.title { notification.append(("title", .string(title))) }
-            if let body = content.body { notification.append(("body", .string(body))) }
-            if let media = content.media, ["jpg", "jpeg", "png", "gif"].contains(media.type) {
-                notification.append(("image", .string(media.url)))
-            }
-            if !notification.isEmpty { message.append(("notification", .object(notification))) }
+    /// The FCM HTTP v1 request body for `token`, `{"message":{…}}`, written straight into bytes (it is built for
+    /// every Android push: a tree of values first cost ~2 µs a push more). Background pushes carry only `data` and
+    /// normal priority:
+    /// `{"message":{"token","notification":{"title","body"(,"image")},"data":data(content),"android":{"priority":
+    /// "high"(,"collapse_key"),"notification":{"sound","notification_count"}}}}`.
+    public static func encode(token: String, content: PushContent, collapseKey: String? = nil) -> [UInt8] {
+        var writer = JSONWriter(capacity: 512)
+        writer.beginObject()
+        writer.key("message")
+        writer.beginObject()
+        writer.field("token", token)
+        let image = content.media.flatMap { ["jpg", "jpeg", "png", "gif"].contains($0.type) ? $0.url : nil }
+        if !content.isBackground, content.title != nil || content.body != nil || image != nil {
+            writer.key("notification")
+            writer.beginObject()
+            if let title = content.title { writer.field("title", title) }
+            if let body = content.body { writer.field("body", body) }
+            if let image { writer.field("image", image) }
+            writer.endObject()
         }
-        message.append(("data", .object(data(content).map { (key: $0.key, value: JSON.string($0.value)) })))
-        var android: [(key: String, value: JSON)] = [("priority", .string(content.isBackground ? "normal" : "high"))]
-        if let collapseKey { android.append(("collapse_key", .string(collapseKey))) }
+        writer.key("data")
+        writer.beginObject()
+        for (key, value) in data(content) { writer.field(key, value) }
+        writer.endObject()
+        writer.key("android")
+        writer.beginObject()
+        writer.field("priority", content.isBackground ? "normal" : "high")
+        if let collapseKey { writer.field("collapse_key", collapseKey) }
         if !content.isBackground, let sound = content.sound {
-            android.append(
-                (
-                    "notification",
-                    .object([("sound", .string(sound)), ("notification_count", .int(Int64(content.badge ?? 0)))])
-                ))
+            writer.key("notification")
+            writer.beginObject()
+            writer.field("sound", sound)
+            writer.field("notification_count", content.badge ?? 0)
+            writer.endObject()
         }
-        message.append(("android", .object(android)))
-        return .object([("message", .object(message))])
+        writer.endObject()
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// The `message` object `encode` writes, as JSON (for reading it back).
+    public static func message(token: String, content: PushContent, collapseKey: String? = nil) -> JSON {
+        (try? JSON.parse(encode(token: token, content: content, collapseKey: collapseKey))) ?? .null
     }
 
     /// The `data` map: every payload key as a string (`n`, the event keys, `subtitle`, `badge`, and rich media's
