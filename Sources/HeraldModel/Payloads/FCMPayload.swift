@@ -48,7 +48,7 @@ public enum FCMPayload {
         return writer.bytes
     }
 
-    /// The `message` object `encode` writes, as JSON (for reading it back).
+    /// The request body `encode` writes, `{"message":{…}}`, as JSON (for reading it back).
     public static func message(token: String, content: PushContent, collapseKey: String? = nil) -> JSON {
         (try? JSON.parse(encode(token: token, content: content, collapseKey: collapseKey))) ?? .null
     }
