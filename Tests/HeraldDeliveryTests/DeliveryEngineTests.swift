@@ -44,6 +44,29 @@ struct DeliveryEngineTests {
         held.release(4)  // late answers from a stopped engine change nothing
     }
 
+    @Test("/metrics reads the sends in flight and the window from the engine's own count")
+    func inFlightIsTheEnginesCount() async throws {
+        let held = HeldAnswers()
+        let harness = try EngineHarness(jobs: 6, concurrency: 4) { _, completion in held.add(completion) }
+        func gauge(_ name: String) -> Double? {
+            harness.metrics.render().split(separator: "\n").first { $0.hasPrefix(name + " ") }
+                .flatMap { Double($0.split(separator: " ").last ?? "") }
+        }
+        let running = harness.start()
+        #expect(held.waitFor(4))
+        #expect(gauge("herald_delivery_in_flight") == 4 && gauge("herald_delivery_window") == 4)
+        held.release(1)  // its place is refilled at once: still four, not five
+        #expect(held.waitFor(1))
+        #expect(gauge("herald_delivery_in_flight") == 4)
+        held.release(4)
+        #expect(held.waitFor(1))  // the sixth
+        held.release(1)
+        #expect(try harness.waitUntil { $0.allSatisfy { $0.status == .delivered } })
+        #expect(gauge("herald_delivery_in_flight") == 0)
+        harness.group.stop()
+        try await running.value
+    }
+
     @Test("a refused credential is marked broken in the store, and its other pushes wait without being sent")
     func aRefusedCredentialIsMarkedBroken() async throws {
         let harness = try EngineHarness(jobs: 3) { _, completion in
@@ -85,12 +108,13 @@ private final class EngineHarness: Sendable {
     var store: Store { world.store }
     let engine: DeliveryEngine
     let group: ServiceGroup
+    let metrics = MetricsRegistry()
     let initial: [InboxEntry]
     private let sentIDs: SentIDs
     private let waiter: CommitWaiter
 
     init(
-        jobs: Int, idlePoll: Duration = .milliseconds(20), gracePeriod: Duration = .seconds(2),
+        jobs: Int, idlePoll: Duration = .milliseconds(20), gracePeriod: Duration = .seconds(2), concurrency: Int = 4096,
         answer: @escaping @Sendable (OutgoingPush, @escaping @Sendable (PushResult) -> Void) -> Void = {
             _, completion in DispatchQueue.global().async { completion(.delivered(messageID: nil)) }
         }
@@ -100,6 +124,7 @@ private final class EngineHarness: Sendable {
         var configuration = DeliveryEngine.Configuration(owner: "test-node")
         configuration.idlePoll = idlePoll
         configuration.gracePeriod = gracePeriod
+        configuration.concurrency = concurrency
         let sentIDs = SentIDs()
         self.sentIDs = sentIDs
         engine = DeliveryEngine(
@@ -110,7 +135,7 @@ private final class EngineHarness: Sendable {
                     answer(push, completion)
                 }
             ],
-            clock: .system, configuration: configuration, logger: .disabled, metrics: MetricsRegistry())
+            clock: .system, configuration: configuration, logger: .disabled, metrics: metrics)
         group = ServiceGroup([("delivery", engine)], logger: .disabled)
         initial = try Self.addJobs(jobs, to: world)
     }

@@ -74,7 +74,8 @@ public final class DeliveryEngine: Service {
         let machine = DeliveryStateMachine(
             configuration: configuration, platforms: Set(providers.map(\.platform)), random: random)
         self.machine = Mutex(machine)
-        meters = DeliveryMeters(metrics: metrics, queue: queue, clock: clock, window: machine.window.limit)
+        meters = DeliveryMeters(metrics: metrics, queue: queue, clock: clock)
+        meters.observe { [weak self] in self?.machine.withLock { ($0.inFlight, $0.window.limit) } ?? (0, 0) }
         queue.onJobsAdded { [weak self] in self?.wake() }
     }
 
@@ -161,7 +162,6 @@ public final class DeliveryEngine: Service {
         guard let provider = providers[job.platform] else { return }
         let sending = Sending(
             engine: self, job: job, sentAt: clock.now(), outstanding: machine.withLock { $0.inFlight })
-        meters.sent()
         provider.send(push) { result in sending.answered(result) }
         sending.returned.store(true, ordering: .releasing)
     }
@@ -202,15 +202,12 @@ public final class DeliveryEngine: Service {
         {
             marked = markBroken(job, reason: reason, refused: version ?? sentAt)
         }
-        let (answered, window) = machine.withLock { machine in
-            (
-                machine.answered(
-                    job, result, sentAt: sentAt, roundTrip: roundTrip, outstanding: outstanding,
-                    credentialMarkedBroken: marked, at: clock.now()),
-                machine.window.limit
-            )
+        let answered = machine.withLock { machine in
+            machine.answered(
+                job, result, sentAt: sentAt, roundTrip: roundTrip, outstanding: outstanding,
+                credentialMarkedBroken: marked, at: clock.now())
         }
-        meters.answered(job.platform, answered.label, roundTrip: roundTrip, window: window)
+        meters.answered(job.platform, answered.label, roundTrip: roundTrip)
         if logger.isEnabled(.debug) {
             logger.debug(
                 "push answered",

@@ -6,8 +6,6 @@ import Synchronization
 /// The engine's series in `/metrics`: sends by outcome, answer latency, what is in flight, the window, the queue.
 final class DeliveryMeters: Sendable {
     private let metrics: MetricsRegistry
-    private let inFlight: Gauge
-    private let window: Gauge
     /// Counters by platform and outcome, with the one used last first: nearly every answer is the same one
     /// (`delivered`), and comparing two short strings costs less than hashing them.
     private let counters = Mutex<(last: (outcome: Outcome, counter: Counter)?, all: [Outcome: Counter])>((nil, [:]))
@@ -20,12 +18,9 @@ final class DeliveryMeters: Sendable {
         var label: String
     }
 
-    init(metrics: MetricsRegistry, queue: any DeliveryQueue, clock: WallClock, window initialWindow: Int) {
+    /// The series over `queue` (and, once `observe` is called, the engine's).
+    init(metrics: MetricsRegistry, queue: any DeliveryQueue, clock: WallClock) {
         self.metrics = metrics
-        window = metrics.gauge(
-            "herald_delivery_window", help: "Most pushes the engine keeps in flight now.")
-        window.set(Double(initialWindow))
-        inFlight = metrics.gauge("herald_delivery_in_flight", help: "Pushes sent and not yet answered.")
         // One query answers the three gauges of a scrape. Counting a queue of a million takes ~0.1 s of CPU, so a
         // count is reused for 50 times what it took (at most 10 s): frequent scrapes spend ~2 % of a core on it.
         let depth = RecentValue(lifetime: .milliseconds(200), costShare: 50, atMost: .seconds(10)) {
@@ -45,15 +40,22 @@ final class DeliveryMeters: Sendable {
         }
     }
 
-    /// A push went out.
-    func sent() { inFlight.add(1) }
+    /// The sends in flight and the window, as `engine` reads them from the state machine when `/metrics` is
+    /// scraped. (A gauge moved on each send and answer read one past the window at times: an answer was counted
+    /// off it just after its place had been refilled.)
+    func observe(engine: @escaping @Sendable () -> (inFlight: Int, window: Int)) {
+        metrics.sampledGauge("herald_delivery_window", help: "Most pushes the engine keeps in flight now.") {
+            Double(engine().window)
+        }
+        metrics.sampledGauge("herald_delivery_in_flight", help: "Pushes sent and not yet answered.") {
+            Double(engine().inFlight)
+        }
+    }
 
     /// A push was answered.
-    func answered(_ platform: PushPlatform, _ label: String, roundTrip: Duration?, window limit: Int) {
+    func answered(_ platform: PushPlatform, _ label: String, roundTrip: Duration?) {
         count(platform, label)
         if let roundTrip { latency(platform).observe(roundTrip) }
-        inFlight.add(-1)
-        window.set(Double(limit))
     }
 
     /// An attempt's outcome, sent or settled without a send.
