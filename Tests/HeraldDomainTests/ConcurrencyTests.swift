@@ -93,22 +93,8 @@ struct ConcurrencyTests {
     @Test("two sign-ups with one email make one account", arguments: StoreBackend.allCases)
     func twoSignUps(_ backend: StoreBackend) throws {
         let world = try StoreFixture(backend)
-        let nodes = [world.accounts, try node(world).accounts]
-        let business = world.business
-        let results = race(6) { index in
-            try nodes[index % 2].signUp(
-                NewUser(
-                    businessID: business.id, email: "eve@example.com", passwordHash: "h", firstName: "Eve",
-                    lastName: "\(index)"),
-                business: business
-            ) { _ in nil }.user
-        }
-        let winners = results.compactMap { try? $0.get() }
-        #expect(winners.count == 1)
-        for case .failure(let error) in results {
-            #expect((error as? StoreError)?.code == .conflict && (error as? StoreError)?.field == "email")
-        }
-        #expect(try world.entries(of: winners[0]).map(\.event) == ["signup"], "one welcome")
+        let winner = try signUpsRace(world, email: "eve@example.com", firstName: "Eve")
+        #expect(try world.entries(of: winner).map(\.event) == ["signup"], "one welcome")
     }
 
     @Test(
@@ -116,17 +102,28 @@ struct ConcurrencyTests {
         arguments: StoreBackend.allCases)
     func twoSignUpsIntoAnImportedUser(_ backend: StoreBackend) throws {
         let world = try StoreFixture(backend)
-        let nodes = [world.accounts, try node(world).accounts]
         let business = world.business
         let imported = try world.store.transaction { tx in
             try tx.users.insertImported(
                 businessID: business.id, externalID: "crm-1", email: "fay@example.com", firstName: "Fay",
                 lastName: "Imported", attributes: ["tier": "gold"], at: at(1))
         }
+        let winner = try signUpsRace(world, email: "fay@example.com", firstName: "")
+        let user = try #require(try world.store.read { try $0.users.find(businessID: business.id, id: imported.id) })
+        #expect(winner.id == imported.id && user.passwordHash == winner.passwordHash)
+        #expect(user.firstName == "Fay" && user.lastName == winner.lastName && user.attributes == ["tier": "gold"])
+        #expect(try world.entries(of: user).map(\.event) == ["signup"], "one welcome")
+    }
+
+    /// Six sign-ups with `email` at once on two nodes, each with its own password hash and last name: exactly one
+    /// wins (returned), the others fail as a conflict on `email`.
+    private func signUpsRace(_ world: StoreFixture, email: String, firstName: String) throws -> User {
+        let nodes = [world.accounts, try node(world).accounts]
+        let business = world.business
         let results = race(6) { index in
             try nodes[index % 2].signUp(
                 NewUser(
-                    businessID: business.id, email: "fay@example.com", passwordHash: "h\(index)", firstName: "",
+                    businessID: business.id, email: email, passwordHash: "h\(index)", firstName: firstName,
                     lastName: "Lee\(index)"),
                 business: business
             ) { _ in nil }.user
@@ -136,10 +133,7 @@ struct ConcurrencyTests {
         for case .failure(let error) in results {
             #expect((error as? StoreError)?.code == .conflict && (error as? StoreError)?.field == "email")
         }
-        let user = try #require(try world.store.read { try $0.users.find(businessID: business.id, id: imported.id) })
-        #expect(winners[0].id == imported.id && user.passwordHash == winners[0].passwordHash)
-        #expect(user.firstName == "Fay" && user.lastName == winners[0].lastName && user.attributes == ["tier": "gold"])
-        #expect(try world.entries(of: user).map(\.event) == ["signup"], "one welcome")
+        return winners[0]
     }
 
     @Test("two honours of one code make one redemption", arguments: StoreBackend.allCases)

@@ -85,7 +85,7 @@ struct PayloadGoldenTests {
                 firstCheckin: true, checkinID: 23_573_125, points: 12, transactionID: "POS_6118542_1487057215",
                 userID: 6_118_542
             ).objectValue!)
-        let message = FCMPayload.message(token: "token-1", content: content)["message"]!
+        let message = try JSON.parse(FCMPayload.encode(token: "token-1", content: content))["message"]!
         #expect(
             message["notification"] == [
                 "title": "Points Earned", "body": "12 points", "image": "https://cdn.example.com/a.png",
@@ -113,8 +113,9 @@ struct PayloadGoldenTests {
         #expect(decoded.extra("p") == 12)
         #expect(decoded.media == content.media)
 
-        let silent = FCMPayload.message(
-            token: "t", content: PushContent(notificationID: 9, extras: [("gc", 3122)], isBackground: true))
+        let silent = try JSON.parse(
+            FCMPayload.encode(
+                token: "t", content: PushContent(notificationID: 9, extras: [("gc", 3122)], isBackground: true)))
         #expect(silent["message"]?["notification"] == nil)
         #expect(silent["message"]?["data"]?["gc"] == "3122")
         #expect(silent["message"]?["android"]?["priority"] == "normal")

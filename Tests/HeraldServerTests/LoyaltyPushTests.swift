@@ -78,14 +78,13 @@ struct LoyaltyPushTests {
         ]
     }
 
-    /// The FCM message sent for notification `n`.
+    /// The FCM message sent for notification `n`, as it went out.
     private func fcmMessage(_ n: Int64) throws -> JSON {
         let delivery = try #require(
             try herald.waitForDeliveries(of: n).first { $0.platform == .fcm }, "no FCM delivery for \(n)")
         #expect(delivery.status == .delivered, "\(delivery)")
         let push = try #require(fcm.pushes.last { $0.deliveryID == delivery.id })
-        return try #require(
-            FCMPayload.message(token: push.token, content: push.content, collapseKey: push.collapseID)["message"])
+        return try #require(push.fcmMessage["message"])
     }
 
     // MARK: - Check-ins

@@ -48,11 +48,6 @@ public enum FCMPayload {
         return writer.bytes
     }
 
-    /// The request body `encode` writes, `{"message":{…}}`, as JSON (for reading it back).
-    public static func message(token: String, content: PushContent, collapseKey: String? = nil) -> JSON {
-        (try? JSON.parse(encode(token: token, content: content, collapseKey: collapseKey))) ?? .null
-    }
-
     /// The `data` map: every payload key as a string (`n`, the event keys, `subtitle`, `badge`, and rich media's
     /// `ab` as the JSON text of its APNs value, `{"att":{"url":…,"type":…}}`, as docs/openapi.json has it).
     public static func data(_ content: PushContent) -> [(key: String, value: String)] {
