@@ -60,13 +60,8 @@ def main():
     try:
         reference = [h2load(port, payload_file)]
         business = herald.admin("POST", "/api/admin/businesses", {"name": "Bench Co"})["id"]
-        herald.admin("PUT", f"/api/admin/businesses/{business}/apns", {
-            "key_p8": hb.p8_key(work), "key_id": "BENCH12345", "team_id": "TEAM123456",
-            "topic": "com.example.bench", "environment": "production"})
-        herald.admin("PUT", f"/api/admin/businesses/{business}/fcm", {"service_account": {
-            "type": "service_account", "project_id": "bench-app", "private_key_id": "0123456789abcdef",
-            "private_key": hb.rsa_key(work), "client_email": "herald@bench-app.iam.gserviceaccount.com",
-            "token_uri": f"https://127.0.0.1:{port}/token"}})
+        herald.admin("PUT", f"/api/admin/businesses/{business}/apns", hb.apns_credential(work))
+        herald.admin("PUT", f"/api/admin/businesses/{business}/fcm", hb.fcm_credential(work, port))
         answer, elapsed = import_users.import_users(herald.port, business, USERS)
         assert answer["created"] == USERS and answer["rejected_count"] == 0, answer
         print(f"import: {USERS:,} users in {elapsed:.1f} s ({USERS / elapsed:,.0f} lines/s); "

@@ -15,6 +15,7 @@ import time
 import urllib.request
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+FCM_PROJECT = "bench-app"  # the benchmarks' Firebase project: their service account's, and the sink's answers'
 
 
 def free_port():
@@ -83,8 +84,8 @@ def nghttpd_command(port, key, cert, extra=()):
 
 def haproxy_sink(directory, port, cert, key, delay_ms=0, slow_prefix=None, slow_ms=2000, cores=None):
     """An APNs-shaped HTTP/2 + TLS server (Debian's haproxy, with Lua) answering every POST 200 with its apns-id
-    (FCM's sends with the message's name, as Google answers; `/token` answers an OAuth access token, so an FCM service account whose `token_uri` is
-    `https://127.0.0.1:<port>/token` works against it) after `delay_ms`, or after `slow_ms` for device tokens starting with `slow_prefix`; the waits run side by side,
+    (FCM's sends with the message's name, as Google answers; `/token` answers an OAuth access token, so an FCM
+    service account whose `token_uri` is `https://127.0.0.1:<port>/token` works against it) after `delay_ms`, or after `slow_ms` for device tokens starting with `slow_prefix`; the waits run side by side,
     so it answers with a provider's latency and no queueing of its own. One thread, 1000 streams per connection;
     on `cores` when given (`split_cores`). Returns the process (stop it with terminate())."""
     combined = os.path.join(directory, "haproxy.pem")
@@ -116,7 +117,7 @@ frontend apns
   http-request wait-for-body time 5s
   http-request lua.delay
   http-request return status 200 content-type application/json string '{{"access_token":"bench","expires_in":3600,"token_type":"Bearer"}}' if {{ path /token }}
-  http-request return status 200 content-type application/json string '{{"name":"projects/bench-app/messages/0:1"}}' if {{ path_beg /v1/projects/ }}
+  http-request return status 200 content-type application/json string '{{"name":"projects/{FCM_PROJECT}/messages/0:1"}}' if {{ path_beg /v1/projects/ }}
   http-request return status 200 hdr apns-id "%[req.hdr(apns-id)]"
 """)
     process = subprocess.Popen(["haproxy", "-db", "-f", config], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -146,6 +147,21 @@ def rsa_key(directory):
                    check=True, capture_output=True)
     with open(path) as f:
         return f.read()
+
+
+def apns_credential(directory):
+    """The body of `PUT /api/admin/businesses/{id}/apns` for a benchmark's business (a new .p8 key)."""
+    return {"key_p8": p8_key(directory), "key_id": "BENCH12345", "team_id": "TEAM123456",
+            "topic": "com.example.bench", "environment": "production"}
+
+
+def fcm_credential(directory, port):
+    """The body of `PUT /api/admin/businesses/{id}/fcm`: a service account (a new RSA key) whose OAuth tokens come
+    from the sink on `port` (`haproxy_sink` answers `/token`)."""
+    return {"service_account": {
+        "type": "service_account", "project_id": FCM_PROJECT, "private_key_id": "0123456789abcdef",
+        "private_key": rsa_key(directory), "client_email": f"herald@{FCM_PROJECT}.iam.gserviceaccount.com",
+        "token_uri": f"https://127.0.0.1:{port}/token"}}
 
 
 def split_cores():

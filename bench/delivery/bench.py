@@ -11,7 +11,7 @@ figure means something only next to one measured in the same minutes).
 
 With --rounds=R each scenario runs R times (each round its own server, queue, h2load reference and Herald run),
 then a summary gives the median ratio and CPU per push, their range, and how many rounds met the issue's goal.
-One round's ratio spreads by about ±8 points on this machine (its speed drifts between the reference's runs and
+One round's ratio spreads by about ±7 points on this machine (its speed drifts between the reference's runs and
 Herald's), so a goal is judged on the median of several rounds, not on one.
 
 Scenarios: near  — nghttpd --echo-upload next door, answering at once;
@@ -45,8 +45,7 @@ import herald_bench as hb  # noqa: E402
 N = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 100_000
 ROUNDS = next((int(a.split("=", 1)[1]) for a in sys.argv[1:] if a.startswith("--rounds=")), 1)
 SCENARIOS = [a for a in sys.argv[1:] if not a.isdigit() and not a.startswith("--")] or ["near", "far", "slow"]
-FCM_PROJECT = "bench-app"
-# The request body Herald sends for the benchmark's news push to an Android device (FCMPayload.message).
+# The request body Herald sends for the benchmark's news push to an Android device (FCMPayload.encode).
 FCM_PAYLOAD = ('{"message":{"token":"%s","notification":{"title":"Flash sale","body":"Everything is half price until '
                '6pm!"},"data":{"badge":"1","n":"123456","subtitle":"Today only","u":"654321"},"android":{"priority":'
                '"high","notification":{"sound":"default","notification_count":1}}}}')
@@ -147,7 +146,7 @@ def run(binary, scenario):
         uris_file = os.path.join(work, "uris.txt")
         with open(uris_file, "w") as f:
             for i in range(1, min(N, URI_LIMIT) + 1):
-                f.write(f"https://127.0.0.1:{port}/v1/projects/{FCM_PROJECT}/messages:send\n" if fcm
+                f.write(f"https://127.0.0.1:{port}/v1/projects/{hb.FCM_PROJECT}/messages:send\n" if fcm
                         else f"https://127.0.0.1:{port}/3/device/{token(i, slow)}\n")
         # Reference: h2load, same server, same payload, same number of requests to Herald's device tokens (each of
         # its 4 clients walks the list from the start, so the first N/4 tokens, one in ten slow in the slow
@@ -162,14 +161,9 @@ def run(binary, scenario):
         herald = hb.Herald(binary, data, env)
         business = herald.admin("POST", "/api/admin/businesses", {"name": "Bench Co"})
         if fcm:
-            herald.admin("PUT", f"/api/admin/businesses/{business['id']}/fcm", {"service_account": {
-                "type": "service_account", "project_id": FCM_PROJECT, "private_key_id": "0123456789abcdef",
-                "private_key": hb.rsa_key(work), "client_email": f"herald@{FCM_PROJECT}.iam.gserviceaccount.com",
-                "token_uri": f"https://127.0.0.1:{port}/token"}})
+            herald.admin("PUT", f"/api/admin/businesses/{business['id']}/fcm", hb.fcm_credential(work, port))
         else:
-            herald.admin("PUT", f"/api/admin/businesses/{business['id']}/apns", {
-                "key_p8": hb.p8_key(work), "key_id": "BENCH12345", "team_id": "TEAM123456",
-                "topic": "com.example.bench", "environment": "production"})
+            herald.admin("PUT", f"/api/admin/businesses/{business['id']}/apns", hb.apns_credential(work))
         herald.stop()
 
         # N users, each with an iPhone (an Android phone in fcm) and one queued news entry.
