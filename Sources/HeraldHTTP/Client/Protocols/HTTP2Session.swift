@@ -7,6 +7,12 @@ import CNghttp2
 ///
 /// Windows: 1 MiB per stream (SETTINGS_INITIAL_WINDOW_SIZE) and 16 MiB for the connection
 /// (`nghttp2_session_set_local_window_size`), so answers never wait for a WINDOW_UPDATE; server push is off.
+///
+/// SETTINGS_NO_RFC7540_PRIORITIES (RFC 9218) turns off nghttp2's RFC 7540 priority tree, which Herald has no use
+/// for (every request is equal). Measured against the 40 ms provider, 16 alternating runs each: the server spent a
+/// quarter more a request on Herald's traffic than on h2load's in 7 runs without the setting and in 1 with it, and
+/// 9 runs against 15 met 80 % of h2load; Herald's own CPU a push did not change (0.99, side by side). A server that
+/// does not know the setting ignores it (RFC 9113 §6.5.2).
 final class HTTP2Session {
     /// `unowned(unsafe)`: the connection owns the session and outlives it; no reference counting per callback.
     unowned(unsafe) let connection: ClientConnection
@@ -34,6 +40,7 @@ final class HTTP2Session {
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
             nghttp2_settings_entry(
                 settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: Self.streamWindow),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES.rawValue), value: 1),
         ]
         guard nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0,
             nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, Self.connectionWindow)
