@@ -5,7 +5,9 @@ payload, device tokens, APNs header fields, connections and stream limit (-c 4 -
 per credential, each with the 1,000 streams the server allows). Prints pushes/s, the ratio to h2load, CPU per push and Herald's peak RSS.
 CPU per push has its reference in the same run too: h2load's own CPU per request, and the server's CPU per request
 while h2load and while Herald sends (the machine's speed drifts by a third from one minute to the next, so a CPU
-figure means something only next to one measured in the same minutes).
+figure means something only next to one measured in the same minutes). `over h2load+server` divides Herald's CPU a
+push by what h2load and the server together spend on one of h2load's requests: the yardstick the issue's CPU goal was
+set against (30 µs where they spent ~20, so 1.5), which does not move with the machine's speed.
 
     bench/delivery/run [N] [SCENARIO…] [--rounds=R]     (default N = 100000, every scenario, one round)
 
@@ -51,6 +53,10 @@ FCM_PAYLOAD = ('{"message":{"token":"%s","notification":{"title":"Flash sale","b
                '"high","notification":{"sound":"default","notification_count":1}}}}')
 # The issue's goals: the ratio to h2load, and (next door) Herald's CPU per push.
 GOALS = {"near": (0.50, 30.0), "far": (0.80, None), "slow": (0.50, None)}  # fcm has none: it is measured
+# The CPU goal as the issue set it: 30 µs a push where h2load and its server (nghttpd) together spent ~20 µs a
+# request on the machine it was measured on. This machine's speed moves by half from one hour to the next (h2load's
+# own CPU a request has ranged 3.9-10.3 µs over the sessions), and the absolute figure with it; this form does not.
+CPU_GOAL_OVER_REFERENCE = 30.0 / 20.0
 TOKEN = "ab" * 32
 SLOW_PREFIX = "c0ffee"
 URI_LIMIT = 100_000  # h2load holds its URIs in memory (1.5 GB for a million); past this it goes round them again
@@ -108,7 +114,7 @@ def main():
 
 def summarize(scenario, rounds):
     """The median of `rounds` (each run's ratio, Herald's and h2load's CPU per push in µs), and the goal's count."""
-    ratios, cpus, references = ([r[i] for r in rounds] for i in range(3))
+    ratios, cpus, references, over = ([r[i] for r in rounds] for i in range(4))
     ratio_goal, cpu_goal = GOALS.get(scenario, (None, None))
     print(f"bench/delivery  {scenario}: {len(rounds)} rounds")
     print(f"  ratio           : median {statistics.median(ratios):.1%}  ({min(ratios):.1%}-{max(ratios):.1%})"
@@ -116,6 +122,10 @@ def summarize(scenario, rounds):
     print(f"  CPU per push    : Herald median {statistics.median(cpus):.1f} µs ({min(cpus):.1f}-{max(cpus):.1f})"
           + (f"  {sum(c <= cpu_goal for c in cpus)} of {len(rounds)} at {cpu_goal:.0f} µs or less" if cpu_goal else "")
           + f"; h2load's own median {statistics.median(references):.1f} µs ({min(references):.1f}-{max(references):.1f})")
+    if cpu_goal:
+        print(f"  over h2load+server: Herald median {statistics.median(over):.2f} ({min(over):.2f}-{max(over):.2f})"
+              f"  {sum(o <= CPU_GOAL_OVER_REFERENCE for o in over)} of {len(rounds)} at"
+              f" {CPU_GOAL_OVER_REFERENCE:.2f} or less (the issue's 30 µs against their ~20)")
     print("  rounds          : " + ", ".join(f"{r[0]:.1%} at {r[1]:.1f} µs" for r in rounds))
 
 
@@ -243,6 +253,12 @@ def run(binary, scenario):
         print(f"  CPU per request : Herald {cpu / N * 1e6:.1f} µs, h2load {h2load_cpu * 1e6:.1f} µs (its median run);"
               f" the server {server_cpu_herald / N * 1e6:.1f} µs for Herald's,"
               f" {server_cpu_h2load * 1e6:.1f} µs for h2load's")
+        # What h2load and its server together spend on one request: the yardstick the issue's CPU goal was set
+        # against (30 µs where they spent ~20).
+        over_reference = cpu / N / (h2load_cpu + server_cpu_h2load)
+        print(f"  over h2load+server: Herald {over_reference:.2f} of their CPU a request"
+              + (f"  (goal {CPU_GOAL_OVER_REFERENCE:.2f}: the issue's 30 µs against their ~20)"
+                 if GOALS.get(scenario, (None, None))[1] else ""))
         if in_flight:
             print(f"  in flight       : median {sorted(in_flight)[len(in_flight) // 2]:.0f}, max {max(in_flight):.0f}"
                   f"  (at most what a kill -9 would send twice)")
@@ -252,7 +268,7 @@ def run(binary, scenario):
         if fast_share is not None:
             print(f"  answered ≤250 ms: {fast_share:10.1%} of pushes"
                   + ("  (90 % are fast tokens: none of them waited behind a slow one)" if slow else ""))
-        return rate / h2load_rps, cpu / N * 1e6, h2load_cpu * 1e6
+        return rate / h2load_rps, cpu / N * 1e6, h2load_cpu * 1e6, over_reference
     finally:
         server.terminate()
         server.wait()
