@@ -113,7 +113,8 @@ def main():
 
 
 def summarize(scenario, rounds):
-    """The median of `rounds` (each run's ratio, Herald's and h2load's CPU per push in µs), and the goal's count."""
+    """The median of `rounds` (each run's ratio, Herald's and h2load's CPU per push in µs, and Herald's over h2load
+    and its server's), and the goal's count."""
     ratios, cpus, references, over = ([r[i] for r in rounds] for i in range(4))
     ratio_goal, cpu_goal = GOALS.get(scenario, (None, None))
     print(f"bench/delivery  {scenario}: {len(rounds)} rounds")
