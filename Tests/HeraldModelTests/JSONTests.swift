@@ -166,6 +166,26 @@ struct JSONTests {
         #expect(try JSONSerialization.jsonObject(with: Data(encoded), options: [.fragmentsAllowed]) as? String == all)
     }
 
+    /// The writer copies the text between escapes in runs: a character to escape is found wherever it falls, and
+    /// the text around it is kept whole, multi-byte characters included.
+    @Test(arguments: ["\"", "\\", "\n", "\u{01}", "\u{1F}"])
+    func anEscapeIsFoundAtEveryPosition(special: String) throws {
+        let escaped = JSON.string(special).encodedString.dropFirst().dropLast()
+        for length in 0..<20 {
+            for position in 0...length {
+                let text = String(repeating: "a", count: position) + special
+                    + String(repeating: "é ~", count: (length - position) / 3 + 1)
+                let expected = "\"" + String(repeating: "a", count: position) + escaped
+                    + String(repeating: "é ~", count: (length - position) / 3 + 1) + "\""
+                #expect(JSON.string(text).encodedString == expected)
+                #expect(try JSON.parse(JSON.string(text).encoded) == .string(text))
+            }
+        }
+        // Bytes just above and below the ones that need escaping: copied as they are.
+        let near = String(decoding: [0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F, 0x41, 0x42, 0x20, 0x21], as: UTF8.self)
+        #expect(JSON.string(near).encodedString == "\"" + near + "\"")
+    }
+
     static let writtenCases: [(JSON, String)] = [
         (.int(0), "0"), (.int(7), "7"), (.int(-7), "-7"), (.int(Int64.max), "9223372036854775807"),
         (.int(Int64.min), "-9223372036854775808"), (.double(1.5), "1.5"), (.double(3), "3"), (.double(-0.0), "0"),
