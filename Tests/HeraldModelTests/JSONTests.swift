@@ -173,9 +173,11 @@ struct JSONTests {
         let escaped = JSON.string(special).encodedString.dropFirst().dropLast()
         for length in 0..<20 {
             for position in 0...length {
-                let text = String(repeating: "a", count: position) + special
+                let text =
+                    String(repeating: "a", count: position) + special
                     + String(repeating: "é ~", count: (length - position) / 3 + 1)
-                let expected = "\"" + String(repeating: "a", count: position) + escaped
+                let expected =
+                    "\"" + String(repeating: "a", count: position) + escaped
                     + String(repeating: "é ~", count: (length - position) / 3 + 1) + "\""
                 #expect(JSON.string(text).encodedString == expected)
                 #expect(try JSON.parse(JSON.string(text).encoded) == .string(text))
