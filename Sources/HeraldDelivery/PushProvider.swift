@@ -113,7 +113,4 @@ extension OutgoingPush {
         message.map { MessagePush.fcmMessage(token: token, for: $0, dataOnly: dataOnly).encoded }
             ?? FCMPayload.encode(token: token, content: content, collapseKey: collapseID)
     }
-
-    /// `fcmBody` as JSON, for reading it back.
-    public var fcmMessage: JSON { (try? JSON.parse(fcmBody)) ?? .null }
 }

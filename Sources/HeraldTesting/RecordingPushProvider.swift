@@ -58,3 +58,8 @@ extension OutgoingPush {
     /// The APNs payload this push goes out as (what Apple would receive), parsed.
     public var payload: JSON { (try? JSON.parse(apnsPayload)) ?? .null }
 }
+
+extension OutgoingPush {
+    /// The FCM request body this push goes out as (`fcmBody`), read back as JSON: what a test checks of it.
+    public var fcmMessage: JSON { (try? JSON.parse(fcmBody)) ?? .null }
+}

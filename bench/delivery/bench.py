@@ -254,8 +254,6 @@ def run(binary, scenario):
         print(f"  CPU per request : Herald {cpu / N * 1e6:.1f} µs, h2load {h2load_cpu * 1e6:.1f} µs (its median run);"
               f" the server {server_cpu_herald / N * 1e6:.1f} µs for Herald's,"
               f" {server_cpu_h2load * 1e6:.1f} µs for h2load's")
-        # What h2load and its server together spend on one request: the yardstick the CPU goal was set
-        # against (30 µs where they spent ~20).
         over_reference = cpu / N / (h2load_cpu + server_cpu_h2load)
         print(f"  over h2load+server: Herald {over_reference:.2f} of their CPU a request"
               + (f"  (goal {CPU_GOAL_OVER_REFERENCE:.2f}: the issue's 30 µs against their ~20)"

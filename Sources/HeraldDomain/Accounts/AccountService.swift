@@ -46,8 +46,7 @@ public struct AccountService: Sendable {
     /// A new user, or the one an import made with this email if nobody has signed up as them yet (no password):
     /// a business's customers imported from its CRM sign up in the app into their own record.
     private func signedUpUser(_ new: NewUser, _ tx: StoreTransaction, _ now: Timestamp) throws -> User {
-        guard let imported = try tx.users.find(businessID: new.businessID, email: new.email),
-            imported.passwordHash.isEmpty
+        guard let imported = try tx.users.find(businessID: new.businessID, email: new.email), imported.awaitsSignUp
         else { return try tx.users.insert(new, at: now) }
         guard let claimed = try tx.users.claimImported(id: imported.id, by: new, at: now) else {
             throw StoreError(.conflict, field: "email", "email already taken")

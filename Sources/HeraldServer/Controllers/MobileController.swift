@@ -55,7 +55,7 @@ struct MobileController: Sendable {
         // Checked first only to spare a password hash: the database's constraint decides, even for two racing. A
         // user an import made (no password) signs up into that record.
         let existing = try store.read { try $0.users.find(businessID: client.business.id, email: email!) }
-        if let existing, !existing.passwordHash.isEmpty {
+        if let existing, !existing.awaitsSignUp {
             throw HTTPError.invalid("email", "has already been taken")
         }
         let hash = try passwordPool.run { try passwords.hash(password!) }

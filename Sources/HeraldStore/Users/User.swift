@@ -8,7 +8,7 @@ public struct User: Sendable, Equatable {
     public var businessID: Int64
     /// Email, stored lower-cased; unique per business.
     public var email: String?
-    /// Password hash in the hasher's self-describing format.
+    /// Password hash in the hasher's self-describing format; empty for a user an import made who has not signed up.
     public var passwordHash: String
     /// Given name.
     public var firstName: String
@@ -27,12 +27,13 @@ public struct User: Sendable, Equatable {
     public var createdAt: Timestamp
     /// When the profile last changed.
     public var updatedAt: Timestamp
-
-    /// A user record.
     /// The business's own id for the user (set by an import), unique per business.
     public var externalID: String?
     /// What the business knows of the user (imported), for audiences: a JSON object.
     public var attributes: JSON
+
+    /// Made by an import and not signed up as yet (no password): a sign-up with its email claims it.
+    public var awaitsSignUp: Bool { passwordHash.isEmpty }
 
     /// A user record.
     public init(
