@@ -66,7 +66,7 @@ struct InboxStoreTests {
             return (draft: draft, createdAt: at(Int64(index)))
         }
         let entries = try fixture.store.transaction { tx in
-            let entries = try tx.inbox.insert(deviceEntries: drafts)
+            let entries = try tx.inbox.insert(drafts)
             try tx.deliveries.enqueue(
                 zip(entries, devices).map { (entry: $0, deviceID: $1.id, platform: .apns, dueAt: $0.createdAt) },
                 at: at(200))
@@ -92,7 +92,7 @@ struct InboxStoreTests {
         #expect(written.count == 100, "each entry written once")
         // Two entries for one device in one call are refused, not mixed up.
         #expect(throws: StoreError.self) {
-            try fixture.store.transaction { try $0.inbox.insert(deviceEntries: [drafts[0], drafts[0]]) }
+            try fixture.store.transaction { try $0.inbox.insert([drafts[0], drafts[0]]) }
         }
     }
 

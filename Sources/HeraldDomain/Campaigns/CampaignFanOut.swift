@@ -169,27 +169,30 @@ struct CampaignMessageWriter {
     func send(to targets: [(target: AudienceTarget, due: Timestamp)], triggerKey: String) throws -> Int {
         let channels = Set(spec.channels)
         var reached = [Bool](repeating: false, count: targets.count)
-        var devices: [(target: AudienceTarget, due: Timestamp, push: Bool, pull: Bool)] = []
+        var publications: [Publication] = []
+        publications.reserveCapacity(targets.count)
         for (index, (target, due)) in targets.enumerated() {
             let push = channels.contains(.push) && target.hasToken
             let pull = channels.contains(.pull) && target.isInstall
             if push || pull {
-                devices.append((target, due, push, pull))
+                publications.append(devicePublication(target, due: due, push: push, pull: pull, triggerKey: triggerKey))
                 reached[index] = true
             }
         }
-        _ = try deviceEntries(devices, triggerKey: triggerKey)
         if channels.contains(.inbox) {
+            var users = Set<Int64>()
             for (index, (target, due)) in targets.enumerated() {
-                guard let userID = target.userID,
+                guard let userID = target.userID, users.insert(userID).inserted,
                     try !tx.campaigns.hasInboxEntry(campaignID: campaign.id, userID: userID, triggerKey: triggerKey)
                 else { continue }
-                _ = try tx.inbox.insert(
-                    draft(userID: userID, deviceID: nil, pushed: false, pullable: false, triggerKey: triggerKey),
-                    at: due)
+                publications.append(
+                    Publication(
+                        draft(userID: userID, deviceID: nil, pushed: false, pullable: false, triggerKey: triggerKey),
+                        at: due, pushedTo: []))
                 reached[index] = true
             }
         }
+        _ = try notifications.publish(publications, in: tx, at: now)
         return reached.count(where: { $0 })
     }
 
@@ -197,29 +200,18 @@ struct CampaignMessageWriter {
     func deviceEntry(for target: AudienceTarget, due: Timestamp, push: Bool, pull: Bool, triggerKey: String) throws
         -> InboxEntry
     {
-        try deviceEntries([(target, due, push, pull)], triggerKey: triggerKey)[0]
+        try notifications.publish(
+            [devicePublication(target, due: due, push: push, pull: pull, triggerKey: triggerKey)], in: tx, at: now)[0]
     }
 
-    /// The entries addressed to devices (each once), with the push jobs of those to push, due at their times.
-    private func deviceEntries(
-        _ devices: [(target: AudienceTarget, due: Timestamp, push: Bool, pull: Bool)], triggerKey: String
-    ) throws -> [InboxEntry] {
-        let entries = try tx.inbox.insert(
-            deviceEntries: devices.map { device in
-                (
-                    draft(
-                        userID: device.target.userID, deviceID: device.target.deviceID, pushed: device.push,
-                        pullable: device.pull, triggerKey: triggerKey),
-                    device.due
-                )
-            })
-        let jobs = zip(devices, entries).compactMap { device, entry in
-            device.push
-                ? (entry: entry, deviceID: device.target.deviceID, platform: device.target.platform, dueAt: device.due)
-                : nil
-        }
-        try tx.deliveries.enqueue(jobs, at: now)
-        return entries
+    /// The message addressed to `target`'s device: pushed to it if `push`, handed to its pull if `pull`.
+    private func devicePublication(_ target: AudienceTarget, due: Timestamp, push: Bool, pull: Bool, triggerKey: String)
+        -> Publication
+    {
+        Publication(
+            draft(
+                userID: target.userID, deviceID: target.deviceID, pushed: push, pullable: pull, triggerKey: triggerKey),
+            at: due, pushedTo: push ? [(target.deviceID, target.platform)] : [])
     }
 
     private func draft(userID: Int64?, deviceID: Int64?, pushed: Bool, pullable: Bool, triggerKey: String)

@@ -35,20 +35,56 @@ public struct NotificationService: Sendable {
     /// Writes `draft` as an entry and, unless it is not pushed, a delivery job for each device it goes to that
     /// has a push token: the one device a campaign's message is addressed to, else every device of the recipient.
     public func publish(_ draft: NotificationDraft, in tx: StoreTransaction, at now: Timestamp) throws -> InboxEntry {
-        let entry = try tx.inbox.insert(draft, at: now)
-        guard draft.pushStyle != .none else { return entry }
-        let devices: [(id: Int64, platform: PushPlatform)]
-        if let deviceID = draft.deviceID {
-            devices = try tx.devices.find(id: deviceID).flatMap { $0.token == nil ? nil : [($0.id, $0.platform)] } ?? []
-        } else if let userID = draft.userID {
-            devices = try tx.devices.withTokens(userID: userID)
-        } else {
-            devices = []
+        var devices: [(id: Int64, platform: PushPlatform)] = []
+        if draft.pushStyle != .none {
+            if let deviceID = draft.deviceID {
+                devices = try tx.devices.find(id: deviceID).flatMap { $0.token == nil ? nil : [($0.id, $0.platform)] }
+                    ?? []
+            } else if let userID = draft.userID {
+                devices = try tx.devices.withTokens(userID: userID)
+            }
         }
-        for device in devices {
-            try tx.deliveries.enqueue(entry, deviceID: device.id, platform: device.platform, at: now)
+        return try publish([Publication(draft, at: now, pushedTo: devices)], in: tx, at: now)[0]
+    }
+
+    /// Writes many entries and their delivery jobs, many rows a statement (a campaign's batch): each publication's
+    /// entry, dated and due at its time, and — unless its draft is not pushed — a job for each device it names.
+    /// Each entry of one call has a recipient of its own (a device, or a user's inbox). The entries come back in
+    /// the order given.
+    ///
+    /// This is the one place inbox entries and push jobs are written: every push it queues is sent with its
+    /// entry's id (`n`) and, for an alert, the recipient's unread count (`aps.badge`) at send time.
+    public func publish(_ publications: [Publication], in tx: StoreTransaction, at now: Timestamp) throws
+        -> [InboxEntry]
+    {
+        guard !publications.isEmpty else { return [] }
+        let entries = try tx.inbox.insert(publications.map { (draft: $0.draft, createdAt: $0.at) })
+        var jobs: [(entry: InboxEntry, deviceID: Int64, platform: PushPlatform, dueAt: Timestamp)] = []
+        jobs.reserveCapacity(publications.count)
+        for (publication, entry) in zip(publications, entries) where publication.draft.pushStyle != .none {
+            for device in publication.devices {
+                jobs.append((entry, device.id, device.platform, publication.at))
+            }
         }
-        return entry
+        if !jobs.isEmpty { try tx.deliveries.enqueue(jobs, at: now) }
+        return entries
+    }
+}
+
+/// A draft as `NotificationService.publish` writes it: when it is dated and due, and the devices it is pushed to.
+public struct Publication: Sendable {
+    /// What the entry says and whom it is for.
+    public var draft: NotificationDraft
+    /// When the entry is dated and its pushes are due.
+    public var at: Timestamp
+    /// The devices it is pushed to, each holding a push token (none: an entry only shown or pulled).
+    public var devices: [(id: Int64, platform: PushPlatform)]
+
+    /// `draft`, dated and due `at`, pushed to `devices`.
+    public init(_ draft: NotificationDraft, at: Timestamp, pushedTo devices: [(id: Int64, platform: PushPlatform)]) {
+        self.draft = draft
+        self.at = at
+        self.devices = devices
     }
 }
 

@@ -40,27 +40,32 @@ public struct InboxRecords {
         return InboxEntry(id: id, draft: draft, createdAt: now)
     }
 
-    /// Writes entries addressed to devices, each to a different one, many a statement (a campaign's batch): the
-    /// entries in the order given.
-    public func insert(deviceEntries: [(draft: NotificationDraft, createdAt: Timestamp)]) throws -> [InboxEntry] {
-        let devices = Set(deviceEntries.compactMap(\.draft.deviceID))
-        guard devices.count == deviceEntries.count else {
-            throw StoreError(.database, "device entries must each name a device of their own")
+    /// Writes entries many a statement (a campaign's batch), in the order given. Each entry of a batch has a
+    /// recipient of its own — a device, or a user's inbox — by which its id is read back (not by the order
+    /// `RETURNING` happens to give).
+    public func insert(_ entries: [(draft: NotificationDraft, createdAt: Timestamp)]) throws -> [InboxEntry] {
+        struct Recipient: Hashable {
+            let deviceID: Int64?
+            let userID: Int64?
         }
-        var ids: [Int64: Int64] = [:]
+        let recipients = entries.map { Recipient(deviceID: $0.draft.deviceID, userID: $0.draft.userID) }
+        guard Set(recipients).count == entries.count else {
+            throw StoreError(.database, "entries written together must each have a recipient of their own")
+        }
+        var ids: [Recipient: Int64] = [:]
         try tx.connection.insertRows(
             into: "notifications", columns: Self.writtenColumns,
-            deviceEntries.map { Self.values($0.draft, createdAt: $0.createdAt) }, returning: "id, device_id"
-        ) { ids[$0.int(1)] = $0.int(0) }
+            entries.map { Self.values($0.draft, createdAt: $0.createdAt) }, returning: "id, device_id, user_id"
+        ) { ids[Recipient(deviceID: $0.optionalInt(1), userID: $0.optionalInt(2))] = $0.int(0) }
         var bumped = Set<Int64>()
-        return try deviceEntries.map { draft, createdAt in
-            guard let deviceID = draft.deviceID, let id = ids.removeValue(forKey: deviceID) else {
-                throw StoreError(.database, "an inserted device entry came back without its id")
+        return try zip(entries, recipients).map { entry, recipient in
+            guard let id = ids.removeValue(forKey: recipient) else {
+                throw StoreError(.database, "an inserted inbox entry came back without its id")
             }
-            if draft.visibleInInbox, let userID = draft.userID, bumped.insert(userID).inserted {
+            if entry.draft.visibleInInbox, let userID = entry.draft.userID, bumped.insert(userID).inserted {
                 try tx.users.bumpInboxVersion(id: userID)
             }
-            return InboxEntry(id: id, draft: draft, createdAt: createdAt)
+            return InboxEntry(id: id, draft: entry.draft, createdAt: entry.createdAt)
         }
     }
 
