@@ -36,21 +36,23 @@ let package = Package(
             dependencies: [
                 "HeraldModel", "HeraldObservability", "HeraldLifecycle", "CMicroHTTPD", "CNghttp2", "COpenSSL",
             ]),
-        .target(name: "HeraldStore", dependencies: ["HeraldModel", "HeraldObservability"]),
+        // The delivery queue's contract: what the engine claims and answers, which the store implements.
+        .target(name: "HeraldQueue", dependencies: ["HeraldModel"]),
+        .target(name: "HeraldStore", dependencies: ["HeraldModel", "HeraldQueue", "HeraldObservability"]),
         .target(name: "HeraldSQLite", dependencies: ["HeraldStore", "CSQLite"]),
         .target(name: "HeraldPostgres", dependencies: ["HeraldStore", "CLibPQ"]),
         // The rules: loyalty, inbox, accounts, the one drafting path; over the store's transactions.
         .target(
             name: "HeraldDomain",
             dependencies: ["HeraldModel", "HeraldStore", "HeraldObservability", "HeraldLifecycle"]),
-        .target(name: "HeraldDelivery", dependencies: ["HeraldModel", "HeraldStore", "HeraldHTTP", "HeraldLifecycle"]),
+        .target(name: "HeraldDelivery", dependencies: ["HeraldModel", "HeraldQueue", "HeraldHTTP", "HeraldLifecycle"]),
         .target(name: "HeraldAPNs", dependencies: ["HeraldDelivery", "HeraldCrypto"]),
         .target(name: "HeraldFCM", dependencies: ["HeraldDelivery", "HeraldCrypto"]),
         .target(
             name: "HeraldServer",
             dependencies: [
-                "HeraldModel", "HeraldCrypto", "HeraldHTTP", "HeraldStore", "HeraldDomain", "HeraldDelivery",
-                "HeraldLifecycle",
+                "HeraldModel", "HeraldCrypto", "HeraldHTTP", "HeraldStore", "HeraldQueue", "HeraldDomain",
+                "HeraldDelivery", "HeraldLifecycle",
             ]
         ),
         // The composition root: the command line, the backends and providers chosen, services run under signals.
@@ -71,6 +73,7 @@ let package = Package(
             name: "HeraldTesting",
             dependencies: [
                 "HeraldRuntime", "HeraldServer", "HeraldDomain", "HeraldDelivery", "HeraldCrypto", "HeraldStore",
+                "HeraldQueue",
                 "HeraldSQLite", "HeraldPostgres", "HeraldModel", "HeraldObservability", "HeraldLifecycle",
             ]),
 
@@ -100,23 +103,26 @@ let package = Package(
             name: "HeraldHTTPTests",
             dependencies: ["HeraldHTTP", "HeraldTesting", "HeraldCrypto", "HeraldModel", "HeraldFuzzTargets"]),
         .testTarget(
-            name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldPostgres", "HeraldTesting"]),
+            name: "HeraldStoreTests",
+            dependencies: ["HeraldStore", "HeraldQueue", "HeraldSQLite", "HeraldPostgres", "HeraldTesting"]),
         .testTarget(
             name: "HeraldPostgresTests",
-            dependencies: ["HeraldPostgres", "HeraldStore", "HeraldSQLite", "HeraldTesting"]),
+            dependencies: ["HeraldPostgres", "HeraldStore", "HeraldQueue", "HeraldSQLite", "HeraldTesting"]),
         .testTarget(
             name: "HeraldDomainTests",
-            dependencies: ["HeraldDomain", "HeraldStore", "HeraldTesting", "HeraldLifecycle"]),
+            dependencies: ["HeraldDomain", "HeraldStore", "HeraldQueue", "HeraldTesting", "HeraldLifecycle"]),
         .testTarget(name: "HeraldLifecycleTests", dependencies: ["HeraldLifecycle", "HeraldTesting"]),
         .testTarget(
             name: "HeraldDeliveryTests",
             dependencies: [
-                "HeraldDelivery", "HeraldAPNs", "HeraldFCM", "HeraldDomain", "HeraldTesting", "HeraldLifecycle",
+                "HeraldDelivery", "HeraldQueue", "HeraldAPNs", "HeraldFCM", "HeraldDomain", "HeraldTesting",
+                "HeraldLifecycle",
             ]),
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [
-                "HeraldServer", "HeraldDelivery", "HeraldTesting", "HeraldCrypto", "HeraldModel", "HeraldFuzzTargets",
+                "HeraldServer", "HeraldDelivery", "HeraldQueue", "HeraldTesting", "HeraldCrypto", "HeraldModel",
+                "HeraldFuzzTargets",
             ]),
         .testTarget(
             name: "HeraldSDKTests",

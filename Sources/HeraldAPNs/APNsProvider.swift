@@ -3,7 +3,6 @@ import HeraldDelivery
 import HeraldHTTP
 import HeraldModel
 import HeraldObservability
-import HeraldStore
 import Synchronization
 
 /// Delivers to Apple's provider API: `POST /3/device/<token>` over HTTP/2 with token authentication.

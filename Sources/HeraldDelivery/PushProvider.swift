@@ -1,6 +1,6 @@
 import HeraldHTTP
 import HeraldModel
-import HeraldStore
+import HeraldQueue
 
 /// Delivers pushes to one service (APNs, FCM, or a recording stand-in in tests).
 public protocol PushProvider: Sendable {
@@ -85,14 +85,13 @@ public enum PushResult: Sendable, Equatable {
     }
 
     /// What a provider answers when loading `what` (a business's credential) or making its client failed: not the
-    /// provider's refusal, so not the credential's fault. The store's or the HTTP client's trouble passes (a
-    /// retry); a credential that will not open with this process's sealing key waits for the operator rather
-    /// than burn its pushes' attempts.
+    /// provider's refusal, so not the credential's fault. A credential that will not open (`CredentialUnreadable`:
+    /// the sealing key changed, the key text is damaged) waits for the operator rather than burn its pushes'
+    /// attempts; any other trouble (the database, the HTTP client) passes, so the push is retried.
     public static func unavailable(_ what: String, because error: any Error) -> PushResult {
-        switch error {
-        case is StoreError, is HTTPClientError: .retryable(reason: "cannot load the \(what)", retryAfter: nil)
-        default: .notConfigured(reason: "the \(what) cannot be opened (sealing key changed?)")
-        }
+        error is CredentialUnreadable
+            ? .notConfigured(reason: "the \(what) cannot be opened (sealing key changed?)")
+            : .retryable(reason: "cannot load the \(what)", retryAfter: nil)
     }
 
     /// This result, a refusal saying it was of the credential of `version`.
@@ -113,4 +112,14 @@ extension OutgoingPush {
         message.map { MessagePush.fcmMessage(token: token, for: $0, dataOnly: dataOnly).encoded }
             ?? FCMPayload.encode(token: token, content: content, collapseKey: collapseID)
     }
+}
+
+/// A stored credential that cannot be opened or read: thrown by the code that loads credentials for a provider, so
+/// that the provider tells it from a passing failure to load one.
+public struct CredentialUnreadable: Error, CustomStringConvertible {
+    /// What failed (never the secret).
+    public var description: String
+
+    /// A credential unreadable because of `underlying`.
+    public init(_ underlying: any Error) { description = "credential unreadable: \(underlying)" }
 }

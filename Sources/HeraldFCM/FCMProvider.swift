@@ -3,7 +3,6 @@ import HeraldDelivery
 import HeraldHTTP
 import HeraldModel
 import HeraldObservability
-import HeraldStore
 import Synchronization
 
 /// Delivers to FCM HTTP v1: an OAuth2 access token from the service account (RS256 assertion to the key

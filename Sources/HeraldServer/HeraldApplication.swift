@@ -1,4 +1,5 @@
 import Foundation
+import HeraldQueue
 import Synchronization
 import HeraldCrypto
 import HeraldDelivery

@@ -8,7 +8,7 @@ import Synchronization
 /// ```swift
 /// let entry = try store.transaction { tx in
 ///     guard let user = try tx.users.lock(businessID: business.id, id: userID) else { throw … }
-///     return try tx.inbox.insert(draft, at: now)
+///     return try tx.inbox.markRead(userID: user.id, ids: ids, at: now)
 /// }
 /// ```
 ///

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCrypto
 import HeraldDomain
 import HeraldModel
+import HeraldQueue
 import HeraldServer
 import HeraldStore
 import HeraldTesting

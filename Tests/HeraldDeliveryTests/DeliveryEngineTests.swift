@@ -5,6 +5,7 @@ import HeraldDomain
 import HeraldLifecycle
 import HeraldModel
 import HeraldObservability
+import HeraldQueue
 import HeraldStore
 import HeraldTesting
 import Synchronization
@@ -75,7 +76,7 @@ struct DeliveryEngineTests {
         try harness.setCredential()
         let running = harness.start()
         #expect(try harness.waitUntil { $0.allSatisfy { $0.status == .queued && $0.lastReason != nil } })
-        #expect(try harness.store.deliveryQueue.brokenCredentials().map(\.brokenReason) == ["403 InvalidProviderToken"])
+        #expect(try harness.store.deliveryQueue.brokenCredentials().map(\.reason) == ["403 InvalidProviderToken"])
         harness.group.stop()
         try await running.value
     }

@@ -1,5 +1,6 @@
 import HeraldHTTP
 import HeraldModel
+import HeraldQueue
 import HeraldStore
 import Testing
 
@@ -36,7 +37,7 @@ struct DeliveryStateMachineTests {
         return ClaimedDelivery(
             id: id, attempts: attempts, apnsID: "apns-\(id)", platform: platform, token: token, tokenUpdatedAt: nil,
             deviceID: id, deviceBelongsToRecipient: recipient,
-            notification: InboxEntry(id: 100 + id, draft: draft, createdAt: createdAt ?? Self.t0), badge: 3)
+            notification: InboxEntry(id: 100 + id, draft: draft, createdAt: createdAt ?? Self.t0).queued, badge: 3)
     }
 
     @Test("it claims several windows ahead, then sends a window's worth and no more")
@@ -65,7 +66,7 @@ struct DeliveryStateMachineTests {
             return ClaimedDelivery(
                 id: id, attempts: 1, apnsID: "apns-\(id)", platform: .apns, token: "aaaa", tokenUpdatedAt: nil,
                 deviceID: id, deviceBelongsToRecipient: true,
-                notification: InboxEntry(id: 100 + id, draft: draft, createdAt: Self.t0), badge: 0,
+                notification: InboxEntry(id: 100 + id, draft: draft, createdAt: Self.t0).queued, badge: 0,
                 campaignMessage: message ?? ["id": "0", "type": "campaign", "headline": .string(headline), "body": "B"])
         }
         var engine = machine()

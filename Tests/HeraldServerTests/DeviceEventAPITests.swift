@@ -1,6 +1,7 @@
 import Foundation
 import HeraldDomain
 import HeraldModel
+import HeraldQueue
 import HeraldStore
 import HeraldTesting
 import Testing

@@ -1,4 +1,5 @@
 import HeraldModel
+import HeraldQueue
 import HeraldStore
 import HeraldTesting
 import Testing

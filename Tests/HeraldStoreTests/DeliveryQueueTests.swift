@@ -1,4 +1,5 @@
 import HeraldModel
+import HeraldQueue
 import HeraldStore
 import HeraldTesting
 import Testing
@@ -61,7 +62,7 @@ struct DeliveryQueueTests {
 
         let claimed = try queue.claim(owner: "w1", limit: 10, leaseUntil: at(20), at: at(10))
         #expect(claimed.count == 2)
-        #expect(claimed[0].notification == entries[0])
+        #expect(claimed[0].notification == entries[0].queued)
         #expect(claimed[0].token == "aaaa")
         #expect(claimed[0].deviceID == device.id)
         #expect(claimed[0].deviceBelongsToRecipient)

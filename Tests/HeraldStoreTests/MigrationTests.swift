@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import HeraldQueue
 import HeraldSQLite
 import HeraldStore
 import HeraldTesting

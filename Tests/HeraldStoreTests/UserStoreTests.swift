@@ -1,5 +1,6 @@
 import HeraldDomain
 import HeraldModel
+import HeraldQueue
 import HeraldStore
 import HeraldTesting
 import Testing

@@ -2,7 +2,7 @@ import Foundation
 import HeraldLifecycle
 import HeraldModel
 import HeraldObservability
-import HeraldStore
+import HeraldQueue
 import Synchronization
 
 /// The delivery workers, as a service: claims due jobs from the queue under a lease, hands them to the providers,

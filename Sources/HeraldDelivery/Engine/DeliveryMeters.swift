@@ -1,6 +1,6 @@
 import HeraldModel
 import HeraldObservability
-import HeraldStore
+import HeraldQueue
 import Synchronization
 
 /// The engine's series in `/metrics`: sends by outcome, answer latency, what is in flight, the window, the queue.

@@ -1,5 +1,5 @@
 import HeraldModel
-import HeraldStore
+import HeraldQueue
 
 /// The delivery engine's decisions as a value: which claimed job goes out and which is settled without a send,
 /// what an answer means for its job (delivered, retried with backoff, pruned, parked on a broken credential),
@@ -74,10 +74,9 @@ struct DeliveryStateMachine {
     // MARK: - Events
 
     /// Credentials the store knows broken when the engine starts: their jobs wait.
-    mutating func knownBroken(_ credentials: [PushCredential]) {
+    mutating func knownBroken(_ credentials: [BrokenCredential]) {
         for credential in credentials {
-            broken[Self.key(credential.businessID, credential.platform)] =
-                "credential broken: " + (credential.brokenReason ?? "")
+            broken[Self.key(credential.businessID, credential.platform)] = "credential broken: " + credential.reason
         }
     }
 

@@ -38,7 +38,8 @@ public struct NotificationService: Sendable {
         var devices: [(id: Int64, platform: PushPlatform)] = []
         if draft.pushStyle != .none {
             if let deviceID = draft.deviceID {
-                devices = try tx.devices.find(id: deviceID).flatMap { $0.token == nil ? nil : [($0.id, $0.platform)] }
+                devices =
+                    try tx.devices.find(id: deviceID).flatMap { $0.token == nil ? nil : [($0.id, $0.platform)] }
                     ?? []
             } else if let userID = draft.userID {
                 devices = try tx.devices.withTokens(userID: userID)

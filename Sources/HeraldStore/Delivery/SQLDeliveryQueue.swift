@@ -1,4 +1,5 @@
 import HeraldModel
+import HeraldQueue
 
 /// `DeliveryQueue` over the store's SQL database. Claims take due rows with `FOR UPDATE SKIP LOCKED` where rows
 /// can be locked, so several nodes claim from one table without taking the same job.
@@ -16,7 +17,11 @@ public final class SQLDeliveryQueue: DeliveryQueue {
     /// Jobs may have been added by another process (its notification arrived): wakes the engine.
     public func jobsAddedElsewhere() { changes.deliveriesAdded() }
 
-    private static let notificationColumns = Columns.qualified(InboxRecords.columns, "n")
+    /// The entry's columns a push is worded from (`QueuedNotification`), and whom it is for.
+    private static let notificationColumns = """
+        n.id, n.business_id, n.title, n.subtitle, n.body, n.sound, n.media_url, n.media_type, n.extras, \
+        n.push_style, n.collapse_id, n.campaign_id, n.created_at, n.user_id, n.device_id
+        """
     /// What a claim reads before the entry's columns: the job, its device's token, and the badge (the recipient's
     /// unread count).
     private static let claimColumns = """
@@ -61,20 +66,29 @@ public final class SQLDeliveryQueue: DeliveryQueue {
                     WHERE \(jobs)
                     """
                 ) { row in
-                    let entry = InboxRecords.decode(row, from: Self.claimColumnCount)
+                    let o = Self.claimColumnCount
+                    let entry = QueuedNotification(
+                        id: row.int(o), businessID: row.int(o + 1), title: row.text(o + 2),
+                        subtitle: row.optionalText(o + 3), body: row.text(o + 4), sound: row.optionalText(o + 5),
+                        media: row.optionalText(o + 6).map { MediaAttachment(url: $0, type: row.text(o + 7)) },
+                        extras: Columns.json(row.text(o + 8)), pushStyle: PushStyle(row.text(o + 9)),
+                        collapseID: row.optionalText(o + 10), campaignID: row.optionalInt(o + 11),
+                        createdAt: row.timestamp(o + 12))
+                    let (recipient, addressedDevice) = (row.optionalInt(o + 13), row.optionalInt(o + 14))
                     let campaignMessage = entry.campaignID.flatMap { campaignID -> JSON? in
                         if let parsed = campaignMessages[campaignID] { return parsed }
                         let parsed = row.optionalText(9).map(Columns.json)
                         campaignMessages[campaignID] = parsed
                         return parsed
                     }
+                    // An entry addressed to one device goes to it; one for a user, to a device still theirs.
                     claimed.append(
                         ClaimedDelivery(
                             id: row.int(0), attempts: Int(row.int(1)) + 1, apnsID: row.text(2),
                             platform: PushPlatform(row.text(3)), token: row.optionalText(4),
                             tokenUpdatedAt: row.optionalTimestamp(5), deviceID: row.int(6),
-                            deviceBelongsToRecipient: entry.deviceID.map { $0 == row.int(6) }
-                                ?? (row.optionalInt(7) == entry.userID), notification: entry,
+                            deviceBelongsToRecipient: addressedDevice.map { $0 == row.int(6) }
+                                ?? (row.optionalInt(7) == recipient), notification: entry,
                             badge: Int(row.int(8)), campaignMessage: campaignMessage,
                             deviceIsInstall: row.optionalText(10) != nil, campaignStatus: row.optionalText(11)))
                 }
@@ -266,14 +280,16 @@ public final class SQLDeliveryQueue: DeliveryQueue {
         }
     }
 
-    public func brokenCredentials() throws -> [PushCredential] {
+    public func brokenCredentials() throws -> [BrokenCredential] {
         try database.read { db in
             try db.rows(
                 """
-                SELECT \(raw: CredentialRecords.columns) FROM credentials WHERE broken_reason IS NOT NULL
+                SELECT business_id, platform, broken_reason FROM credentials WHERE broken_reason IS NOT NULL
                 ORDER BY business_id, platform
                 """
-            ).map(CredentialRecords.decode)
+            ).map {
+                BrokenCredential(businessID: $0.int(0), platform: PushPlatform($0.text(1)), reason: $0.text(2))
+            }
         }
     }
 

@@ -29,18 +29,7 @@ public struct InboxRecords {
             pulledAt: row.optionalTimestamp(o + 23))
     }
 
-    /// Writes an entry (no delivery jobs: see `DeliveryRecords.enqueue`).
-    public func insert(_ draft: NotificationDraft, at now: Timestamp) throws -> InboxEntry {
-        var id: Int64?
-        try tx.connection.insertRows(
-            into: "notifications", columns: Self.writtenColumns, [Self.values(draft, createdAt: now)], returning: "id"
-        ) { id = $0.int(0) }
-        guard let id else { throw StoreError(.database, "an inserted inbox entry came back without its id") }
-        if draft.visibleInInbox, let userID = draft.userID { try tx.users.bumpInboxVersion(id: userID) }
-        return InboxEntry(id: id, draft: draft, createdAt: now)
-    }
-
-    /// Writes entries many a statement (a campaign's batch), in the order given. Each entry of a batch has a
+    /// Writes entries (no delivery jobs: see `DeliveryRecords.enqueue`) many a statement, in the order given. Each entry of a batch has a
     /// recipient of its own — a device, or a user's inbox — by which its id is read back (not by the order
     /// `RETURNING` happens to give).
     public func insert(_ entries: [(draft: NotificationDraft, createdAt: Timestamp)]) throws -> [InboxEntry] {

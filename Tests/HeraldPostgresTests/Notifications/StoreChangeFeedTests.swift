@@ -1,5 +1,6 @@
 import HeraldDomain
 import HeraldPostgres
+import HeraldQueue
 import HeraldStore
 import HeraldTesting
 import Foundation
