@@ -59,8 +59,8 @@ struct MediaTypeTests {
         #expect(MediaType.jpg.maxBytes == 10 << 20)
         #expect(MediaType.mp3.maxBytes == 5 << 20)
         #expect(MediaType.largestMaxBytes == 50 << 20)
-        // Every name MediaRules accepts for a push's media can be uploaded.
-        #expect(Set(MediaType.acceptedNames) == Set(MediaRules.allTypes))
+        // Every name MediaInput accepts for a push's media can be uploaded.
+        #expect(Set(MediaType.acceptedNames) == Set(MediaInput.allTypes))
     }
 
     @Test func onlyHashNamesWithAKnownExtensionAreFileNames() {

@@ -42,12 +42,12 @@ enum ImportLineParser {
         }
         errors.refuseUnknown(json, known: fields)
         let externalID = externalID(json["external_id"], &errors)
-        let email = AccountRules.email(json["email"], &errors, required: false)
+        let email = AccountInput.email(json["email"], &errors, required: false)
         if json["external_id"].map(\.isNull) ?? true, json["email"].map(\.isNull) ?? true {
             errors.add("base", "needs an external_id or an email")
         }
-        let firstName = AccountRules.name(json["first_name"], "first_name", &errors)
-        let lastName = AccountRules.name(json["last_name"], "last_name", &errors)
+        let firstName = AccountInput.name(json["first_name"], "first_name", &errors)
+        let lastName = AccountInput.name(json["last_name"], "last_name", &errors)
         let attributes = attributes(json["attributes"], &errors)
         let devices = devices(json["devices"], &errors)
         guard errors.isEmpty else { return nil }
@@ -138,7 +138,7 @@ enum ImportLineParser {
             var token: String?
             if let text = item["push_token"]?.stringValue?.trimmingCharacters(in: " "), !text.isEmpty {
                 if let platform {
-                    token = text.utf8.count <= 1024 ? AccountRules.validToken(text, platform: platform) : nil
+                    token = text.utf8.count <= 1024 ? AccountInput.validToken(text, platform: platform) : nil
                     if token == nil {
                         errors.add(prefix + ".push_token", "is not a valid \(platform == .apns ? "APNs" : "FCM") token")
                     }

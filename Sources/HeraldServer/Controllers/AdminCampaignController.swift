@@ -30,7 +30,7 @@ struct AdminCampaignController: Sendable {
 
     @Sendable func create(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try admin.business(request)
-        let spec = try CampaignRules.spec(try admin.object(request), admin: admin)
+        let spec = try CampaignInput.spec(try admin.object(request), admin: admin)
         let campaign = try campaigns.create(spec, business: business)
         return .json(Self.json(campaign, counters: nil), status: .created)
     }
@@ -106,7 +106,7 @@ struct AdminCampaignController: Sendable {
 
     @Sendable func createGeofence(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try admin.business(request)
-        let (name, shape, locationID) = try GeofenceRules.geofence(try admin.object(request))
+        let (name, shape, locationID) = try GeofenceInput.geofence(try admin.object(request))
         let geofence = try geofences.create(business: business, name: name, shape: shape, locationID: locationID)
         return .json(Self.json(geofence), status: .created)
     }

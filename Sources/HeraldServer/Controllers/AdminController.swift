@@ -62,7 +62,7 @@ struct AdminController: Sendable {
     @Sendable func createBusiness(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try object(request)
         var errors = FieldErrors()
-        let name = AdminRules.requiredString(body, "name", max: 200, &errors)
+        let name = AdminInput.requiredString(body, "name", max: 200, &errors)
         try errors.check()
         let secret = AccessTokens.generate(prefix: "")
         let posKey = AccessTokens.generate(prefix: "hpos_")
@@ -110,7 +110,7 @@ struct AdminController: Sendable {
         let business = try business(request)
         let body = try object(request)
         var errors = FieldErrors()
-        let keyText = AdminRules.requiredString(body, "key_p8", max: 10_000, &errors)
+        let keyText = AdminInput.requiredString(body, "key_p8", max: 10_000, &errors)
         if let keyText {
             do {
                 _ = try P256PrivateKey(pemRepresentation: keyText)
@@ -120,16 +120,16 @@ struct AdminController: Sendable {
                 errors.add("key_p8", "is not a PEM private key (paste the whole .p8 file)")
             }
         }
-        let keyID = AdminRules.requiredString(body, "key_id", max: 10, &errors)
-        if let keyID, !AdminRules.isAppleIdentifier(keyID) {
+        let keyID = AdminInput.requiredString(body, "key_id", max: 10, &errors)
+        if let keyID, !AdminInput.isAppleIdentifier(keyID) {
             errors.add("key_id", "must be 10 letters or digits (the .p8 key's id)")
         }
-        let teamID = AdminRules.requiredString(body, "team_id", max: 10, &errors)
-        if let teamID, !AdminRules.isAppleIdentifier(teamID) {
+        let teamID = AdminInput.requiredString(body, "team_id", max: 10, &errors)
+        if let teamID, !AdminInput.isAppleIdentifier(teamID) {
             errors.add("team_id", "must be 10 letters or digits (your Apple team id)")
         }
-        let topic = AdminRules.requiredString(body, "topic", max: 255, &errors)
-        if let topic, !AdminRules.isBundleID(topic) {
+        let topic = AdminInput.requiredString(body, "topic", max: 255, &errors)
+        if let topic, !AdminInput.isBundleID(topic) {
             errors.add("topic", "must be the app's bundle id, like com.example.app")
         }
         let environment = body["environment"]?.stringValue ?? "production"
@@ -173,21 +173,21 @@ struct AdminController: Sendable {
         if let type = parsed["type"], type.stringValue != "service_account" {
             errors.add("service_account.type", "must be service_account")
         }
-        let projectID = AdminRules.requiredString(parsed, "project_id", max: 100, &errors, prefix: "service_account.")
+        let projectID = AdminInput.requiredString(parsed, "project_id", max: 100, &errors, prefix: "service_account.")
         // It goes into the send URL's path (`/v1/projects/<id>/messages:send`): Google's form only.
         if let projectID, !Self.isFirebaseProjectID(projectID) {
             errors.add(
                 "service_account.project_id",
                 "must be a Firebase project id (6 to 30 lowercase letters, digits and hyphens, starting with a letter)")
         }
-        let email = AdminRules.requiredString(parsed, "client_email", max: 320, &errors, prefix: "service_account.")
+        let email = AdminInput.requiredString(parsed, "client_email", max: 320, &errors, prefix: "service_account.")
         if let email, !email.contains("@") { errors.add("service_account.client_email", "is invalid") }
-        let tokenURI = AdminRules.requiredString(parsed, "token_uri", max: 2000, &errors, prefix: "service_account.")
+        let tokenURI = AdminInput.requiredString(parsed, "token_uri", max: 2000, &errors, prefix: "service_account.")
         // The signed assertion it receives is worth an access token: never sent in the clear.
-        if let tokenURI, !MediaRules.isWebURL(tokenURI, secure: true) {
+        if let tokenURI, !MediaInput.isWebURL(tokenURI, secure: true) {
             errors.add("service_account.token_uri", "must be an https URL")
         }
-        if let key = AdminRules.requiredString(parsed, "private_key", max: 20_000, &errors, prefix: "service_account.")
+        if let key = AdminInput.requiredString(parsed, "private_key", max: 20_000, &errors, prefix: "service_account.")
         {
             do {
                 _ = try RSAPrivateKey(pemRepresentation: key)
@@ -231,7 +231,7 @@ struct AdminController: Sendable {
     /// A `media` value checked: `{url, type}` of a type iOS attaches, and, if it links to a file hosted here, one
     /// that was uploaded, of that type.
     func attachment(_ value: JSON, field: String, _ errors: inout FieldErrors) -> MediaAttachment? {
-        let media = MediaRules.attachment(value, field: field, &errors)
+        let media = MediaInput.attachment(value, field: field, &errors)
         if let media { hostedMedia.check(media, field: field, &errors) }
         return media
     }
@@ -349,7 +349,7 @@ struct AdminController: Sendable {
         let business = try business(request)
         let body = try object(request)
         var errors = FieldErrors()
-        let name = AdminRules.requiredString(body, "name", max: 200, &errors)
+        let name = AdminInput.requiredString(body, "name", max: 200, &errors)
         var storeNumber: String?
         if let value = body["store_number"], !value.isNull {
             storeNumber = value.stringValue ?? value.int64Value.map { String($0) }
@@ -376,9 +376,9 @@ struct AdminController: Sendable {
         // A field news does not know is refused by name: one ignored would be a setting silently lost.
         errors.refuseUnknown(
             body, known: ["user_ids", "title", "subtitle", "body", "media", "collapse_id", "cta"], prefix: "")
-        let title = AdminRules.requiredString(body, "title", max: 500, &errors)
-        let text = AdminRules.requiredString(body, "body", max: 2000, &errors)
-        let subtitle = AdminRules.optionalString(body, "subtitle", &errors)
+        let title = AdminInput.requiredString(body, "title", max: 500, &errors)
+        let text = AdminInput.requiredString(body, "body", max: 2000, &errors)
+        let subtitle = AdminInput.optionalString(body, "subtitle", &errors)
         var media: MediaAttachment?
         if let value = body["media"], !value.isNull { media = attachment(value, field: "media", &errors) }
         var collapseID: String?
@@ -398,7 +398,7 @@ struct AdminController: Sendable {
             cta = CallToAction(json: value)
             if cta == nil || value.objectValue == nil {
                 errors.add("cta", "must be {label?, url}")
-            } else if !CampaignRules.isLink(cta!.url) {
+            } else if !CampaignInput.isLink(cta!.url) {
                 errors.add("cta.url", "must be an http(s) URL or an app link (not javascript:, data: or file:)")
             } else if (cta?.label?.count ?? 0) > 100 {
                 errors.add("cta.label", "is too long (maximum is 100 characters)")
@@ -407,7 +407,7 @@ struct AdminController: Sendable {
         }
         try errors.check()
 
-        let users = try AdminRules.users(body, store: store, businessID: business.id)
+        let users = try AdminInput.users(body, store: store, businessID: business.id)
         var values = ["title": title!, "body": text!]
         if let subtitle { values["subtitle"] = subtitle }
         let now = clock.now()

@@ -77,7 +77,7 @@ struct AdminDirectoryController: Sendable {
             if lookup.userID == nil { errors.add("user_id", "must be a user id (a whole number)") }
         }
         if let text = request.queryValue("email") {
-            let email = AccountRules.normalizedEmail(text)
+            let email = AccountInput.normalizedEmail(text)
             if email.isEmpty || email.utf8.count > 320 {
                 errors.add("email", "must be an email of at most 320 characters")
             } else {

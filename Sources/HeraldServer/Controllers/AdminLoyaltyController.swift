@@ -44,7 +44,7 @@ struct AdminLoyaltyController: Sendable {
         let business = try admin.business(request)
         let body = try admin.object(request)
         var errors = FieldErrors()
-        let name = AdminRules.requiredString(body, "name", max: 200, &errors)
+        let name = AdminInput.requiredString(body, "name", max: 200, &errors)
         var description = ""
         if let value = body["description"], !value.isNull {
             if let text = value.stringValue {
@@ -57,13 +57,13 @@ struct AdminLoyaltyController: Sendable {
         var imageURL: String?
         if let value = body["image_url"], !value.isNull {
             imageURL = value.stringValue
-            if !(imageURL.map { MediaRules.isWebURL($0) } ?? false) {
+            if !(imageURL.map { MediaInput.isWebURL($0) } ?? false) {
                 errors.add("image_url", "must be an http or https URL")
             }
         }
         var media: MediaAttachment?
         if let value = body["media"], !value.isNull { media = admin.attachment(value, field: "media", &errors) }
-        let discount = POSRules.amount(body["discount"] ?? 0, field: "discount", &errors)
+        let discount = POSInput.amount(body["discount"] ?? 0, field: "discount", &errors)
         func time(_ field: String) -> Timestamp? {
             guard let value = body[field], !value.isNull else { return nil }
             guard let text = value.stringValue, let time = Timestamp(iso8601: text) else {
@@ -114,7 +114,7 @@ struct AdminLoyaltyController: Sendable {
         guard try store.read({ try $0.offers.find(businessID: business.id, id: id) }) != nil else {
             throw HTTPError.notFound("offer not found")
         }
-        let userIDs = try AdminRules.users(body, store: store, businessID: business.id).map(\.id)
+        let userIDs = try AdminInput.users(body, store: store, businessID: business.id).map(\.id)
         let granted = try loyalty.grantOffer(
             business: business, offerID: id, userIDs: userIDs, source: "campaign_offer", event: .campaignOffer)
         return .json(
@@ -139,7 +139,7 @@ struct AdminLoyaltyController: Sendable {
         }
         var url: String?
         if let value = body["url"], !value.isNull {
-            guard let text = value.stringValue, MediaRules.isWebURL(text) else {
+            guard let text = value.stringValue, MediaInput.isWebURL(text) else {
                 throw HTTPError.invalid("url", "must be an http or https URL (an external survey page), or left out")
             }
             url = text
@@ -159,10 +159,10 @@ struct AdminLoyaltyController: Sendable {
         guard let surveyID = request.parameter("survey_id").flatMap(PathID.parse),
             try store.read({ try $0.surveys.find(businessID: business.id, id: surveyID) }) != nil
         else { throw HTTPError.notFound("survey not found") }
-        let userIDs = try AdminRules.users(body, store: store, businessID: business.id).map(\.id)
+        let userIDs = try AdminInput.users(body, store: store, businessID: business.id).map(\.id)
         var locationID: Int64?
         if let value = body["location_id"], !value.isNull {
-            guard let id = POSRules.id(value) else { throw HTTPError.invalid("location_id", "must be a location id") }
+            guard let id = POSInput.id(value) else { throw HTTPError.invalid("location_id", "must be a location id") }
             guard try store.read({ try $0.locations.find(businessID: business.id, id: id) }) != nil else {
                 throw HTTPError.notFound("location not found")
             }
@@ -218,7 +218,7 @@ struct AdminLoyaltyController: Sendable {
         }
         if let value = body["conversion_currency_amount"] {
             settings.conversionCurrencyAmount =
-                POSRules.amount(value, field: "conversion_currency_amount", &errors) ?? .zero
+                POSInput.amount(value, field: "conversion_currency_amount", &errors) ?? .zero
         }
         for (field, keyPath) in [
             ("conversion_offer_id", \BusinessSettings.conversionOfferID), ("welcome_offer_id", \.welcomeOfferID),
@@ -226,7 +226,7 @@ struct AdminLoyaltyController: Sendable {
             guard let value = body[field] else { continue }
             if value.isNull {
                 settings[keyPath: keyPath] = nil
-            } else if let id = POSRules.id(value),
+            } else if let id = POSInput.id(value),
                 try store.read({ try $0.offers.find(businessID: business.id, id: id) }) != nil
             {
                 settings[keyPath: keyPath] = id

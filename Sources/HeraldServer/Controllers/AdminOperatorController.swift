@@ -117,9 +117,9 @@ struct AdminOperatorController: Sendable {
         } else {
             errors.add("tokens", "must be a list of 1 to 1000 device tokens")
         }
-        let title = AdminRules.requiredString(body, "title", max: 500, &errors)
-        let text = AdminRules.requiredString(body, "body", max: 2000, &errors)
-        let subtitle = AdminRules.optionalString(body, "subtitle", &errors)
+        let title = AdminInput.requiredString(body, "title", max: 500, &errors)
+        let text = AdminInput.requiredString(body, "body", max: 2000, &errors)
+        let subtitle = AdminInput.optionalString(body, "subtitle", &errors)
         var data = JSON.object([])
         if let value = body["data"], !value.isNull {
             if let pairs = value.objectValue,

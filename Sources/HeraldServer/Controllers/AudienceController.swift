@@ -67,7 +67,7 @@ struct AudienceController: Sendable {
         let body = try admin.object(request)
         var errors = FieldErrors()
         errors.refuseUnknown(body, known: ["name", "filter"])
-        let name = AdminRules.requiredString(body, "name", max: 200, &errors)
+        let name = AdminInput.requiredString(body, "name", max: 200, &errors)
         let filter = filter(body, &errors)
         try errors.check()
         let segment = try segments.create(businessID: business.id, name: name!, filter: filter!)

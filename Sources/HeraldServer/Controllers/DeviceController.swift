@@ -31,15 +31,15 @@ struct DeviceController: Sendable {
         let signer = DeviceAuthenticator.isSigned(request) ? try auth.verify(request) : nil
         let body = try request.jsonObjectBody()
         var errors = FieldErrors()
-        errors.refuseUnknown(body, known: DeviceRules.registrationFields)
+        errors.refuseUnknown(body, known: DeviceInput.registrationFields)
         var apiKey: String?
         switch body["api_key"] {
         case .string(let key)? where !key.isEmpty: apiKey = key
         case nil, .null?, .string?: errors.add("api_key", "can't be blank")
         default: errors.add("api_key", "must be a string")
         }
-        let installID = DeviceRules.installID(body["install_id"], &errors)
-        let details = DeviceRules.details(body, userAgent: request.header("user-agent"), &errors)
+        let installID = DeviceInput.installID(body["install_id"], &errors)
+        let details = DeviceInput.details(body, userAgent: request.header("user-agent"), &errors)
         try errors.check()
         guard
             let (business, workspace) = try store.read({
@@ -76,7 +76,7 @@ struct DeviceController: Sendable {
         .object([
             ("workspace", .string(workspace.rawValue)),
             ("max_events_per_batch", .int(Int64(DeviceEventValidator.maximumBatchSize))),
-            ("max_segments", .int(Int64(DeviceRules.maximumSegments))),
+            ("max_segments", .int(Int64(DeviceInput.maximumSegments))),
             ("pull_limit", .int(Int64(devices.options.pullLimit))),
             ("signature_window_seconds", .int(DeviceRequestSignature.allowedSkewSeconds)),
         ])
@@ -89,8 +89,8 @@ struct DeviceController: Sendable {
         for field in ["api_key", "install_id"] where body[field] != nil {
             errors.add(field, "can't be changed here: register again (POST /api/v1/installs)")
         }
-        errors.refuseUnknown(body, known: DeviceRules.registrationFields)
-        let details = DeviceRules.details(body, userAgent: request.header("user-agent"), &errors)
+        errors.refuseUnknown(body, known: DeviceInput.registrationFields)
+        let details = DeviceInput.details(body, userAgent: request.header("user-agent"), &errors)
         try errors.check()
         let updated = try devices.update(device, details: details!)
         return .json(try installJSON(updated))
@@ -126,7 +126,7 @@ struct DeviceController: Sendable {
         errors.refuseUnknown(body, known: ["segments"])
         let segments: [String]?
         if let value = body["segments"], !value.isNull {
-            segments = DeviceRules.segments(value, field: "segments", &errors)
+            segments = DeviceInput.segments(value, field: "segments", &errors)
         } else {
             errors.add("segments", "can't be blank (send [] for none)")
             segments = nil

@@ -75,7 +75,7 @@ struct DeviceGeofenceController: Sendable {
         case nil, .null?: errors.add("geofence_id", "can't be blank")
         default: errors.add("geofence_id", "must be a geofence id (a positive integer)")
         }
-        let event = DeviceRules.oneOf(body["event"], "event", ["enter", "exit"], &errors)
+        let event = DeviceInput.oneOf(body["event"], "event", ["enter", "exit"], &errors)
         let now = clock.now()
         var occurredAt: Timestamp?
         // The window events are accepted in: a phone offline for a while reports late.

@@ -42,13 +42,13 @@ struct MobileController: Sendable {
         let client = try auth.client(request, parameters)
         let fields = try userFields(parameters)
         var errors = FieldErrors()
-        let email = AccountRules.email(fields["email"], &errors, required: true)
-        let password = AccountRules.password(
+        let email = AccountInput.email(fields["email"], &errors, required: true)
+        let password = AccountInput.password(
             fields["password"], confirmation: fields["password_confirmation"], &errors, required: true)
-        let firstName = AccountRules.name(fields["first_name"], "first_name", &errors)
-        let lastName = AccountRules.name(fields["last_name"], "last_name", &errors)
-        let phone = AccountRules.phone(fields["phone"], &errors)
-        let token = AccountRules.pushToken(fields, &errors)
+        let firstName = AccountInput.name(fields["first_name"], "first_name", &errors)
+        let lastName = AccountInput.name(fields["last_name"], "last_name", &errors)
+        let phone = AccountInput.phone(fields["phone"], &errors)
+        let token = AccountInput.pushToken(fields, &errors)
         try errors.check()
         try limits.checkAuth(address: request.remoteAddress, account: "\(client.business.id):\(email!)")
 
@@ -74,14 +74,14 @@ struct MobileController: Sendable {
         let client = try auth.client(request, parameters)
         let fields = try userFields(parameters)
         var errors = FieldErrors()
-        let token = AccountRules.pushToken(fields, &errors)
+        let token = AccountInput.pushToken(fields, &errors)
         guard let emailText = fields["email"]?.stringValue, let password = fields["password"]?.stringValue,
             !emailText.isEmpty, !password.isEmpty
         else {
             throw HTTPError.invalid("base", "Email and password are required.")
         }
         try errors.check()
-        let email = AccountRules.normalizedEmail(emailText)
+        let email = AccountInput.normalizedEmail(emailText)
         try limits.checkAuth(address: request.remoteAddress, account: "\(client.business.id):\(email)")
         let user = try store.read { try $0.users.find(businessID: client.business.id, email: email) }
         // Verify against a dummy hash when the email is unknown, so timing doesn't tell which emails exist.
@@ -98,17 +98,17 @@ struct MobileController: Sendable {
         let fields = try userFields(parameters)
         var errors = FieldErrors()
         var changes = UserChanges()
-        if fields["email"] != nil { changes.email = AccountRules.email(fields["email"], &errors, required: true) }
+        if fields["email"] != nil { changes.email = AccountInput.email(fields["email"], &errors, required: true) }
         if fields["first_name"] != nil {
-            changes.firstName = AccountRules.name(fields["first_name"], "first_name", &errors)
+            changes.firstName = AccountInput.name(fields["first_name"], "first_name", &errors)
         }
         if fields["last_name"] != nil {
-            changes.lastName = AccountRules.name(fields["last_name"], "last_name", &errors)
+            changes.lastName = AccountInput.name(fields["last_name"], "last_name", &errors)
         }
-        if fields["phone"] != nil { changes.phone = AccountRules.phone(fields["phone"], &errors) }
+        if fields["phone"] != nil { changes.phone = AccountInput.phone(fields["phone"], &errors) }
         var newPassword: String?
         if fields["password"] != nil {
-            newPassword = AccountRules.password(
+            newPassword = AccountInput.password(
                 fields["password"], confirmation: fields["password_confirmation"], &errors, required: true)
             if let current = fields["current_password"]?.stringValue {
                 try limits.checkAuth(
@@ -120,7 +120,7 @@ struct MobileController: Sendable {
                 errors.add("current_password", "can't be blank")
             }
         }
-        let token = AccountRules.pushToken(fields, &errors)
+        let token = AccountInput.pushToken(fields, &errors)
         try errors.check()
         if let newPassword { changes.passwordHash = try passwordPool.run { try passwords.hash(newPassword) } }
         let registration = try token.map { token in
@@ -239,12 +239,12 @@ struct MobileController: Sendable {
     private static func isDeviceKey(_ header: String) -> Bool { !header.isEmpty && header.utf8.count <= 200 }
 
     /// The calling device and its token, if the request carried one or named its device.
-    private func deviceRegistration(_ request: HTTPRequest, userID: Int64, token: AccountRules.PushToken?) throws
+    private func deviceRegistration(_ request: HTTPRequest, userID: Int64, token: AccountInput.PushToken?) throws
         -> DeviceRegistration?
     {
         let header = request.header("punchh-app-device-id")
         guard token != nil || (header?.isEmpty == false) else { return nil }
-        let platform = token?.platform ?? AccountRules.platform(userAgent: request.header("user-agent"))
+        let platform = token?.platform ?? AccountInput.platform(userAgent: request.header("user-agent"))
         return DeviceRegistration(
             deviceKey: try deviceKey(request, userID: userID, platform: platform, session: nil), platform: platform,
             token: token.map { $0.value }, userAgent: request.header("user-agent"))

@@ -28,7 +28,7 @@ struct POSController: Sendable {
     /// The user named by `user_id`, `email` or `phone`; 404 when there is none.
     private func user(_ body: JSON, business: Business, _ errors: inout FieldErrors) throws -> User? {
         if let value = body["user_id"], !value.isNull {
-            guard let id = POSRules.id(value) else {
+            guard let id = POSInput.id(value) else {
                 errors.add("user_id", "must be a user id")
                 return nil
             }
@@ -38,7 +38,7 @@ struct POSController: Sendable {
             return user
         }
         if let email = body["email"]?.stringValue {
-            let email = AccountRules.normalizedEmail(email)
+            let email = AccountInput.normalizedEmail(email)
             guard let user = try store.read({ try $0.users.find(businessID: business.id, email: email) }) else {
                 throw HTTPError(.notFound, field: "email", "no user with this email")
             }
@@ -46,7 +46,7 @@ struct POSController: Sendable {
         }
         if let value = body["phone"], !value.isNull {
             var phoneErrors = FieldErrors()
-            guard let phone = AccountRules.phone(value, &phoneErrors) ?? nil else {
+            guard let phone = AccountInput.phone(value, &phoneErrors) ?? nil else {
                 errors.add("phone", "is invalid")
                 return nil
             }
@@ -75,20 +75,20 @@ struct POSController: Sendable {
         let body = try body(request)
         var errors = FieldErrors()
         let user = try user(body, business: business, &errors)
-        let locationID = POSRules.requiredID(body, "location_id", &errors)
-        let points = POSRules.points(body["points"], &errors)
+        let locationID = POSInput.requiredID(body, "location_id", &errors)
+        let points = POSInput.points(body["points"], &errors)
         let source = body["source"].map { $0.stringValue ?? "" } ?? "qr"
         if !Self.sources.contains(source) {
             errors.add("source", "must be one of qr, phone, online_ordering, pos_scanner")
         }
-        let transactionID = POSRules.transactionID(body["transaction_id"], &errors)
+        let transactionID = POSInput.transactionID(body["transaction_id"], &errors)
         let status = body["status"]?.stringValue ?? "approved"
         if body["status"] != nil, !["approved", "pending"].contains(status) {
             errors.add("status", "must be approved or pending")
         }
         var surveyID: Int64?
         if let value = body["survey_id"], !value.isNull {
-            surveyID = POSRules.id(value)
+            surveyID = POSInput.id(value)
             if surveyID == nil { errors.add("survey_id", "must be a survey id") }
         }
         try errors.check()
@@ -136,8 +136,8 @@ struct POSController: Sendable {
         let business = try auth.business(request)
         let body = try body(request)
         var errors = FieldErrors()
-        let locationID = POSRules.requiredID(body, "location_id", &errors)
-        let transactionID = POSRules.transactionID(body["transaction_id"], &errors)
+        let locationID = POSInput.requiredID(body, "location_id", &errors)
+        let transactionID = POSInput.transactionID(body["transaction_id"], &errors)
         let result: RedemptionResult
         if let codeValue = body["redemption_code"] {
             guard let code = codeValue.stringValue?.trimmingCharacters(in: " ").uppercased(), !code.isEmpty,
@@ -150,7 +150,7 @@ struct POSController: Sendable {
                 business: business, code: code, locationID: locationID!, transactionID: transactionID)
         } else {
             let user = try user(body, business: business, &errors)
-            let discount = POSRules.amount(body["discount"], field: "discount", &errors)
+            let discount = POSInput.amount(body["discount"], field: "discount", &errors)
             try errors.check()
             result = try loyalty.recordDiscount(
                 business: business, userID: user!.id, locationID: locationID!, discount: discount!,
@@ -172,8 +172,8 @@ struct POSController: Sendable {
         if uuid.isEmpty || uuid.count > 100 || uuid.contains(where: { $0.isWhitespace || $0 == "/" }) {
             errors.add("uuid", "must be the card's id (at most 100 characters, no spaces or slashes)")
         }
-        let userID = POSRules.requiredID(body, "user_id", &errors)
-        let balance = POSRules.amount(body["balance"], field: "balance", &errors)
+        let userID = POSInput.requiredID(body, "user_id", &errors)
+        let balance = POSInput.amount(body["balance"], field: "balance", &errors)
         try errors.check()
         let result = try loyalty.updateGiftCard(business: business, uuid: uuid, userID: userID!, balance: balance!)
         return .json(
@@ -182,78 +182,5 @@ struct POSController: Sendable {
                 ("balance", .double(result.giftCard.balance.decimal)),
                 ("notification_id", JSON(result.notification?.id)),
             ]), status: .accepted)
-    }
-}
-
-/// What the POS API accepts.
-enum POSRules {
-    /// A positive id as a JSON integer or a string of digits.
-    static func id(_ value: JSON) -> Int64? {
-        if let number = value.int64Value, number > 0 { return number }
-        if let text = value.stringValue, let number = PathID.parse(text), number > 0 { return number }
-        return nil
-    }
-
-    static func requiredID(_ body: JSON, _ field: String, _ errors: inout FieldErrors) -> Int64? {
-        guard let value = body[field], !value.isNull else {
-            errors.add(field, "can't be blank")
-            return nil
-        }
-        guard let id = id(value) else {
-            errors.add(field, "must be an id")
-            return nil
-        }
-        return id
-    }
-
-    static func points(_ value: JSON?, _ errors: inout FieldErrors) -> Int64? {
-        guard let value, !value.isNull else {
-            errors.add("points", "can't be blank")
-            return nil
-        }
-        guard let points = value.int64Value else {
-            errors.add("points", "must be a whole number")
-            return nil
-        }
-        guard points >= 0 else {
-            errors.add("points", "must be greater than or equal to 0")
-            return nil
-        }
-        guard points <= POSController.maximumPoints else {
-            errors.add("points", "must be at most \(POSController.maximumPoints)")
-            return nil
-        }
-        return points
-    }
-
-    /// An amount of money: a finite number from 0 to a billion, to the cent.
-    static func amount(_ value: JSON?, field: String, _ errors: inout FieldErrors) -> Money? {
-        guard let value, !value.isNull else {
-            errors.add(field, "can't be blank")
-            return nil
-        }
-        guard let amount = value.doubleValue ?? value.stringValue.flatMap({ Double($0) }), amount.isFinite else {
-            errors.add(field, "must be a number")
-            return nil
-        }
-        guard amount >= 0, amount <= 1_000_000_000 else {
-            errors.add(field, "must be between 0 and 1000000000")
-            return nil
-        }
-        return Money(decimal: amount)
-    }
-
-    static func transactionID(_ value: JSON?, _ errors: inout FieldErrors) -> String? {
-        guard let value, !value.isNull else { return nil }
-        guard let text = value.stringValue ?? value.int64Value.map({ String($0) }) else {
-            errors.add("transaction_id", "must be a string")
-            return nil
-        }
-        let trimmed = text.trimmingCharacters(in: " ")
-        guard !trimmed.isEmpty, trimmed.count <= 100, !trimmed.contains(where: { $0.isNewline }) else {
-            errors.add("transaction_id", "must be 1 to 100 characters")
-            return nil
-        }
-        return trimmed
     }
 }

@@ -40,8 +40,8 @@ struct MediaType: Sendable, Hashable {
         static let mp3 = Signature(test: .mp3)
     }
 
-    /// The largest upload of this type, in bytes (iOS's limit for its kind, from `MediaRules`).
-    var maxBytes: Int { MediaRules.maxBytes(for: name)! }
+    /// The largest upload of this type, in bytes (iOS's limit for its kind, from `MediaInput`).
+    var maxBytes: Int { MediaInput.maxBytes(for: name)! }
 
     /// True when `bytes` start the way files of this type do.
     func matches(_ bytes: [UInt8]) -> Bool {

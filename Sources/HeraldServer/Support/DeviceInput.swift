@@ -4,7 +4,7 @@ import HeraldModel
 
 /// What the device API accepts in its fields (`POST /api/v1/installs`, `PUT /api/v1/installs/current`,
 /// `PUT /api/v1/device/segments`). Unknown fields are refused, naming them, rather than ignored.
-enum DeviceRules {
+enum DeviceInput {
     /// The fields an install reports about itself (both calls).
     static let detailFields: Set<String> = [
         "platform", "push_token", "push_token_type", "apns_environment", "app_version", "os_version", "device_model",
@@ -44,7 +44,7 @@ enum DeviceRules {
         let type = oneOf(body["push_token_type"], "push_token_type", ["apns", "fcm"], &errors)
         var details = InstallDetails(pushPlatform: PushPlatform(type ?? "apns"))
         if let value = body["push_token"], let type {
-            details.pushToken = AccountRules.token(value, field: "push_token", platform: PushPlatform(type), &errors)
+            details.pushToken = AccountInput.token(value, field: "push_token", platform: PushPlatform(type), &errors)
                 .map { $0.value }
         }
         if let value = body["apns_environment"] {

@@ -6,7 +6,7 @@ import HeraldStore
 
 /// What the admin API accepts for a campaign (docs/openapi.json): every field checked, every unknown field refused by
 /// name (a field ignored is a setting silently lost), all problems answered at once.
-enum CampaignRules {
+enum CampaignInput {
     static let fields: Set<String> = ["name", "message", "audience", "channels", "trigger", "limits", "sandbox"]
     static let messageFields: Set<String> = ["headline", "body", "media", "cta", "survey_id"]
     static let limitFields: Set<String> = [
@@ -17,7 +17,7 @@ enum CampaignRules {
     static func spec(_ body: JSON, admin: AdminController) throws -> CampaignSpec {
         var errors = FieldErrors()
         errors.refuseUnknown(body, known: fields, prefix: "")
-        let name = AdminRules.requiredString(body, "name", max: 200, &errors)
+        let name = AdminInput.requiredString(body, "name", max: 200, &errors)
         let message = Self.message(body["message"], admin: admin, &errors)
         let audience = Self.audience(body["audience"], &errors)
         let channels = Self.channels(body["channels"], &errors)
@@ -48,14 +48,14 @@ enum CampaignRules {
     static func message(_ value: JSON?, admin: AdminController, _ errors: inout FieldErrors) -> CampaignSpec.Message? {
         guard let object = object(value, "message", &errors) else { return nil }
         errors.refuseUnknown(object, known: messageFields, prefix: "message.")
-        let headline = AdminRules.requiredString(object, "headline", max: 200, &errors, prefix: "message.")
-        let body = AdminRules.requiredString(object, "body", max: 2000, &errors, prefix: "message.")
+        let headline = AdminInput.requiredString(object, "headline", max: 200, &errors, prefix: "message.")
+        let body = AdminInput.requiredString(object, "body", max: 2000, &errors, prefix: "message.")
         var media: MessageMedia?
         if let value = object["media"], !value.isNull {
             media = MessageMedia(json: value)
             if let found = media {
-                if !MediaRules.isWebURL(found.url) { errors.add("message.media.url", "must be an http or https URL") }
-                if let thumbnail = found.thumbnailURL, !MediaRules.isWebURL(thumbnail) {
+                if !MediaInput.isWebURL(found.url) { errors.add("message.media.url", "must be an http or https URL") }
+                if let thumbnail = found.thumbnailURL, !MediaInput.isWebURL(thumbnail) {
                     errors.add("message.media.thumbnail_url", "must be an http or https URL")
                 }
                 if let attachment = found.attachment {
@@ -81,7 +81,7 @@ enum CampaignRules {
         }
         var surveyID: Int64?
         if let value = object["survey_id"], !value.isNull {
-            surveyID = POSRules.id(value)
+            surveyID = POSInput.id(value)
             if surveyID == nil { errors.add("message.survey_id", "must be a survey id") }
         }
         guard let headline, let body else { return nil }
@@ -94,7 +94,7 @@ enum CampaignRules {
         guard text.count <= 2000, !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }),
             let scheme = URLComponents(string: text)?.scheme?.lowercased()
         else { return false }
-        if scheme == "http" || scheme == "https" { return MediaRules.isWebURL(text) }
+        if scheme == "http" || scheme == "https" { return MediaInput.isWebURL(text) }
         return !["javascript", "data", "file", "vbscript", "intent", "content", "about", "blob"].contains(scheme)
     }
 
@@ -108,7 +108,7 @@ enum CampaignRules {
         }
         switch given[0] {
         case "segment_id":
-            guard let id = object["segment_id"].flatMap(POSRules.id) else {
+            guard let id = object["segment_id"].flatMap(POSInput.id) else {
                 errors.add("audience.segment_id", "must be a segment id")
                 return nil
             }
@@ -118,7 +118,7 @@ enum CampaignRules {
                 errors.add("audience.user_ids", "must be a list of 1 to 10000 user ids")
                 return nil
             }
-            let ids = items.compactMap(POSRules.id)
+            let ids = items.compactMap(POSInput.id)
             guard ids.count == items.count else {
                 errors.add("audience.user_ids", "must be a list of user ids")
                 return nil
@@ -173,7 +173,7 @@ enum CampaignRules {
             return .scheduled(at: at, localTime: local)
         case "geofence":
             guard let items = object["geofence_ids"]?.arrayValue, (1...100).contains(items.count),
-                case let ids = items.compactMap(POSRules.id), ids.count == items.count
+                case let ids = items.compactMap(POSInput.id), ids.count == items.count
             else {
                 errors.add("trigger.geofence_ids", "must be a list of 1 to 100 geofence ids")
                 return nil
@@ -229,58 +229,5 @@ enum CampaignRules {
             if let count, let hours { limits.frequencyCap = (Int(count), Int(hours)) }
         }
         return limits
-    }
-}
-
-/// What the admin API accepts for a geofence.
-enum GeofenceRules {
-    /// A point `{latitude, longitude}` checked; nil (with an error on `field`) otherwise.
-    static func point(_ value: JSON?, _ field: String, _ errors: inout FieldErrors) -> Geofence.Point? {
-        guard let latitude = value?["latitude"]?.doubleValue, let longitude = value?["longitude"]?.doubleValue,
-            latitude.isFinite, longitude.isFinite, (-90...90).contains(latitude), (-180...180).contains(longitude)
-        else {
-            errors.add(field, "must be {latitude (-90 to 90), longitude (-180 to 180)}")
-            return nil
-        }
-        return Geofence.Point(latitude: latitude, longitude: longitude)
-    }
-
-    static func geofence(_ body: JSON) throws -> (String, GeofenceService.Shape, Int64?) {
-        var errors = FieldErrors()
-        errors.refuseUnknown(
-            body, known: ["name", "shape", "center", "radius_meters", "polygon", "location_id"], prefix: "")
-        let name = AdminRules.requiredString(body, "name", max: 200, &errors)
-        var shape: GeofenceService.Shape?
-        switch body["shape"]?.stringValue {
-        case "circle":
-            let center = point(body["center"], "center", &errors)
-            let radius = body["radius_meters"]?.doubleValue
-            if radius.map({ !$0.isFinite || !(10...100_000).contains($0) }) ?? true {
-                errors.add("radius_meters", "must be a number of meters from 10 to 100000")
-            }
-            if let center, let radius { shape = .circle(center: center, radiusMeters: radius) }
-        case "polygon":
-            guard let items = body["polygon"]?.arrayValue, (3...100).contains(items.count) else {
-                errors.add("polygon", "must be a list of 3 to 100 points")
-                break
-            }
-            let points = items.enumerated().compactMap { point($1, "polygon[\($0)]", &errors) }
-            if points.count == items.count {
-                if Geometry.boundingCircle(points).radius > 100_000 {
-                    errors.add("polygon", "must fit in a circle of 100 km")
-                } else {
-                    shape = .polygon(points)
-                }
-            }
-        default:
-            errors.add("shape", "must be circle or polygon")
-        }
-        var locationID: Int64?
-        if let value = body["location_id"], !value.isNull {
-            locationID = POSRules.id(value)
-            if locationID == nil { errors.add("location_id", "must be a location id") }
-        }
-        try errors.check()
-        return (name!, shape!, locationID)
     }
 }

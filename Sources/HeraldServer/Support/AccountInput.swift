@@ -4,7 +4,7 @@ import HeraldModel
 import HeraldStore
 
 /// What the mobile API accepts in account fields, with Punchh's error wording.
-enum AccountRules {
+enum AccountInput {
     /// A push token from `apn_token` or `gcm_token`; `value` nil means clear (`""`).
     struct PushToken {
         let platform: PushPlatform
