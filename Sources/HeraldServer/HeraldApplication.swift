@@ -102,22 +102,34 @@ public final class HeraldApplication: Sendable {
         SystemController(metrics: metrics, openAPI: openAPI).register(in: &router)
         let boundPort = BoundPort(configuration.port)
         self.boundPort = boundPort
+        let businesses = BusinessService(store: store, clock: clock)
         let media = try MediaController(
-            configuration: configuration, directory: directory, store: store, adminToken: adminToken,
+            configuration: configuration, directory: directory, businesses: businesses, adminToken: adminToken,
             boundPort: { boundPort.port.load(ordering: .relaxed) })
-        let admin = AdminController(
-            store: store, auth: AdminAuthenticator(token: adminToken), sealer: sealer, notifications: notifications,
-            clock: clock, hostedMedia: media.hosted,
+        let admin = AdminAccess(
+            auth: AdminAuthenticator(token: adminToken), businesses: businesses, hostedMedia: media.hosted)
+        let directory = DirectoryService(store: store)
+        let devices = DeviceService(store: store, clock: clock)
+        var eventOptions = DeviceEventService.Options()
+        eventOptions.influenceWindow = configuration.influenceWindow
+        let deviceEvents = DeviceEventService(store: store, clock: clock, options: eventOptions)
+        AdminBusinessController(
+            admin: admin, businesses: businesses, clock: clock, sealer: sealer,
             credentialChanged: { business, platform in
                 engine?.credentialChanged(businessID: business, platform: platform)
-            })
-        admin.register(in: &router)
-        AdminOperatorController(store: store, admin: admin, clock: clock, notifications: notifications).register(
-            in: &router)
-        AdminDirectoryController(store: store, admin: admin).register(in: &router)
-        AdminLoyaltyController(store: store, admin: admin, loyalty: loyalty, clock: clock).register(in: &router)
+            }
+        ).register(in: &router)
+        AdminTemplateController(
+            admin: admin, templates: TemplateService(store: store, notifications: notifications, clock: clock)
+        ).register(in: &router)
+        AdminMessagingController(
+            admin: admin, news: NewsService(store: store, notifications: notifications, clock: clock),
+            directory: directory
+        ).register(in: &router)
+        AdminDirectoryController(admin: admin, directory: directory, devices: devices).register(in: &router)
+        AdminLoyaltyController(admin: admin, loyalty: loyalty).register(in: &router)
         AdminCampaignController(
-            store: store, admin: admin, campaigns: campaigns, geofences: geofences,
+            admin: admin, campaigns: campaigns, geofences: geofences, events: deviceEvents,
             launched: { campaignRunner.wake() }
         ).register(in: &router)
         AudienceController(
@@ -142,10 +154,6 @@ public final class HeraldApplication: Sendable {
             dummyHash: try passwords.hash(Base64URL.encode(SecureRandom.bytes(count: 24))), limits: limits,
             passwordPool: PasswordPool(slots: passwordThreads)
         ).register(in: &router)
-        let devices = DeviceService(store: store, clock: clock)
-        var eventOptions = DeviceEventService.Options()
-        eventOptions.influenceWindow = configuration.influenceWindow
-        let deviceEvents = DeviceEventService(store: store, clock: clock, options: eventOptions)
         let deviceAuth = DeviceAuthenticator(
             store: store, sealer: sealer, clock: clock, devices: devices, limits: limits)
         DeviceController(store: store, auth: deviceAuth, sealer: sealer, devices: devices, events: deviceEvents)
@@ -154,7 +162,6 @@ public final class HeraldApplication: Sendable {
             store: store, auth: deviceAuth, geofences: geofences, clock: clock, events: deviceEvents
         )
         .register(in: &router)
-        AdminDeviceController(store: store, admin: admin, devices: devices, events: deviceEvents).register(in: &router)
         media.register(in: &router)
         ConsoleController().register(in: &router)
 

@@ -151,8 +151,13 @@ struct LoyaltyServiceTests {
         let place = try world.location()
         let fries = try world.offer(validFor: 3600, discount: Money(cents: 300))
         #expect(try store.read { try $0.offers.find(businessID: world.business.id, id: fries.id) } == fries)
-        let granted = try world.grant(fries, to: [world.user.id, 9999], at: at(0))
-        #expect(granted.count == 1, "unknown users are skipped")
+        // Users who are not the business's are refused by id, and nothing is granted.
+        #expect(throws: DomainError(.invalid, field: "user_ids", "unknown users: 9999")) {
+            try world.grant(fries, to: [world.user.id, 9999], at: at(0))
+        }
+        #expect(try world.badge(world.user) == 0)
+        let granted = try world.grant(fries, to: [world.user.id], at: at(0))
+        #expect(granted.count == 1)
         let reward = granted[0].reward
         #expect(reward.expiresAt == at(3600))
         #expect(reward.notificationID == granted[0].notification?.id)
@@ -326,8 +331,12 @@ struct LoyaltyServiceTests {
             try store.read { try $0.surveys.find(businessID: world.business.id, id: survey.id) }?.definition
                 == definition)
         world.clock.set(at(1))
+        #expect(throws: DomainError(.invalid, field: "user_ids", "unknown users: 777")) {
+            try world.loyalty.sendSurvey(
+                business: world.business, surveyID: survey.id, userIDs: [world.user.id, 777], locationID: place.id)
+        }
         let sent = try world.loyalty.sendSurvey(
-            business: world.business, surveyID: survey.id, userIDs: [world.user.id, 777], locationID: place.id)
+            business: world.business, surveyID: survey.id, userIDs: [world.user.id], locationID: place.id)
         #expect(sent.count == 1)
         let userSurvey = sent[0].userSurvey
         #expect(sent[0].notification?.extras["s"]?.int64Value == userSurvey.id)

@@ -92,4 +92,17 @@ public struct CampaignService: Sendable {
             return try tx.campaigns.find(businessID: business.id, id: id)!
         }
     }
+
+    /// A page of `businessID`'s campaigns.
+    public func list(businessID: Int64, limit: Int, offset: Int) throws -> [Campaign] {
+        try store.read { try $0.campaigns.all(businessID: businessID, limit: limit, offset: offset) }
+    }
+
+    /// The campaign `id` of `businessID` with its counters (`targeted`, `sent`, …), or nil.
+    public func find(businessID: Int64, id: Int64) throws -> (campaign: Campaign, counters: [String: Int64])? {
+        try store.read { tx in
+            guard let campaign = try tx.campaigns.find(businessID: businessID, id: id) else { return nil }
+            return (campaign, try tx.campaigns.counters(campaignID: id))
+        }
+    }
 }

@@ -29,6 +29,16 @@ public struct GeofenceService: Sendable {
         case polygon([Geofence.Point])
     }
 
+    /// A page of `businessID`'s geofences.
+    public func list(businessID: Int64, limit: Int, offset: Int) throws -> [Geofence] {
+        try store.read { try $0.geofences.all(businessID: businessID, limit: limit, offset: offset) }
+    }
+
+    /// Deletes geofence `id` of `businessID`; false when there is none.
+    public func delete(businessID: Int64, id: Int64) throws -> Bool {
+        try store.transaction { try $0.geofences.delete(businessID: businessID, id: id) }
+    }
+
     /// Creates a geofence of `business`; `locationID`, when given, must be the business's.
     public func create(business: Business, name: String, shape: Shape, locationID: Int64?) throws -> Geofence {
         let now = clock.now()

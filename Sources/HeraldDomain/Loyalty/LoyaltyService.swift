@@ -49,8 +49,8 @@ public struct LoyaltyService: Sendable {
 
     // MARK: - Offers
 
-    /// Grants `offerID` to each user (unknown users are skipped), each with a reward, an entry and its push.
-    /// An offer outside its window (or expired) is refused: its rewards would be dead on arrival.
+    /// Grants `offerID` to each user (all of them the business's: see `knownUsers`), each with a reward, an entry
+    /// and its push. An offer outside its window (or expired) is refused: its rewards would be dead on arrival.
     public func grantOffer(
         business: Business, offerID: Int64, userIDs: [Int64], source: String, event: EventName
     ) throws -> [(reward: Reward, notification: InboxEntry?)] {
@@ -63,10 +63,10 @@ public struct LoyaltyService: Sendable {
                 throw DomainError(
                     .invalid, field: "offer_id", "the offer is not available now (outside its window or expired)")
             }
+            let users = try tx.knownUsers(businessID: business.id, ids: userIDs)
             let notifier = notifications.notifier(for: business, in: tx, at: now)
             var granted: [(reward: Reward, notification: InboxEntry?)] = []
-            for userID in userIDs {
-                guard let user = try tx.users.find(businessID: business.id, id: userID) else { continue }
+            for user in users {
                 granted.append(try grant(offer, to: user, source: source, event: event, tx, notifier, at: now))
             }
             return granted
@@ -167,7 +167,8 @@ public struct LoyaltyService: Sendable {
 
     // MARK: - Surveys
 
-    /// Sends a survey to each user (unknown users skipped), each with an entry and its `s` push. Without
+    /// Sends a survey to each user (all of them the business's: see `knownUsers`), each with an entry and its `s`
+    /// push. Without
     /// `locationID` each user is asked about their latest visit, or about the business when they have none.
     public func sendSurvey(business: Business, surveyID: Int64, userIDs: [Int64], locationID: Int64?) throws
         -> [(userSurvey: UserSurvey, notification: InboxEntry?)]
@@ -177,11 +178,11 @@ public struct LoyaltyService: Sendable {
             guard let survey = try tx.surveys.find(businessID: business.id, id: surveyID) else {
                 throw DomainError.notFound("survey")
             }
+            let users = try tx.knownUsers(businessID: business.id, ids: userIDs)
             let named = try locationID.map { try location(tx, businessID: business.id, $0) }
             let notifier = notifications.notifier(for: business, in: tx, at: now)
             var sent: [(userSurvey: UserSurvey, notification: InboxEntry?)] = []
-            for userID in userIDs {
-                guard let user = try tx.users.find(businessID: business.id, id: userID) else { continue }
+            for user in users {
                 let visit = try tx.checkins.latestApproved(userID: user.id, locationID: named?.id)
                 let place = try named ?? visit.map { try location(tx, businessID: business.id, $0.locationID) }
                 let userSurvey = try tx.surveys.send(survey, to: user.id, locationID: place?.id, at: now)

@@ -5,12 +5,12 @@ import HeraldModel
 import HeraldStore
 
 /// The admin API's campaigns and geofences (docs/openapi.json): a campaign written as a draft, launched (its fan-out
-/// runs in the background), paused, cancelled; geofences drawn for campaigns to trigger on.
+/// runs in the background), paused, cancelled, reported on; geofences drawn for campaigns to trigger on.
 struct AdminCampaignController: Sendable {
-    let store: Store
-    let admin: AdminController
+    let admin: AdminAccess
     let campaigns: CampaignService
     let geofences: GeofenceService
+    let events: DeviceEventService
     /// Tells the fan-out a campaign was launched.
     let launched: @Sendable () -> Void
 
@@ -21,6 +21,7 @@ struct AdminCampaignController: Sendable {
         router.post("/api/admin/businesses/{id}/campaigns/{cid}/launch", admin.guarded(launch))
         router.post("/api/admin/businesses/{id}/campaigns/{cid}/pause", admin.guarded(pause))
         router.post("/api/admin/businesses/{id}/campaigns/{cid}/cancel", admin.guarded(cancel))
+        router.get("/api/admin/businesses/{id}/campaigns/{cid}/report", admin.guarded(report))
         router.post("/api/admin/businesses/{id}/geofences", admin.guarded(createGeofence))
         router.get("/api/admin/businesses/{id}/geofences", admin.guarded(listGeofences))
         router.delete("/api/admin/businesses/{id}/geofences/{gid}", admin.guarded(deleteGeofence))
@@ -38,20 +39,17 @@ struct AdminCampaignController: Sendable {
     @Sendable func list(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try admin.business(request)
         let page = try Page(request)
-        let found = try store.read {
-            try $0.campaigns.all(businessID: business.id, limit: page.limit, offset: page.offset)
-        }
+        let found = try campaigns.list(businessID: business.id, limit: page.limit, offset: page.offset)
         return .list(found) { Self.json($0, counters: nil) }
     }
 
     @Sendable func show(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try admin.business(request)
         let id = try campaignID(request)
-        let (campaign, counters) = try store.read { tx -> (Campaign?, [String: Int64]) in
-            (try tx.campaigns.find(businessID: business.id, id: id), try tx.campaigns.counters(campaignID: id))
+        guard let found = try campaigns.find(businessID: business.id, id: id) else {
+            throw HTTPError.notFound("campaign not found")
         }
-        guard let campaign else { throw HTTPError.notFound("campaign not found") }
-        return .json(Self.json(campaign, counters: counters))
+        return .json(Self.json(found.campaign, counters: found.counters))
     }
 
     @Sendable func launch(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -68,6 +66,15 @@ struct AdminCampaignController: Sendable {
     @Sendable func cancel(_ request: HTTPRequest) throws -> HTTPResponse {
         let campaign = try campaigns.cancel(business: try admin.business(request), id: try campaignID(request))
         return .json(.object([("id", .int(campaign.id)), ("status", .string(campaign.status.rawValue))]))
+    }
+
+    /// The campaign's funnel, read from its counters (fifteen rows whatever its size).
+    @Sendable func report(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try admin.business(request)
+        guard let report = try events.report(businessID: business.id, campaignID: try campaignID(request)) else {
+            throw HTTPError.notFound("campaign not found")
+        }
+        return .json(report.json)
     }
 
     private func campaignID(_ request: HTTPRequest) throws -> Int64 {
@@ -114,16 +121,14 @@ struct AdminCampaignController: Sendable {
     @Sendable func listGeofences(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try admin.business(request)
         let page = try Page(request)
-        let found = try store.read {
-            try $0.geofences.all(businessID: business.id, limit: page.limit, offset: page.offset)
-        }
+        let found = try geofences.list(businessID: business.id, limit: page.limit, offset: page.offset)
         return .list(found) { Self.json($0) }
     }
 
     @Sendable func deleteGeofence(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try admin.business(request)
         guard let id = request.parameter("gid").flatMap(PathID.parse),
-            try store.transaction({ try $0.geofences.delete(businessID: business.id, id: id) })
+            try geofences.delete(businessID: business.id, id: id)
         else { throw HTTPError.notFound("geofence not found") }
         return HTTPResponse(status: .noContent)
     }

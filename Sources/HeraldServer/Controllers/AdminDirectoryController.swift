@@ -3,12 +3,13 @@ import HeraldHTTP
 import HeraldModel
 import HeraldStore
 
-/// What the admin console lists and looks up: the businesses (no secret among them) and a business's devices by
-/// owner, email, install id or the start of their push token, each with its latest deliveries and the provider's
-/// answers.
+/// What the admin console looks up: a business's users (by email), and its devices by owner, email, install id or
+/// the start of their push token, each with its latest deliveries and the provider's answers; and the approval of
+/// sandbox test devices.
 struct AdminDirectoryController: Sendable {
-    let store: Store
-    let admin: AdminController
+    let admin: AdminAccess
+    let directory: DirectoryService
+    let devices: DeviceService
 
     /// How many of a device's deliveries a lookup shows, newest first.
     static let deliveriesPerDevice = 10
@@ -16,40 +17,31 @@ struct AdminDirectoryController: Sendable {
     static let tokenPrefixLength = 8
 
     func register(in router: inout Router) {
-        router.get("/api/admin/businesses", admin.guarded(listBusinesses))
+        router.get("/api/admin/businesses/{id}/users", admin.guarded(listUsers))
         router.get("/api/admin/businesses/{id}/devices", admin.guarded(lookUpDevices))
+        router.post("/api/admin/businesses/{id}/test-devices", admin.guarded(approveTestDevice))
     }
 
-    // MARK: - Businesses
+    // MARK: - Users
 
-    @Sendable func listBusinesses(_ request: HTTPRequest) throws -> HTTPResponse {
+    /// `GET …/users?email=&limit=&offset=`: the business's users by id, or the one with that email.
+    @Sendable func listUsers(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try admin.business(request)
         let page = try Page(request)
-        let found = try store.read { tx -> [(Business, PushCredential?, PushCredential?)] in
-            try tx.businesses.all(limit: page.limit, offset: page.offset).map { business in
-                (
-                    business, try tx.credentials.find(businessID: business.id, platform: .apns),
-                    try tx.credentials.find(businessID: business.id, platform: .fcm)
-                )
-            }
+        let email = request.queryValue("email").map { $0.lowercased() }
+        let users = try directory.users(businessID: business.id, email: email, limit: page.limit, offset: page.offset)
+        return .list(users) { user, writer in
+            writer.beginObject()
+            writer.field("id", user.id)
+            writer.field("email", user.email)
+            writer.field("first_name", user.firstName)
+            writer.field("last_name", user.lastName)
+            writer.field("phone", user.phone)
+            writer.field("external_id", user.externalID)
+            writer.field("points", user.points)
+            writer.field("created_at", user.createdAt)
+            writer.endObject()
         }
-        return .list(found) { business, apns, fcm in
-            .object([
-                ("id", .int(business.id)), ("name", .string(business.name)), ("client", .string(business.clientID)),
-                ("apns", Self.json(apns)), ("fcm", Self.json(fcm)), ("created_at", .string(business.createdAt.iso8601)),
-            ])
-        }
-    }
-
-    /// A credential's settings and status (its key never), or null.
-    static func json(_ credential: PushCredential?) -> JSON {
-        guard let credential else { return .null }
-        var pairs: [(key: String, value: JSON)] = credential.settings.keys.sorted().map {
-            ($0, .string(credential.settings[$0]!))
-        }
-        pairs.append(("status", .string(credential.brokenReason == nil ? "ok" : "broken")))
-        pairs.append(("broken_reason", JSON(credential.brokenReason)))
-        pairs.append(("updated_at", .string(credential.updatedAt.iso8601)))
-        return .object(pairs)
     }
 
     // MARK: - Devices
@@ -57,15 +49,41 @@ struct AdminDirectoryController: Sendable {
     @Sendable func lookUpDevices(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try admin.business(request)
         let page = try Page(request)
-        let lookup = try Self.lookup(request)
-        let found = try store.read { tx -> [(device: Device, email: String?, deliveries: [Delivery])] in
-            try tx.devices.lookup(businessID: business.id, lookup, limit: page.limit, offset: page.offset).map {
-                ($0.device, $0.email, try tx.deliveries.recent(deviceID: $0.device.id, limit: Self.deliveriesPerDevice))
-            }
-        }
+        let found = try directory.devices(
+            businessID: business.id, try Self.lookup(request), deliveries: Self.deliveriesPerDevice, limit: page.limit,
+            offset: page.offset)
         return .list(found) { found, writer in
             Self.write(found.device, email: found.email, deliveries: found.deliveries, to: &writer)
         }
+    }
+
+    /// `{"approval_code"}`: that sandbox install becomes an approved test device.
+    @Sendable func approveTestDevice(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try admin.business(request)
+        let body = try request.jsonObjectBody()
+        var errors = FieldErrors()
+        errors.refuseUnknown(body, known: ["approval_code"])
+        var code: String?
+        switch body["approval_code"] {
+        case .string(let text)?:
+            let normalized = text.trimmingCharacters(in: " ").uppercased()
+            if ApprovalCode.isWellFormed(normalized) {
+                code = normalized
+            } else {
+                errors.add(
+                    "approval_code", "must be the \(ApprovalCode.length)-character code the sandbox app shows")
+            }
+        case nil, .null?: errors.add("approval_code", "can't be blank")
+        default: errors.add("approval_code", "must be a string")
+        }
+        try errors.check()
+        let (device, standing) = try devices.approveTestDevice(business: business, code: code!)
+        return .json(
+            .object([
+                ("install_id", .string(device.deviceKey)), ("status", .string(standing.status)),
+                ("approval_code", .string(standing.approvalCode)),
+                ("last_seen_at", JSON(device.install?.lastSeenAt?.iso8601)),
+            ]))
     }
 
     /// The query's conditions, checked.

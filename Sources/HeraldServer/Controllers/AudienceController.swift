@@ -12,7 +12,7 @@ import HeraldStore
 ///   `GET …/segments/{sid}` (with `"count"`); `DELETE …/segments/{sid}`; `POST …/segments/count` `{"filter"}` →
 ///   `{"count"}` without saving.
 struct AudienceController: Sendable {
-    let admin: AdminController
+    let admin: AdminAccess
     let importer: UserImporter
     let segments: SegmentService
 

@@ -1,4 +1,4 @@
-import HeraldStore
+import HeraldDomain
 
 extension MediaController {
     /// The media routes as `HeraldApplication` wires them: files in `<data-dir>/media`, the admin token's guard,
@@ -7,17 +7,17 @@ extension MediaController {
     ///
     /// ```swift
     /// try MediaController(
-    ///     configuration: configuration, directory: directory, store: store, adminToken: adminToken,
+    ///     configuration: configuration, directory: directory, businesses: businesses, adminToken: adminToken,
     ///     boundPort: { server.port }
     /// ).register(in: &router)
     /// serverConfiguration.bodyLimit = MediaController.bodyLimit(adminToken: adminToken)
     /// ```
     init(
-        configuration: HeraldConfiguration, directory: DataDirectory, store: Store, adminToken: String,
+        configuration: HeraldConfiguration, directory: DataDirectory, businesses: BusinessService, adminToken: String,
         boundPort: @escaping @Sendable () -> Int
     ) throws {
         self.init(
-            library: try MediaLibrary(directory: directory.file("media")), store: store,
+            library: try MediaLibrary(directory: directory.file("media")), businesses: businesses,
             auth: AdminAuthenticator(token: adminToken),
             publicBaseURL: { Self.publicBaseURL(configuration, port: boundPort()) })
     }

@@ -1,3 +1,4 @@
+import HeraldDomain
 import HeraldHTTP
 import HeraldModel
 import HeraldStore
@@ -15,7 +16,7 @@ import HeraldStore
 /// download is a cached lookup and a `sendfile`, and the `immutable` caching lets any CDN in front absorb them.
 struct MediaController: Sendable {
     let library: MediaLibrary
-    let store: Store
+    let businesses: BusinessService
     let auth: AdminAuthenticator
     /// The scheme, host and port devices reach Herald at (`https://push.example.com`), without a trailing slash.
     let publicBaseURL: @Sendable () -> String
@@ -60,7 +61,7 @@ struct MediaController: Sendable {
 
     @Sendable func upload(_ request: HTTPRequest) throws -> HTTPResponse {
         guard let id = request.parameter("id").flatMap(PathID.parse),
-            try store.read({ try $0.businesses.find(id: id) }) != nil
+            try businesses.find(id: id) != nil
         else {
             throw HTTPError.notFound("business not found")
         }

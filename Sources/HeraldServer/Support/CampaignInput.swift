@@ -14,7 +14,7 @@ enum CampaignInput {
     ]
 
     /// The campaign `body` describes; 422 with every problem otherwise.
-    static func spec(_ body: JSON, admin: AdminController) throws -> CampaignSpec {
+    static func spec(_ body: JSON, admin: AdminAccess) throws -> CampaignSpec {
         var errors = FieldErrors()
         errors.refuseUnknown(body, known: fields, prefix: "")
         let name = AdminInput.requiredString(body, "name", max: 200, &errors)
@@ -45,7 +45,7 @@ enum CampaignInput {
         return value
     }
 
-    static func message(_ value: JSON?, admin: AdminController, _ errors: inout FieldErrors) -> CampaignSpec.Message? {
+    static func message(_ value: JSON?, admin: AdminAccess, _ errors: inout FieldErrors) -> CampaignSpec.Message? {
         guard let object = object(value, "message", &errors) else { return nil }
         errors.refuseUnknown(object, known: messageFields, prefix: "message.")
         let headline = AdminInput.requiredString(object, "headline", max: 200, &errors, prefix: "message.")

@@ -70,4 +70,16 @@ enum Presenter {
             ("customized", .bool(customized)),
         ])
     }
+
+    /// A credential's settings and status (its key never), or null.
+    static func json(_ credential: PushCredential?) -> JSON {
+        guard let credential else { return .null }
+        var pairs: [(key: String, value: JSON)] = credential.settings.keys.sorted().map {
+            ($0, .string(credential.settings[$0]!))
+        }
+        pairs.append(("status", .string(credential.brokenReason == nil ? "ok" : "broken")))
+        pairs.append(("broken_reason", JSON(credential.brokenReason)))
+        pairs.append(("updated_at", .string(credential.updatedAt.iso8601)))
+        return .object(pairs)
+    }
 }

@@ -1,21 +1,20 @@
-import HeraldHTTP
 import HeraldModel
 import HeraldStore
 
 /// Refuses, when it is asked for, a notification whose push Apple would refuse: better a 422 now than a
 /// delivery failed with "payload too large" later.
-enum PushSizeRule {
+public enum PushSize {
     /// The most characters the APIs accept for the names placeholders stand for (business, location and offer
     /// names, survey titles); other text placeholders (a person's name, a transaction id) hold at most 100.
-    static let longestNames: [String: Int] = [
+    public static let longestNames: [String: Int] = [
         "business": 200, "location": 200, "offer": 200, "reward": 200, "survey": SurveyDefinition.maximumTitleLength,
     ]
 
-    /// Throws 422 on `body` when `template` could make a push Apple refuses: filled with every placeholder at its
+    /// Refuses (`DomainError.invalid` on `body`) when `template` could make a push Apple refuses: filled with every placeholder at its
     /// longest (names of four-byte characters as long as `longestNames` allows; numbers of 20 digits) and event
     /// keys of the largest size (a 100-character transaction id, the largest ids), its APNs payload must fit in
     /// 4096 bytes.
-    static func check(_ template: NotificationTemplate) throws {
+    public static func check(_ template: NotificationTemplate) throws {
         let longestNumber = String(repeating: "9", count: 20)
         let numbers: Set = ["points", "total_points", "discount", "balance", "amount", "expiry"]
         let values = Dictionary(
@@ -41,8 +40,8 @@ enum PushSizeRule {
             filled: "with its placeholders at their longest (names of up to 200 characters, numbers of 20 digits) ")
     }
 
-    /// Throws 422 on `field` when `draft`'s APNs payload, with the largest badge and ids, exceeds 4096 bytes.
-    static func check(_ draft: NotificationDraft, field: String, filled: String = "") throws {
+    /// Refuses (`DomainError.invalid` on `field`) when `draft`'s APNs payload, with the largest badge and ids, exceeds 4096 bytes.
+    public static func check(_ draft: NotificationDraft, field: String, filled: String = "") throws {
         var extras = draft.extras.objectValue ?? []
         extras.append((key: "u", value: .int(Int64(Int32.max))))
         let content = PushContent(
@@ -51,8 +50,8 @@ enum PushSizeRule {
             isBackground: draft.pushStyle == .background)
         let size = APNsPayload.encode(content).count
         guard size <= APNsPayload.maximumSize else {
-            throw HTTPError.invalid(
-                field,
+            throw DomainError(
+                .invalid, field: field,
                 "\(filled)makes a push payload of \(size) bytes; Apple accepts at most \(APNsPayload.maximumSize) "
                     + "(shorten the title, subtitle or body)")
         }

@@ -1,0 +1,133 @@
+import HeraldModel
+import HeraldStore
+
+/// A business and what its operator sets up: its keys, push credentials, locations and loyalty settings.
+/// Secrets arrive sealed or hashed (the server seals and hashes); none is ever read back out in clear.
+public struct BusinessService: Sendable {
+    let store: Store
+    let clock: WallClock
+
+    /// The service over `store`.
+    public init(store: Store, clock: WallClock) {
+        self.store = store
+        self.clock = clock
+    }
+
+    /// What a new business is made with: its public client id and its secrets, sealed or hashed.
+    public struct NewBusiness: Sendable {
+        /// Display name.
+        public var name: String
+        /// The public client id the app sends as `"client"`.
+        public var clientID: String
+        /// The signing secret, sealed.
+        public var sealedSecret: [UInt8]
+        /// The POS key's hash.
+        public var posKeyHash: String
+        /// The live and sandbox device-API keys' hashes.
+        public var apiKeyHashes: (live: String, sandbox: String)
+
+        /// A business to create.
+        public init(
+            name: String, clientID: String, sealedSecret: [UInt8], posKeyHash: String,
+            apiKeyHashes: (live: String, sandbox: String)
+        ) {
+            self.name = name
+            self.clientID = clientID
+            self.sealedSecret = sealedSecret
+            self.posKeyHash = posKeyHash
+            self.apiKeyHashes = apiKeyHashes
+        }
+    }
+
+    /// Creates a business with default settings and its device-API keys.
+    public func create(_ new: NewBusiness) throws -> Business {
+        let now = clock.now()
+        return try store.transaction { tx in
+            let business = try tx.businesses.insert(
+                name: new.name, clientID: new.clientID, sealedSecret: new.sealedSecret, posKeyHash: new.posKeyHash,
+                at: now)
+            try tx.businesses.setAPIKeys(
+                id: business.id, liveHash: new.apiKeyHashes.live, sandboxHash: new.apiKeyHashes.sandbox)
+            return business
+        }
+    }
+
+    /// The business `id`, or nil.
+    public func find(id: Int64) throws -> Business? {
+        try store.read { try $0.businesses.find(id: id) }
+    }
+
+    /// A business's APNs and FCM credentials (each nil when not set).
+    public struct Credentials: Sendable {
+        /// Apple's.
+        public var apns: PushCredential?
+        /// Google's.
+        public var fcm: PushCredential?
+    }
+
+    /// The credentials of `businessID`.
+    public func credentials(businessID: Int64) throws -> Credentials {
+        try store.read { try credentials(businessID, in: $0) }
+    }
+
+    /// A page of the businesses by id, each with its credentials.
+    public func list(limit: Int, offset: Int) throws -> [(business: Business, credentials: Credentials)] {
+        try store.read { tx in
+            try tx.businesses.all(limit: limit, offset: offset).map { ($0, try credentials($0.id, in: tx)) }
+        }
+    }
+
+    private func credentials(_ businessID: Int64, in tx: StoreTransaction) throws -> Credentials {
+        Credentials(
+            apns: try tx.credentials.find(businessID: businessID, platform: .apns),
+            fcm: try tx.credentials.find(businessID: businessID, platform: .fcm))
+    }
+
+    /// Sets (replaces) a business's credential for its platform, healthy: a replaced key is given its chance.
+    public func setCredential(_ credential: PushCredential) throws {
+        try store.transaction { try $0.credentials.save(credential) }
+    }
+
+    /// Replaces the device-API keys given (by hash); the other is kept. Installs already registered keep their own
+    /// credentials.
+    public func replaceAPIKeys(businessID: Int64, liveHash: String?, sandboxHash: String?) throws {
+        try store.transaction {
+            _ = try $0.businesses.setAPIKeys(id: businessID, liveHash: liveHash, sandboxHash: sandboxHash)
+        }
+    }
+
+    /// Adds a location (a store the POS reports from).
+    public func addLocation(businessID: Int64, name: String, storeNumber: String?) throws -> Location {
+        let now = clock.now()
+        return try store.transaction {
+            try $0.locations.insert(businessID: businessID, name: name, storeNumber: storeNumber, at: now)
+        }
+    }
+
+    /// What the business's rules find wrong with `settings`: an offer it names that is not this business's, and
+    /// points converting into a reward without an offer to grant.
+    public func problems(_ settings: BusinessSettings, business: Business) throws -> [Problem] {
+        try store.read { tx in
+            var problems: [Problem] = []
+            for (field, id) in [
+                ("conversion_offer_id", settings.conversionOfferID), ("welcome_offer_id", settings.welcomeOfferID),
+            ] {
+                guard let id, try tx.offers.find(businessID: business.id, id: id) == nil else { continue }
+                problems.append(Problem(field, "must be the id of one of this business's offers"))
+            }
+            if settings.conversionThreshold > 0, settings.conversionKind == "reward", settings.conversionOfferID == nil
+            {
+                problems.append(Problem("conversion_offer_id", "is required when points convert into a reward"))
+            }
+            return problems
+        }
+    }
+
+    /// Saves the business's settings, refusing them (on the first problem) when `problems` finds any.
+    public func updateSettings(business: Business, _ settings: BusinessSettings) throws {
+        if let problem = try problems(settings, business: business).first {
+            throw DomainError(.invalid, field: problem.field, problem.message)
+        }
+        try store.transaction { _ = try $0.businesses.updateSettings(id: business.id, settings) }
+    }
+}
