@@ -215,6 +215,17 @@ public final class MobileTestClient: @unchecked Sendable {
     public func notifications(quantity: Int = 10) throws -> TestHTTPClient.Response {
         try call("GET", "/api2/mobile/notifications?client=\(business.client)&qty=\(quantity)")
     }
+
+    /// Marks inbox entries read (`PUT /api2/mobile/offers/mark_read`) with `event` (`read_through_app` or
+    /// `app_open_via_push`).
+    public func markRead(_ ids: [Int64], event: String = "read_through_app") throws -> TestHTTPClient.Response {
+        try call(
+            "PUT", "/api2/mobile/offers/mark_read",
+            json: [
+                ("event_type", .string(event)),
+                ("user_notifications", .string(ids.map(String.init).joined(separator: ","))),
+            ])
+    }
 }
 
 /// A random APNs device token (64 hex digits).

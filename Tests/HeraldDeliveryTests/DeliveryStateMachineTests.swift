@@ -57,17 +57,22 @@ struct DeliveryStateMachineTests {
         #expect(idle.sleepUntil == t(502), "nothing to do until an answer, or the idle poll")
     }
 
-    @Test("each campaign's pushes carry its own message, with each entry's own id")
+    @Test("each campaign's pushes to SDK installs carry its own message, with each entry's own id")
     func campaignMessagesPerCampaign() {
-        func campaignJob(_ id: Int64, campaign: Int64, headline: String, message: JSON? = nil) -> ClaimedDelivery {
+        func campaignJob(_ id: Int64, campaign: Int64, headline: String, message: JSON? = nil, install: Bool = true)
+            -> ClaimedDelivery
+        {
             let draft = NotificationDraft(
                 businessID: 1, userID: 7, kind: .campaign, event: "campaign", title: headline, body: "B",
                 campaignID: campaign)
             return ClaimedDelivery(
                 id: id, attempts: 1, apnsID: "apns-\(id)", platform: .apns, token: "aaaa", tokenUpdatedAt: nil,
                 deviceID: id, deviceBelongsToRecipient: true,
-                notification: InboxEntry(id: 100 + id, draft: draft, createdAt: Self.t0).queued, badge: 0,
-                campaignMessage: message ?? ["id": "0", "type": "campaign", "headline": .string(headline), "body": "B"])
+                notification: InboxEntry(id: 100 + id, draft: draft, createdAt: Self.t0).queued, badge: 4,
+                campaignMessage: message ?? [
+                    "id": "0", "type": "campaign", "headline": .string(headline), "body": "B",
+                ],
+                deviceIsInstall: install)
         }
         var engine = machine()
         _ = engine.step(at: t(0))
@@ -92,6 +97,16 @@ struct DeliveryStateMachineTests {
         #expect(all.count == 142)
         #expect(all.prefix(140).map { $0.push.message?.headline } == jobs.map { $0.notification.title })
         #expect(all.suffix(2).map { $0.push.message == nil } == [true, true])
+
+        // A device of a Punchh app (no SDK) gets the entry as Punchh's pushes carry one: badge and `n`.
+        var punchh = machine()
+        _ = punchh.step(at: t(0))
+        punchh.claimed(
+            [campaignJob(7, campaign: 5, headline: "Soup", install: false)], requested: 256, leaseUntil: t(60_000),
+            at: t(0))
+        let sent = try! #require(punchh.step(at: t(1)).sends.first?.push)
+        #expect(sent.message == nil && !sent.dataOnly)
+        #expect(sent.content.badge == 4 && sent.content.notificationID == 107 && sent.content.title == "Soup")
     }
 
     @Test("jobs that can't go out are settled without a send")

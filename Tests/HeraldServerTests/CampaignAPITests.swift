@@ -47,29 +47,30 @@ struct CampaignAPITests {
         let launched = try herald.admin("POST", "/api/admin/businesses/\(business.id)/campaigns/\(campaign)/launch")
         #expect(launched.status == 200 && (launched.json as? [String: Any])?["status"] as? String == "running")
 
+        // Ann's iPhone (a Punchh app, no SDK) gets her inbox entry as Punchh's own pushes carry one: the badge
+        // counting it, `n` naming it, `u`; the image attached by a service extension. Nothing else.
         let push = try #require(apns.waitForPushes(2).last, "the sign-up welcome, then the campaign")
         let payload = push.payload
+        let inbox = try JSON.parse(try ann.notifications().body)
+        let entry = try #require(inbox.arrayValue?.first { $0["message"] == "Try the new tomato soup" }, "\(inbox)")
         #expect(payload["aps"]?["alert"] == ["title": "Soup's on", "body": "Try the new tomato soup"])
         #expect(payload["aps"]?["sound"] == "default")
+        #expect(payload["aps"]?["badge"] == 2, "the welcome and the campaign, both unread")
         #expect(payload["aps"]?["mutable-content"] == 1, "a service extension attaches the image")
         #expect(payload["ab"]?["att"] == ["url": "https://cdn.example.com/soup.jpg", "type": "jpg"])
-        let herald = try #require(payload["herald"])
-        let sent = try #require(herald["message"])
-        let message = try #require(HeraldMessage(json: sent))
-        #expect(herald["id"]?.stringValue == message.id)
-        #expect(message.campaignID == String(campaign) && message.cta?.label == "Order now")
-        #expect(message.media?.type == .image && !message.isSandbox)
+        #expect(payload["n"] == entry["id"] && payload["u"]?.int64Value == ann.userID)
+        #expect(payload.objectValue?.map(\.key).sorted() == ["ab", "aps", "n", "u"])
 
-        // Bob's Android (a Punchh app, no SDK): the notification block is kept, the message in data.herald.
+        // Bob's Android (a Punchh app, no SDK): the notification block, and the same keys in data as strings.
         let android = try #require(fcm.waitForPushes(2).last)
         let fcmMessage = android.fcmMessage["message"]
         #expect(fcmMessage?["notification"]?["title"] == "Soup's on")
-        #expect(fcmMessage?["data"]?["herald"]?.stringValue.flatMap { try? JSON.parse($0) }?["id"] != nil)
+        #expect(fcmMessage?["data"]?["badge"] == "2" && fcmMessage?["data"]?["u"]?.stringValue == String(bob.userID!))
+        #expect(fcmMessage?["data"]?["herald"] == nil)
 
-        // The inbox channel: an entry in each user's Punchh inbox.
-        let inbox = try JSON.parse(try ann.notifications().body)
-        #expect(inbox.arrayValue?.contains { $0["message"] == "Try the new tomato soup" } == true, "\(inbox)")
-        _ = bob
+        // Ann opens the app through the push and marks the entry read: a direct open of the campaign's message.
+        let marked = try ann.markRead([try #require(entry["id"]?.int64Value)], event: "app_open_via_push")
+        #expect(marked.status == 200, "\(marked)")
 
         // The campaign completes; its progress and delivery counts follow.
         let done = try CommitWaiter(self.herald.store).wait(timeout: .seconds(10)) { store in
@@ -80,6 +81,10 @@ struct CampaignAPITests {
         let object = try #require(shown.json as? [String: Any])
         #expect(object["status"] as? String == "completed")
         #expect((object["progress"] as? [String: Any])?["targeted"] as? Int == 2)
+        let report = try self.herald.admin(
+            "GET", "/api/admin/businesses/\(business.id)/campaigns/\(campaign)/report")
+        let counts = try #require(report.json as? [String: Any])
+        #expect(counts["opened"] as? Int == 1 && counts["direct_opens"] as? Int == 1, "\(counts)")
     }
 
     @Test func anSDKInstallsAndroidGetsItDataOnlyToDrawItself() throws {

@@ -286,8 +286,9 @@ struct DeliveryStateMachine {
         }
         let entry = job.notification
         let background = entry.pushStyle == .background
-        // A campaign's message: the campaign's wording, with this entry's id (what the app reports it by).
-        let message = campaignTemplate(job).map { template -> HeraldMessage in
+        // A campaign's message to an SDK install: the campaign's wording, with this entry's id (what the app reports
+        // it by). Any other device (an app of the Punchh API) gets the entry as Punchh's own pushes carry one.
+        let message = (job.deviceIsInstall ? campaignTemplate(job) : nil).map { template -> HeraldMessage in
             var message = template
             message.id = String(entry.id)
             message.campaignID = entry.campaignID.map(String.init)
@@ -300,7 +301,7 @@ struct DeliveryStateMachine {
                 sound: entry.sound, badge: background ? nil : job.badge, media: entry.media,
                 extras: entry.extras.objectValue ?? [], isBackground: background),
             expiresAt: entry.createdAt.adding(configuration.expiration), collapseID: entry.collapseID,
-            attempt: job.attempts, message: message, dataOnly: message != nil && job.deviceIsInstall)
+            attempt: job.attempts, message: message, dataOnly: message != nil)
         inFlight += 1
         step.sends.append((job, push))
     }

@@ -26,6 +26,9 @@ public struct CampaignService: Sendable {
                 }
                 survey = try? SurveyDefinition(json: stored.definition)
             }
+            if let offerID = spec.message.offerID, try tx.offers.find(businessID: business.id, id: offerID) == nil {
+                throw DomainError(.notFound, field: "message.offer_id", "offer not found")
+            }
             var audience = spec.audienceJSON
             switch spec.audience {
             case .segment(let id):

@@ -16,17 +16,20 @@ public struct CampaignSpec: Sendable, Equatable {
         public var cta: CallToAction?
         /// A survey of the business it asks (the message is then a survey, its questions the survey's).
         public var surveyID: Int64?
+        /// An offer of the business it grants each user it reaches, once.
+        public var offerID: Int64?
 
         /// A message.
         public init(
             headline: String, body: String, media: MessageMedia? = nil, cta: CallToAction? = nil,
-            surveyID: Int64? = nil
+            surveyID: Int64? = nil, offerID: Int64? = nil
         ) {
             self.headline = headline
             self.body = body
             self.media = media
             self.cta = cta
             self.surveyID = surveyID
+            self.offerID = offerID
         }
     }
 
@@ -141,10 +144,11 @@ public struct CampaignSpec: Sendable, Equatable {
 
 extension CampaignSpec {
     /// The message as devices receive it (its id filled in per device): a survey's questions resolved, a sandbox
-    /// headline marked, `survey_id` kept beside it.
+    /// headline marked, `survey_id` and `offer_id` kept beside it.
     func template(survey: SurveyDefinition?) -> HeraldMessage {
         var extra: [(key: String, value: JSON)] = []
         if let surveyID = message.surveyID { extra.append(("survey_id", .int(surveyID))) }
+        if let offerID = message.offerID { extra.append(("offer_id", .int(offerID))) }
         return HeraldMessage(
             id: "0", type: survey == nil ? .message : .survey,
             headline: (sandbox ? HeraldMessage.sandboxHeadlinePrefix : "") + message.headline, body: message.body,
@@ -201,6 +205,7 @@ extension CampaignSpec {
     public init(_ campaign: Campaign) {
         let template = HeraldMessage(json: campaign.message)
         let surveyID = template?.otherFields.first { $0.key == "survey_id" }?.value.int64Value
+        let offerID = template?.otherFields.first { $0.key == "offer_id" }?.value.int64Value
         var headline = template?.headline ?? ""
         if campaign.sandbox, headline.hasPrefix(HeraldMessage.sandboxHeadlinePrefix) {
             headline.removeFirst(HeraldMessage.sandboxHeadlinePrefix.count)
@@ -241,7 +246,7 @@ extension CampaignSpec {
             name: campaign.name,
             message: Message(
                 headline: headline, body: template?.body ?? "", media: template?.media, cta: template?.cta,
-                surveyID: surveyID),
+                surveyID: surveyID, offerID: offerID),
             audience: audience, channels: campaign.channels.map(Channel.init), trigger: trigger,
             limits: Limits(
                 cooldownSeconds: limits["cooldown_seconds"]?.int64Value,

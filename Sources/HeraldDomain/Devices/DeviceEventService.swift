@@ -164,7 +164,7 @@ private struct Ledger {
             let entry = try entry(id)
         else { return }
         if metric == .directOpens {
-            try directOpen(entry, at: event.occurredAt)
+            try tx.countDirectOpen(of: entry, at: event.occurredAt)
         } else if try reach(entry, metric, at: event.occurredAt) {
             try count(metric, entry)
         }
@@ -177,17 +177,6 @@ private struct Ledger {
     private func count(_ metric: CampaignMetric, _ entry: InboxEntry, by amount: Int64 = 1) throws {
         guard let campaignID = entry.draft.campaignID else { return }
         try tx.campaigns.count(metric, by: amount, campaignID: campaignID)
-    }
-
-    /// The push was tapped: a direct open, once. An open counted influenced before moves to direct.
-    private func directOpen(_ entry: InboxEntry, at time: Timestamp) throws {
-        guard try reach(entry, .directOpens, at: time) else { return }
-        try count(.directOpens, entry)
-        if try reach(entry, .opened, at: time) {
-            try count(.opened, entry)
-        } else if try tx.inbox.hasMilestone(notificationID: entry.id, type: CampaignMetric.influencedOpens.rawValue) {
-            try count(.influencedOpens, entry, by: -1)
-        }
     }
 
     /// The app was opened at `time`: an influenced open of the newest campaign message delivered to this device

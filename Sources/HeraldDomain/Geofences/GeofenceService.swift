@@ -156,7 +156,7 @@ public struct GeofenceService: Sendable {
                         after: device.id - 1, limit: 1, at: now
                     ).first, target.deviceID == device.id
                 else { continue }
-                let writer = CampaignMessageWriter(
+                let writer = try CampaignMessageWriter(
                     campaign: campaign, spec: spec, business: business, notifications: notifications, tx: tx, now: now)
                 guard try !writer.capped(target), try writer.allowedAgain(device.id) else { continue }
                 let due =

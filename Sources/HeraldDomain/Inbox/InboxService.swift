@@ -23,7 +23,8 @@ public struct InboxService: Sendable {
     }
 
     /// Marks a user's entries and rewards read (a reward's announcing entry with it), in one transaction, and
-    /// records `event` (`opened` when the app was opened through the push) for each entry. Other users' ids,
+    /// records `event` (`opened` when the app was opened through the push: a campaign's message is then counted
+    /// as opened directly) for each entry. Other users' ids,
     /// deleted entries and repeats are left out of the answer.
     public func markRead(userID: Int64, entries ids: [Int64], rewards rewardIDs: [Int64], event: NotificationEventKind?)
         throws -> ReadMarks
@@ -37,6 +38,14 @@ public struct InboxService: Sendable {
             _ = try tx.inbox.markRead(userID: userID, ids: entries + rewards.compactMap(\.notificationID), at: now)
             if let event {
                 for id in entries { try tx.inbox.recordEvent(notificationID: id, userID: userID, kind: event, at: now) }
+            }
+            // Read because the app was opened through the push: a direct open of a campaign's message.
+            if event == .opened {
+                for id in entries {
+                    if let entry = try tx.inbox.find(userID: userID, id: id) {
+                        try tx.countDirectOpen(of: entry, at: now)
+                    }
+                }
             }
             var ownedRewards = Set(rewards.map(\.id))
             return ReadMarks(

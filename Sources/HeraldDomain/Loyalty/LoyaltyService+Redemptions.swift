@@ -32,6 +32,10 @@ extension LoyaltyService {
             guard try tx.offers.redeem(rewardID: reward.id, at: now) else {
                 throw DomainError(.conflict, field: "redemption_code", "already redeemed")
             }
+            // A reward a campaign granted counts in its report.
+            if let campaignID = CampaignMetric.campaignID(rewardSource: reward.source) {
+                try tx.campaigns.count(.redeemed, campaignID: campaignID)
+            }
             let user = try lockUser(tx, businessID: business.id, reward.userID)
             return try record(
                 Redemption(

@@ -70,6 +70,16 @@ public struct NotificationService: Sendable {
         if !jobs.isEmpty { try tx.deliveries.enqueue(jobs, at: now) }
         return entries
     }
+
+    /// Queues `entry`, written before, for more `devices` (each holding a push token), due at `dueAt`: a campaign's
+    /// entry for a user whose devices its fan-out reaches in more than one batch.
+    public func push(
+        _ entry: InboxEntry, to devices: [(id: Int64, platform: PushPlatform)], dueAt: Timestamp,
+        in tx: StoreTransaction, at now: Timestamp
+    ) throws {
+        guard !devices.isEmpty else { return }
+        try tx.deliveries.enqueue(devices.map { (entry, $0.id, $0.platform, dueAt) }, at: now)
+    }
 }
 
 /// A draft as `NotificationService.publish` writes it: when it is dated and due, and the devices it is pushed to.

@@ -8,7 +8,7 @@ import HeraldStore
 /// name (a field ignored is a setting silently lost), all problems answered at once.
 enum CampaignInput {
     static let fields: Set<String> = ["name", "message", "audience", "channels", "trigger", "limits", "sandbox"]
-    static let messageFields: Set<String> = ["headline", "body", "media", "cta", "survey_id"]
+    static let messageFields: Set<String> = ["headline", "body", "media", "cta", "survey_id", "offer_id"]
     static let limitFields: Set<String> = [
         "cooldown_seconds", "max_per_install", "throttle_per_minute", "quiet_hours", "frequency_cap",
     ]
@@ -84,8 +84,14 @@ enum CampaignInput {
             surveyID = POSInput.id(value)
             if surveyID == nil { errors.add("message.survey_id", "must be a survey id") }
         }
+        var offerID: Int64?
+        if let value = object["offer_id"], !value.isNull {
+            offerID = POSInput.id(value)
+            if offerID == nil { errors.add("message.offer_id", "must be an offer id") }
+        }
         guard let headline, let body else { return nil }
-        return CampaignSpec.Message(headline: headline, body: body, media: media, cta: cta, surveyID: surveyID)
+        return CampaignSpec.Message(
+            headline: headline, body: body, media: media, cta: cta, surveyID: surveyID, offerID: offerID)
     }
 
     /// A call to action's link: http(s), or an app's own scheme (`burgerco://menu`) — never one that runs or

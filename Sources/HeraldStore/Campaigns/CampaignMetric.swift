@@ -6,8 +6,9 @@
 /// try tx.campaigns.counters(campaignID: id)[CampaignMetric.sent.rawValue]
 /// ```
 ///
-/// Who counts what: the fan-out `targeted` and `sent`, the delivery queue `delivered` (Apple or Google accepted the
-/// push) and `failed`, the device events the lifecycle ones. `opened` counts messages opened either way, so it is
+/// Who counts what: the fan-out `targeted`, `sent` and `granted`, the delivery queue `delivered` (Apple or Google
+/// accepted the push) and `failed`, the device events and Punchh apps' read marks the lifecycle ones, redemptions
+/// `redeemed`. `opened` counts messages opened either way, so it is
 /// always `direct_opens + influenced_opens`.
 public struct CampaignMetric: Sendable, Hashable, CustomStringConvertible {
     /// The name stored and shown.
@@ -45,12 +46,24 @@ public struct CampaignMetric: Sendable, Hashable, CustomStringConvertible {
     public static let surveyStarted = CampaignMetric("survey_started")
     /// Surveys answered.
     public static let surveySubmitted = CampaignMetric("survey_submitted")
+    /// Users granted the campaign's offer.
+    public static let granted = CampaignMetric("granted")
+    /// Rewards the campaign granted that were redeemed.
+    public static let redeemed = CampaignMetric("redeemed")
 
     /// Every metric of the report, in the order the report lists them.
     public static let report: [CampaignMetric] = [
         .targeted, .sent, .delivered, .failed, .received, .displayed, .opened, .directOpens, .influencedOpens,
-        .ctaClicked, .dismissed, .mediaViewed, .mediaCompleted, .surveyStarted, .surveySubmitted,
+        .ctaClicked, .dismissed, .mediaViewed, .mediaCompleted, .surveyStarted, .surveySubmitted, .granted, .redeemed,
     ]
+
+    /// The `source` of a reward a campaign granted (`campaign:<id>`): what its redemption is counted by.
+    public static func rewardSource(campaignID: Int64) -> String { "campaign:\(campaignID)" }
+
+    /// The campaign that granted a reward of `source`, if one did.
+    public static func campaignID(rewardSource source: String) -> Int64? {
+        source.hasPrefix("campaign:") ? Int64(source.dropFirst("campaign:".count)) : nil
+    }
 
     /// The name.
     public var description: String { rawValue }

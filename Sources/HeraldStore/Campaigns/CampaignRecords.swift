@@ -129,12 +129,14 @@ public struct CampaignRecords {
         return (Int(row?.int(0) ?? 0), row?.optionalTimestamp(1))
     }
 
-    /// Whether `userID` has an inbox entry of `campaignID` for `triggerKey`.
-    public func hasInboxEntry(campaignID: Int64, userID: Int64, triggerKey: String) throws -> Bool {
+    /// The entry of `campaignID` for `triggerKey` addressed to `userID` (rather than to one device), if there is
+    /// one.
+    public func userEntry(campaignID: Int64, userID: Int64, triggerKey: String) throws -> InboxEntry? {
         try tx.connection.row(
             """
-            SELECT id FROM notifications
+            SELECT \(raw: InboxRecords.columns) FROM notifications
             WHERE campaign_id = \(campaignID) AND user_id = \(userID) AND trigger_key = \(triggerKey) AND device_id IS NULL
-            """) != nil
+            """
+        ).map { InboxRecords.decode($0) }
     }
 }
