@@ -136,8 +136,8 @@ public final class HeraldApplication: Sendable {
             admin: admin, importer: UserImporter(store: store, clock: clock),
             segments: SegmentService(store: store, clock: clock)
         ).register(in: &router)
-        POSController(store: store, auth: POSAuthenticator(store: store, limits: limits), loyalty: loyalty).register(
-            in: &router)
+        POSController(auth: POSAuthenticator(store: store, limits: limits), accounts: accounts, loyalty: loyalty)
+            .register(in: &router)
         let surveyLinks = SurveyLinks(baseURL: media.publicBaseURL, sealer: sealer)
         let submission = SurveySubmission(loyalty: loyalty)
         MobileLoyaltyController(
