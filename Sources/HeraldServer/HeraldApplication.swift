@@ -149,7 +149,7 @@ public final class HeraldApplication: Sendable {
             configuration.passwordThreads ?? max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
         let passwords = PasswordHasher(parameters: .init(n: configuration.passwordCost, r: 8, p: 1))
         MobileController(
-            store: store, auth: mobileAuth, accounts: accounts, inbox: inbox, passwords: passwords, clock: clock,
+            auth: mobileAuth, accounts: accounts, inbox: inbox, passwords: passwords, clock: clock,
             tokenLifetime: configuration.accessTokenLifetime,
             dummyHash: try passwords.hash(Base64URL.encode(SecureRandom.bytes(count: 24))), limits: limits,
             passwordPool: PasswordPool(slots: passwordThreads)
