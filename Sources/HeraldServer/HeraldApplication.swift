@@ -139,12 +139,8 @@ public final class HeraldApplication: Sendable {
         POSController(auth: POSAuthenticator(store: store, limits: limits), accounts: accounts, loyalty: loyalty)
             .register(in: &router)
         let surveyLinks = SurveyLinks(baseURL: media.publicBaseURL, sealer: sealer)
-        let submission = SurveySubmission(loyalty: loyalty)
-        MobileLoyaltyController(
-            store: store, auth: mobileAuth, loyalty: loyalty, submission: submission, clock: clock,
-            surveyLinks: surveyLinks
-        ).register(in: &router)
-        SurveyPageController(store: store, sealer: sealer, submission: submission).register(in: &router)
+        MobileLoyaltyController(auth: mobileAuth, loyalty: loyalty, surveyLinks: surveyLinks).register(in: &router)
+        SurveyPageController(loyalty: loyalty, sealer: sealer).register(in: &router)
         let passwordThreads =
             configuration.passwordThreads ?? max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
         let passwords = PasswordHasher(parameters: .init(n: configuration.passwordCost, r: 8, p: 1))
