@@ -152,12 +152,9 @@ public final class HeraldApplication: Sendable {
         ).register(in: &router)
         let deviceAuth = DeviceAuthenticator(
             store: store, sealer: sealer, clock: clock, devices: devices, limits: limits)
-        DeviceController(store: store, auth: deviceAuth, sealer: sealer, devices: devices, events: deviceEvents)
+        DeviceController(auth: deviceAuth, sealer: sealer, devices: devices, events: deviceEvents).register(in: &router)
+        DeviceGeofenceController(auth: deviceAuth, geofences: geofences, clock: clock, events: deviceEvents)
             .register(in: &router)
-        DeviceGeofenceController(
-            store: store, auth: deviceAuth, geofences: geofences, clock: clock, events: deviceEvents
-        )
-        .register(in: &router)
         media.register(in: &router)
         ConsoleController().register(in: &router)
 
