@@ -136,32 +136,25 @@ public final class HeraldApplication: Sendable {
             admin: admin, importer: UserImporter(store: store, clock: clock),
             segments: SegmentService(store: store, clock: clock)
         ).register(in: &router)
-        POSController(store: store, auth: POSAuthenticator(store: store, limits: limits), loyalty: loyalty).register(
-            in: &router)
+        POSController(auth: POSAuthenticator(store: store, limits: limits), accounts: accounts, loyalty: loyalty)
+            .register(in: &router)
         let surveyLinks = SurveyLinks(baseURL: media.publicBaseURL, sealer: sealer)
-        let submission = SurveySubmission(loyalty: loyalty)
-        MobileLoyaltyController(
-            store: store, auth: mobileAuth, loyalty: loyalty, submission: submission, clock: clock,
-            surveyLinks: surveyLinks
-        ).register(in: &router)
-        SurveyPageController(store: store, sealer: sealer, submission: submission).register(in: &router)
+        MobileLoyaltyController(auth: mobileAuth, loyalty: loyalty, surveyLinks: surveyLinks).register(in: &router)
+        SurveyPageController(loyalty: loyalty, sealer: sealer).register(in: &router)
         let passwordThreads =
             configuration.passwordThreads ?? max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
         let passwords = PasswordHasher(parameters: .init(n: configuration.passwordCost, r: 8, p: 1))
         MobileController(
-            store: store, auth: mobileAuth, accounts: accounts, inbox: inbox, passwords: passwords, clock: clock,
+            auth: mobileAuth, accounts: accounts, inbox: inbox, passwords: passwords, clock: clock,
             tokenLifetime: configuration.accessTokenLifetime,
             dummyHash: try passwords.hash(Base64URL.encode(SecureRandom.bytes(count: 24))), limits: limits,
             passwordPool: PasswordPool(slots: passwordThreads)
         ).register(in: &router)
         let deviceAuth = DeviceAuthenticator(
             store: store, sealer: sealer, clock: clock, devices: devices, limits: limits)
-        DeviceController(store: store, auth: deviceAuth, sealer: sealer, devices: devices, events: deviceEvents)
+        DeviceController(auth: deviceAuth, sealer: sealer, devices: devices, events: deviceEvents).register(in: &router)
+        DeviceGeofenceController(auth: deviceAuth, geofences: geofences, clock: clock, events: deviceEvents)
             .register(in: &router)
-        DeviceGeofenceController(
-            store: store, auth: deviceAuth, geofences: geofences, clock: clock, events: deviceEvents
-        )
-        .register(in: &router)
         media.register(in: &router)
         ConsoleController().register(in: &router)
 

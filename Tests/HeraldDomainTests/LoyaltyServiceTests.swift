@@ -347,7 +347,7 @@ struct LoyaltyServiceTests {
             userID: world.user.id, userSurveyID: userSurvey.id, answers: ["q1": true])
         #expect(answered.answers == ["q1": true])
         #expect(answered.submittedAt == at(2))
-        #expect(throws: DomainError(.conflict, field: "user_survey_id", "already submitted")) {
+        #expect(throws: SurveyRefusal(.answeredAlready)) {
             try world.loyalty.submitSurvey(userID: world.user.id, userSurveyID: userSurvey.id, answers: ["q1": false])
         }
         #expect(throws: DomainError.notFound("survey")) {

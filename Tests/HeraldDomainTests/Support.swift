@@ -68,7 +68,8 @@ extension StoreFixture {
     }
 
     func liveRewards(_ user: User, at time: Timestamp) throws -> [(reward: Reward, offer: Offer)] {
-        try store.read { try $0.offers.live(userID: user.id, at: time) }
+        clock.set(time)
+        return try loyalty.liveRewards(userID: user.id)
     }
 
     func settings(_ change: (inout BusinessSettings) -> Void) throws {

@@ -139,7 +139,7 @@ public struct AccountService: Sendable {
             try tx.sessions.revoke(id: session.id, at: now)
             for device in try tx.devices.all(userID: user.id)
             where device.id == session.deviceID || device.deviceKey == deviceKey
-                || (session.deviceID == nil && device.deviceKey.hasPrefix("user:\(user.id):"))
+                || (session.deviceID == nil && DeviceRegistration.isUserKey(device.deviceKey, userID: user.id))
             {
                 try tx.devices.clearToken(id: device.id, at: now)
             }

@@ -37,6 +37,12 @@ public struct DeviceRegistration: Sendable {
 
     /// The key of the caller's own record for a device id that belongs to another user.
     static func ownKey(_ key: String, userID: Int64) -> String { key + "|user:\(userID)" }
+
+    /// The key of the device a user registers a token for without naming one: one per user and platform.
+    static func userKey(userID: Int64, platform: PushPlatform) -> String { "user:\(userID):\(platform)" }
+
+    /// Whether `key` is one of `userID`'s own keys (`userKey`).
+    static func isUserKey(_ key: String, userID: Int64) -> Bool { key.hasPrefix("user:\(userID):") }
 }
 
 extension Device {

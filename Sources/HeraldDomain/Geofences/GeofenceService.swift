@@ -70,14 +70,18 @@ public struct GeofenceService: Sendable {
         public var distance: Double
     }
 
-    /// The geofences of `business` within `searchRadius` of `point` that running campaigns of the device's
-    /// workspace are triggered by, nearest edge first, at most `maximumListed`; and how far the device may move,
-    /// and how long it may wait, before asking again.
-    public func near(business: Business, point: Geofence.Point, sandbox: Bool) throws -> (
+    /// The geofences of the device's business within `searchRadius` of `point` that running campaigns of its
+    /// workspace (live or sandbox) are triggered by, nearest edge first, at most `maximumListed`; and how far the
+    /// device may move, and how long it may wait, before asking again. Not found when its business is gone.
+    public func near(device: Device, point: Geofence.Point) throws -> (
         geofences: [Nearby], refreshSeconds: Int, refreshDistanceMeters: Int
     ) {
         let now = clock.now()
+        let sandbox = device.install?.workspace == .sandbox
         return try store.read { tx in
+            guard let business = try tx.businesses.find(id: device.businessID) else {
+                throw DomainError.notFound("business")
+            }
             var triggers: [Int64: Set<String>] = [:]
             for campaign in try tx.campaigns.running(at: now, limit: 1000)
             where campaign.businessID == business.id && campaign.sandbox == sandbox {

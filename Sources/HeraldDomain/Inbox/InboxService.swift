@@ -22,6 +22,11 @@ public struct InboxService: Sendable {
         public var badge: Int
     }
 
+    /// A page of a user's visible inbox, newest first: `limit` entries after the first `offset`.
+    public func page(userID: Int64, limit: Int, offset: Int) throws -> [InboxEntry] {
+        try store.read { try $0.inbox.page(userID: userID, limit: limit, offset: offset) }
+    }
+
     /// Marks a user's entries and rewards read (a reward's announcing entry with it), in one transaction, and
     /// records `event` (`opened` when the app was opened through the push: a campaign's message is then counted
     /// as opened directly) for each entry. Other users' ids,

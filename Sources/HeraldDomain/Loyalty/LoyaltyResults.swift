@@ -59,3 +59,21 @@ public struct NewCheckin: Sendable {
         self.event = event
     }
 }
+
+/// A check-in as its user's Transaction Details screen shows it (`LoyaltyService.transaction`).
+public struct TransactionDetails: Sendable {
+    /// The check-in.
+    public var checkin: Checkin
+    /// Where it was made (nil once the location is gone).
+    public var location: Location?
+    /// The survey it sent, with its survey, when that is the user's.
+    public var survey: (userSurvey: UserSurvey, survey: Survey)?
+    /// The user's redemptions on the same transaction.
+    public var redemptions: [Redemption]
+
+    /// The user's points before this check-in credited its own, given their `balance` now: the congratulations
+    /// screen names the new membership level when the two differ.
+    public func pointsBefore(balance: Int64) -> Int64 {
+        checkin.status == .approved ? max(0, balance - checkin.points) : balance
+    }
+}

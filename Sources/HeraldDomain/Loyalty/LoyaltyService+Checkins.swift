@@ -108,6 +108,20 @@ extension LoyaltyService {
         }
     }
 
+    /// The POS's answer on a pending (or failed) check-in: `succeeded` approves it (crediting its points), else it
+    /// fails; only those two may be retried (a conflict on `status` otherwise).
+    public func retryCheckin(business: Business, id: Int64, succeeded: Bool) throws -> CheckinResult {
+        try changeCheckin(
+            business: business, id: id, from: [.pending, .failed], to: succeeded ? .approved : .failed,
+            event: succeeded ? .checkinRetrySuccess : .checkinRetryFail)
+    }
+
+    /// Cancels an approved (or pending) check-in, taking back the points it credited; no other may be voided (a
+    /// conflict on `status`).
+    public func voidCheckin(business: Business, id: Int64) throws -> CheckinResult {
+        try changeCheckin(business: business, id: id, from: [.approved, .pending], to: .void, event: .checkinVoid)
+    }
+
     /// The change the POS asks for again, if `checkin` already made it: its status is `to` and its latest entry
     /// is `event`'s (a check-in approved when it was made was never retried).
     private func repeatedChange(

@@ -17,6 +17,12 @@ extension Checkin {
         return candidate
     }
 
+    /// The event a new check-in announces itself with: pending (points on confirmation), from a POS scanner, or
+    /// an ordinary one.
+    public static func event(status: Status, source: String) -> EventName {
+        status == .pending ? .pendingCheckin : source == "pos_scanner" ? .posScannerCheckin : .checkin
+    }
+
     /// A POS sent this check-in's transaction id again for `userID`: a retry when it is the same user (one
     /// check-in, one notification); a conflict on `transaction_id` when it is another, who must not be answered
     /// with this user's check-in.

@@ -49,6 +49,15 @@ final class DeviceAuthenticator: Sendable {
         return device
     }
 
+    /// The business (and its workspace) whose `api_key` or `sandbox_api_key` a registration presents; 401 on
+    /// `api_key` when it is neither of any business.
+    func business(apiKey: String) throws -> (Business, Install.Workspace) {
+        guard let found = try store.read({ try $0.businesses.find(apiKeyHash: AccessTokens.hash(apiKey)) }) else {
+            throw HTTPError(.unauthorized, field: "api_key", "is not an api_key or sandbox_api_key of any business")
+        }
+        return found
+    }
+
     /// True when `request` carries any of the signature headers (a registration signed to rotate its credential).
     static func isSigned(_ request: HTTPRequest) -> Bool {
         [

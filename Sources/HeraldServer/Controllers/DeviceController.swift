@@ -8,7 +8,6 @@ import HeraldStore
 /// `sandbox_api_key`, unsigned) and, signed with the install's own credential (`DeviceAuthenticator`), its updates,
 /// segments, deletion, pulls, messages and lifecycle events.
 struct DeviceController: Sendable {
-    let store: Store
     let auth: DeviceAuthenticator
     let sealer: SecretSealer
     let devices: DeviceService
@@ -41,13 +40,7 @@ struct DeviceController: Sendable {
         let installID = DeviceInput.installID(body["install_id"], &errors)
         let details = DeviceInput.details(body, userAgent: request.header("user-agent"), &errors)
         try errors.check()
-        guard
-            let (business, workspace) = try store.read({
-                try $0.businesses.find(apiKeyHash: AccessTokens.hash(apiKey!))
-            })
-        else {
-            throw HTTPError(.unauthorized, field: "api_key", "is not an api_key or sandbox_api_key of any business")
-        }
+        let (business, workspace) = try auth.business(apiKey: apiKey!)
         if let signer, signer.businessID != business.id || signer.deviceKey != installID! {
             throw auth.refusal("the request is signed by another install's credential")
         }

@@ -6,7 +6,6 @@ import HeraldStore
 
 /// The Punchh-compatible mobile API under `/api2/mobile/` (docs/openapi.json): accounts, push tokens and the inbox.
 struct MobileController: Sendable {
-    let store: Store
     let auth: MobileAuthenticator
     let accounts: AccountService
     let inbox: InboxService
@@ -54,10 +53,7 @@ struct MobileController: Sendable {
 
         // Checked first only to spare a password hash: the database's constraint decides, even for two racing. A
         // user an import made (no password) signs up into that record.
-        let existing = try store.read { try $0.users.find(businessID: client.business.id, email: email!) }
-        if let existing, !existing.awaitsSignUp {
-            throw HTTPError.invalid("email", "has already been taken")
-        }
+        try accounts.checkEmailAvailable(businessID: client.business.id, email: email!)
         let hash = try passwordPool.run { try passwords.hash(password!) }
         let (user, device) = try accounts.signUp(
             NewUser(
@@ -83,7 +79,7 @@ struct MobileController: Sendable {
         try errors.check()
         let email = AccountInput.normalizedEmail(emailText)
         try limits.checkAuth(address: request.remoteAddress, account: "\(client.business.id):\(email)")
-        let user = try store.read { try $0.users.find(businessID: client.business.id, email: email) }
+        let user = try accounts.user(businessID: client.business.id, email: email)
         // Verify against a dummy hash when the email is unknown, so timing doesn't tell which emails exist.
         let valid = try passwordPool.run { passwords.verify(password, against: user?.passwordHash ?? dummyHash) }
         guard let user, valid else { throw HTTPError.invalid("base", "Incorrect information submitted. Please retry.") }
@@ -167,9 +163,7 @@ struct MobileController: Sendable {
         let etag = "W/\"inbox-\(user.id)-\(user.inboxVersion)-\(quantity)-\(page)\""
         let key = InboxPageCache.Key(userID: user.id, version: user.inboxVersion, quantity: quantity, page: page)
         let body = try inboxPages.page(key) {
-            let entries = try store.read {
-                try $0.inbox.page(userID: user.id, limit: quantity, offset: (page - 1) * quantity)
-            }
+            let entries = try inbox.page(userID: user.id, limit: quantity, offset: (page - 1) * quantity)
             var writer = JSONWriter(capacity: 64 + entries.count * 320)
             writer.beginArray()
             for entry in entries { Presenter.write(entry, to: &writer) }
@@ -227,12 +221,7 @@ struct MobileController: Sendable {
         -> String
     {
         if let header = request.header("punchh-app-device-id"), Self.isDeviceKey(header) { return header }
-        if let deviceID = session?.deviceID,
-            let device = try store.read({ try $0.devices.find(id: deviceID) }), device.userID == userID
-        {
-            return device.deviceKey
-        }
-        return "user:\(userID):\(platform)"
+        return try accounts.deviceKey(userID: userID, platform: platform, sessionDeviceID: session?.deviceID)
     }
 
     /// Whether a `punchh-app-device-id` is taken as the device's key (else one is derived from the user).

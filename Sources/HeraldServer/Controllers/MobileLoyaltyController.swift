@@ -6,11 +6,8 @@ import HeraldStore
 /// The mobile API's loyalty calls (docs/openapi.json): offers and their redemption codes, and the callbacks the app
 /// makes when a push points it somewhere — Transaction Details (`t`), Gift Card Balance (`gc`), Fetch User Survey (`s`).
 struct MobileLoyaltyController: Sendable {
-    let store: Store
     let auth: MobileAuthenticator
     let loyalty: LoyaltyService
-    let submission: SurveySubmission
-    let clock: WallClock
     let surveyLinks: SurveyLinks
 
     func register(in router: inout Router) {
@@ -51,8 +48,7 @@ struct MobileLoyaltyController: Sendable {
     /// The user's live offers: what the offer-details screen shows.
     @Sendable func offers(_ request: HTTPRequest) throws -> HTTPResponse {
         let (_, _, user) = try signedIn(request)
-        let now = clock.now()
-        let rewards = try store.read { try $0.offers.live(userID: user.id, at: now) }
+        let rewards = try loyalty.liveRewards(userID: user.id)
         return .json { writer in
             writer.beginObject()
             writer.key("rewards")
@@ -85,22 +81,9 @@ struct MobileLoyaltyController: Sendable {
         guard let transactionID = parameters.string("transaction_id"), !transactionID.isEmpty else {
             throw HTTPError.invalid("transaction_id", "is required")
         }
-        guard let checkin = try store.read({ try $0.checkins.find(userID: user.id, transactionID: transactionID) })
-        else {
-            throw HTTPError.notFound("transaction not found")
-        }
-        let (location, userSurvey, allRedemptions) = try store.read { tx in
-            (
-                try tx.locations.find(businessID: business.id, id: checkin.locationID),
-                try checkin.userSurveyID.flatMap { try tx.surveys.userSurvey(id: $0) },
-                try tx.redemptions.all(businessID: business.id, transactionID: transactionID)
-            )
-        }
-        let surveyURL = userSurvey.flatMap { pair in
-            pair.userSurvey.userID == user.id
-                ? surveyLinks.url(pair.survey, pair.userSurvey) : nil
-        }
-        let redemptions = allRedemptions.filter { $0.userID == user.id }
+        let details = try loyalty.transaction(businessID: business.id, userID: user.id, transactionID: transactionID)
+        let (checkin, location) = (details.checkin, details.location)
+        let surveyURL = details.survey.map { surveyLinks.url($0.survey, $0.userSurvey) }
         let total = user.points
         return .json { writer in
             writer.beginObject()
@@ -115,19 +98,18 @@ struct MobileLoyaltyController: Sendable {
             writer.field("points_earned", checkin.points)
             writer.field("total_points", total)
             writer.field("current_membership_level", business.settings.membershipLevel(points: total))
-            // The level before this check-in's points (against today's balance): the congratulations screen names
-            // the new level when the two differ.
-            let before = checkin.status == .approved ? max(0, total - checkin.points) : total
-            writer.field("previous_membership_level", business.settings.membershipLevel(points: before))
+            writer.field(
+                "previous_membership_level",
+                business.settings.membershipLevel(points: details.pointsBefore(balance: total)))
             writer.field("first_checkin", checkin.isFirst)
             writer.field("status", checkin.status.rawValue)
             writer.field("pending_refresh", checkin.status == .pending)
-            writer.field("survey_url", surveyURL ?? nil)
+            writer.field("survey_url", surveyURL)
             writer.field("user_survey_id", checkin.userSurveyID)
             writer.endObject()
             writer.key("redemptions")
             writer.beginArray()
-            for redemption in redemptions {
+            for redemption in details.redemptions {
                 writer.beginObject()
                 writer.field("redemption_id", redemption.id)
                 writer.field("redemption_status", "honored")
@@ -146,13 +128,8 @@ struct MobileLoyaltyController: Sendable {
     @Sendable func giftCardBalance(_ request: HTTPRequest) throws -> HTTPResponse {
         let (_, business, user) = try signedIn(request)
         let reference = request.parameter("uuid") ?? ""
-        func own(_ card: GiftCard?) -> GiftCard? { card?.userID == user.id ? card : nil }
-        guard
-            let card = try store.read({ tx in
-                try own(tx.giftCards.find(businessID: business.id, uuid: reference))
-                    ?? own(PathID.parse(reference).flatMap { try tx.giftCards.find(businessID: business.id, id: $0) })
-            })
-        else { throw HTTPError.notFound("gift card not found") }
+        let card = try loyalty.giftCard(
+            businessID: business.id, userID: user.id, uuid: reference, id: PathID.parse(reference))
         return .json(
             .object([
                 ("gift_card_id", .int(card.id)), ("uuid", .string(card.uuid)),
@@ -163,20 +140,18 @@ struct MobileLoyaltyController: Sendable {
 }
 
 extension MobileLoyaltyController {
-    private func userSurvey(_ id: Int64?, user: User) throws -> (userSurvey: UserSurvey, survey: Survey) {
+    /// The user survey id a call names (the push's `s`): input, checked before anything is looked up.
+    private func userSurveyID(_ id: Int64?) throws -> Int64 {
         guard let id, id > 0 else { throw HTTPError.invalid("user_survey_id", "is required (the push's s)") }
-        guard let found = try store.read({ try $0.surveys.userSurvey(id: id) }), found.userSurvey.userID == user.id
-        else {
-            throw HTTPError.notFound("survey not found")
-        }
-        return found
+        return id
     }
 
     /// Fetch User Survey: the push's `s` → the survey's page (`survey_url`, for a web view) and its questions
     /// (for an app that draws the survey itself).
     @Sendable func surveyDetails(_ request: HTTPRequest) throws -> HTTPResponse {
         let call = try auth.signedIn(request)
-        let (userSurvey, survey) = try userSurvey(call.parameters.int64("user_survey_id"), user: call.user)
+        let (userSurvey, survey) = try loyalty.userSurvey(
+            userID: call.user.id, id: userSurveyID(call.parameters.int64("user_survey_id")))
         return .json(
             .object([
                 ("id", .int(userSurvey.id)), ("survey_id", .int(survey.id)),
@@ -191,9 +166,9 @@ extension MobileLoyaltyController {
     /// 422 `{"errors":{"<question id>":["…"]}}` when they don't fit; stored once.
     @Sendable func submitSurvey(_ request: HTTPRequest) throws -> HTTPResponse {
         let (parameters, _, user) = try signedIn(request)
-        let (userSurvey, survey) = try userSurvey(request.parameter("user_survey_id").flatMap(PathID.parse), user: user)
-        let stored = try submission.submit(
-            parameters.body["answers"] ?? .null, to: userSurvey, of: survey)
+        let stored = try loyalty.submitSurvey(
+            userID: user.id, userSurveyID: userSurveyID(request.parameter("user_survey_id").flatMap(PathID.parse)),
+            answers: parameters.body["answers"] ?? .null)
         return .json(
             .object([
                 ("id", .int(stored.id)), ("submitted_at", JSON(stored.submittedAt?.iso8601)),

@@ -6,14 +6,9 @@ import HeraldStore
 /// The POS and integration API (docs/openapi.json): check-ins and their follow-ups, redemptions, the gift-card
 /// webhook. Each call writes its records, inbox entry and delivery jobs in one transaction.
 struct POSController: Sendable {
-    let store: Store
     let auth: POSAuthenticator
+    let accounts: AccountService
     let loyalty: LoyaltyService
-
-    /// The sources a check-in can come from.
-    static let sources: Set<String> = ["qr", "phone", "online_ordering", "pos_scanner"]
-    /// More points than this in one check-in is a mistake, not a visit.
-    static let maximumPoints: Int64 = 100_000
 
     func register(in router: inout Router) {
         router.post("/api/pos/checkins", checkin)
@@ -25,38 +20,9 @@ struct POSController: Sendable {
 
     private func body(_ request: HTTPRequest) throws -> JSON { try request.jsonObjectBody() }
 
-    /// The user named by `user_id`, `email` or `phone`; 404 when there is none.
+    /// The user named by `user_id`, `email` or `phone`; 404 on that field when there is none.
     private func user(_ body: JSON, business: Business, _ errors: inout FieldErrors) throws -> User? {
-        if let value = body["user_id"], !value.isNull {
-            guard let id = POSInput.id(value) else {
-                errors.add("user_id", "must be a user id")
-                return nil
-            }
-            guard let user = try store.read({ try $0.users.find(businessID: business.id, id: id) }) else {
-                throw HTTPError(.notFound, field: "user_id", "no such user")
-            }
-            return user
-        }
-        if let email = body["email"]?.stringValue {
-            let email = AccountInput.normalizedEmail(email)
-            guard let user = try store.read({ try $0.users.find(businessID: business.id, email: email) }) else {
-                throw HTTPError(.notFound, field: "email", "no user with this email")
-            }
-            return user
-        }
-        if let value = body["phone"], !value.isNull {
-            var phoneErrors = FieldErrors()
-            guard let phone = AccountInput.phone(value, &phoneErrors) ?? nil else {
-                errors.add("phone", "is invalid")
-                return nil
-            }
-            guard let user = try store.read({ try $0.users.find(businessID: business.id, phone: phone) }) else {
-                throw HTTPError(.notFound, field: "phone", "no user with this phone number")
-            }
-            return user
-        }
-        errors.add("user_id", "one of user_id, email or phone is required")
-        return nil
+        try POSInput.user(body, &errors).map { try accounts.user(businessID: business.id, $0) }
     }
 
     private func checkinResponse(_ result: CheckinResult, changed: Bool = false) -> HTTPResponse {
@@ -78,7 +44,7 @@ struct POSController: Sendable {
         let locationID = POSInput.requiredID(body, "location_id", &errors)
         let points = POSInput.points(body["points"], &errors)
         let source = body["source"].map { $0.stringValue ?? "" } ?? "qr"
-        if !Self.sources.contains(source) {
+        if !POSInput.sources.contains(source) {
             errors.add("source", "must be one of qr, phone, online_ordering, pos_scanner")
         }
         let transactionID = POSInput.transactionID(body["transaction_id"], &errors)
@@ -92,12 +58,11 @@ struct POSController: Sendable {
             if surveyID == nil { errors.add("survey_id", "must be a survey id") }
         }
         try errors.check()
-        let event: EventName =
-            status == "pending" ? .pendingCheckin : source == "pos_scanner" ? .posScannerCheckin : .checkin
         let result = try loyalty.recordCheckin(
             NewCheckin(
                 userID: user!.id, locationID: locationID!, points: points!, source: source,
-                transactionID: transactionID, status: Checkin.Status(status), surveyID: surveyID, event: event),
+                transactionID: transactionID, status: Checkin.Status(status), surveyID: surveyID,
+                event: Checkin.event(status: Checkin.Status(status), source: source)),
             business: business)
         return checkinResponse(result)
     }
@@ -117,9 +82,7 @@ struct POSController: Sendable {
         guard let outcome = body["outcome"]?.stringValue, ["success", "fail"].contains(outcome) else {
             throw HTTPError.invalid("outcome", "must be success or fail")
         }
-        let result = try loyalty.changeCheckin(
-            business: business, id: id, from: [.pending, .failed], to: outcome == "success" ? .approved : .failed,
-            event: outcome == "success" ? .checkinRetrySuccess : .checkinRetryFail)
+        let result = try loyalty.retryCheckin(business: business, id: id, succeeded: outcome == "success")
         return checkinResponse(result, changed: true)
     }
 
@@ -127,8 +90,7 @@ struct POSController: Sendable {
     @Sendable func voidCheckin(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try auth.business(request)
         let id = try checkinID(request)
-        let result = try loyalty.changeCheckin(
-            business: business, id: id, from: [.approved, .pending], to: .void, event: .checkinVoid)
+        let result = try loyalty.voidCheckin(business: business, id: id)
         return checkinResponse(result, changed: true)
     }
 

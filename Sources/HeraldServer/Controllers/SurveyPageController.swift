@@ -1,19 +1,19 @@
 import HeraldCrypto
+import HeraldDomain
 import HeraldHTTP
 import HeraldModel
 import HeraldStore
 
 /// The page a hosted survey's `survey_url` opens in the app's web view, as Punchh's TypeForm link is opened: the
 /// questions as a plain HTML form, and its answers checked by the same `SurveyValidator` as the app's API call
-/// (`SurveySubmission`) — wrong answers show the form again with what is wrong under each question.
+/// (`LoyaltyService.submitSurvey`) — wrong answers show the form again with what is wrong under each question.
 ///
 /// The link carries `t`, a key only the server can make (`SurveyLinks.token`): only the app the survey was
 /// sent to was given it; without it, or for an unknown survey, the answer is the API's JSON 404. Answers that don't
 /// fit are the API's JSON 422 too, unless the caller asks for HTML (a browser's `Accept`).
 struct SurveyPageController: Sendable {
-    let store: Store
+    let loyalty: LoyaltyService
     let sealer: SecretSealer
-    let submission: SurveySubmission
 
     func register(in router: inout Router) {
         router.get("/surveys/{user_survey_id}", show)
@@ -25,28 +25,25 @@ struct SurveyPageController: Sendable {
 
     @Sendable func show(_ request: HTTPRequest) throws -> HTTPResponse {
         let (userSurvey, survey) = try opened(request)
-        let definition = try SurveySubmission.definition(of: survey)
+        let definition = try survey.parsedDefinition()
         if userSurvey.submittedAt != nil { return page(definition.title, Self.thanks) }
         return page(definition.title, form(definition, target: request.target, answers: [], problems: []))
     }
 
     @Sendable func answer(_ request: HTTPRequest) throws -> HTTPResponse {
         let (userSurvey, survey) = try opened(request)
-        let definition = try SurveySubmission.definition(of: survey)
+        let definition = try survey.parsedDefinition()
         let fields = QueryString.parse(String(decoding: request.body, as: UTF8.self))
         let answers = Self.answers(fields, to: definition)
         // A browser is answered with pages; anything else with the API's JSON, from the same submission.
-        guard wantsHTML(request) else {
-            _ = try submission.submit(answers, to: userSurvey, of: survey)
-            return page(definition.title, Self.thanks)
-        }
         do {
-            _ = try submission.store(answers, to: userSurvey, of: survey)
-        } catch SurveySubmission.Refusal.answeredAlready {
+            _ = try loyalty.submitSurvey(userID: userSurvey.userID, userSurveyID: userSurvey.id, answers: answers)
+        } catch let refusal as SurveyRefusal where wantsHTML(request) && refusal.code == .answeredAlready {
             return page(definition.title, "<p>These answers are in already: thank you.</p>", status: .conflict)
-        } catch SurveySubmission.Refusal.invalid(let problems) {
+        } catch let refusal as SurveyRefusal where wantsHTML(request) && refusal.code == .invalidAnswers {
             return page(
-                definition.title, form(definition, target: request.target, answers: fields, problems: problems),
+                definition.title,
+                form(definition, target: request.target, answers: fields, problems: refusal.problems),
                 status: .unprocessableEntity)
         }
         return page(definition.title, Self.thanks)
@@ -56,7 +53,7 @@ struct SurveyPageController: Sendable {
     /// for a wrong key and an unknown survey).
     private func opened(_ request: HTTPRequest) throws -> (UserSurvey, Survey) {
         guard let id = request.parameter("user_survey_id").flatMap(PathID.parse),
-            let (userSurvey, survey) = try store.read({ try $0.surveys.userSurvey(id: id) }),
+            let (userSurvey, survey) = try loyalty.userSurvey(id: id),
             let key = request.queryValue("t")
         else { throw HTTPError.notFound("survey not found") }
         let expected = SurveyLinks.token(userSurveyID: id, sealer: sealer)

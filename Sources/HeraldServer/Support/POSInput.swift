@@ -5,6 +5,11 @@ import HeraldStore
 
 /// What the POS API accepts.
 enum POSInput {
+    /// The sources a check-in can come from.
+    static let sources: Set<String> = ["qr", "phone", "online_ordering", "pos_scanner"]
+    /// More points than this in one check-in is a mistake, not a visit.
+    static let maximumPoints: Int64 = 100_000
+
     /// A positive id as a JSON integer or a string of digits.
     static func id(_ value: JSON) -> Int64? {
         if let number = value.int64Value, number > 0 { return number }
@@ -37,8 +42,8 @@ enum POSInput {
             errors.add("points", "must be greater than or equal to 0")
             return nil
         }
-        guard points <= POSController.maximumPoints else {
-            errors.add("points", "must be at most \(POSController.maximumPoints)")
+        guard points <= maximumPoints else {
+            errors.add("points", "must be at most \(maximumPoints)")
             return nil
         }
         return points
@@ -73,5 +78,27 @@ enum POSInput {
             return nil
         }
         return trimmed
+    }
+
+    /// The user the body names by `user_id`, `email` or `phone` (the first given), or nil with the error said.
+    static func user(_ body: JSON, _ errors: inout FieldErrors) -> UserReference? {
+        if let value = body["user_id"], !value.isNull {
+            guard let id = Self.id(value) else {
+                errors.add("user_id", "must be a user id")
+                return nil
+            }
+            return .id(id)
+        }
+        if let email = body["email"]?.stringValue { return .email(AccountInput.normalizedEmail(email)) }
+        if let value = body["phone"], !value.isNull {
+            var phoneErrors = FieldErrors()
+            guard let phone = AccountInput.phone(value, &phoneErrors) ?? nil else {
+                errors.add("phone", "is invalid")
+                return nil
+            }
+            return .phone(phone)
+        }
+        errors.add("user_id", "one of user_id, email or phone is required")
+        return nil
     }
 }
