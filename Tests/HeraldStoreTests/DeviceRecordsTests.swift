@@ -103,6 +103,6 @@ struct DeviceRecordsTests {
         }
         let counters = try store.read { try $0.campaigns.counters(campaignID: campaign.id) }
         #expect(counters == ["influenced_opens": 1])
-        #expect(CampaignMetric.report.count == 15 && Set(CampaignMetric.report).count == 15)
+        #expect(CampaignMetric.report.count == 17 && Set(CampaignMetric.report).count == 17)
     }
 }
