@@ -59,7 +59,8 @@ let package = Package(
         .target(
             name: "HeraldRuntime",
             dependencies: [
-                "HeraldServer", "HeraldSQLite", "HeraldPostgres", "HeraldAPNs", "HeraldFCM", "HeraldDelivery",
+                "HeraldServer", "HeraldDomain", "HeraldSQLite", "HeraldPostgres", "HeraldAPNs", "HeraldFCM",
+                "HeraldDelivery",
                 "HeraldLifecycle", "HeraldCrypto", "HeraldHTTP", "HeraldObservability", "HeraldModel",
             ]
         ),

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldAPNs
 import HeraldCrypto
+import HeraldDomain
 import HeraldDelivery
 import HeraldFCM
 import HeraldHTTP
@@ -104,8 +105,9 @@ public enum Composition {
         ]
     }
 
-    /// Herald as `configuration` describes it: its data directory, its database, and Apple's and Google's
-    /// providers — or those `providers` makes (a recording provider in tests).
+    /// Herald as `configuration` describes it: its data directory, its database, the domain services over it, the
+    /// delivery engine over Apple's and Google's providers — or those `providers` makes (a recording provider in
+    /// tests) — and the HTTP layer over all of them.
     public static func application(
         _ configuration: HeraldConfiguration, logger: Logger, clock: WallClock = .system,
         providers: ((CredentialLoader) throws -> [any PushProvider])? = nil
@@ -115,15 +117,39 @@ public enum Composition {
         let directory = try DataDirectory(path: configuration.dataDirectory)
         let sealer = try SecretSealer(key: try directory.secretKey(configured: configuration.secretKey))
         let store = try openStore(configuration.databaseURL, clock: clock, logger: logger)
-        let credentials = CredentialLoader(store: store, sealer: sealer)
-        let chosen =
-            configuration.delivery.enabled
-            ? try providers?(credentials)
+        let metrics = MetricsRegistry()
+        var engine: DeliveryEngine?
+        if configuration.delivery.enabled {
+            let credentials = CredentialLoader(store: store, sealer: sealer)
+            let chosen =
+                try providers?(credentials)
                 ?? pushProviders(
                     configuration, credentials: credentials, clock: clock, logger: logger.labeled("herald.delivery"))
-            : []
+            engine = DeliveryEngine(
+                queue: store.deliveryQueue, providers: chosen, clock: clock,
+                configuration: try engineConfiguration(configuration.delivery, owner: try directory.nodeID()),
+                logger: logger.labeled("herald.delivery"), metrics: metrics)
+        }
+        var options = DomainServices.Options()
+        options.maxDevicesPerUser = configuration.maxDevicesPerUser
+        options.influenceWindow = configuration.influenceWindow
+        options.schedulerInterval = configuration.schedulerInterval
         return try HeraldApplication(
-            configuration: configuration, directory: directory, sealer: sealer, store: store, providers: chosen,
-            logger: logger, clock: clock)
+            configuration: configuration, directory: directory, sealer: sealer, store: store,
+            domain: DomainServices(store: store, clock: clock, options: options, logger: logger), delivery: engine,
+            metrics: metrics, logger: logger, clock: clock)
+    }
+
+    /// The delivery engine's settings from the command line's, for the node `owner`.
+    static func engineConfiguration(_ options: HeraldConfiguration.DeliveryOptions, owner: String) throws
+        -> DeliveryEngine.Configuration
+    {
+        var configuration = DeliveryEngine.Configuration(owner: owner)
+        configuration.concurrency = options.concurrency
+        configuration.minimumConcurrency = options.minimumConcurrency
+        configuration.lease = options.lease
+        configuration.retry = RetryPolicy(
+            maxAttempts: options.maxAttempts, base: options.retryBase, cap: options.retryCap)
+        return configuration
     }
 }

@@ -10,15 +10,16 @@ import HeraldModel
 import HeraldObservability
 import HeraldStore
 
-/// The whole platform as a library: the API's routes over the domain services, the delivery engine and the
-/// reminder scheduler, ready to run as services. What it runs on — the store's database, the push providers —
-/// is chosen by its caller (`herald`'s composition root, or a test), not here.
+/// The HTTP layer of the platform: the API's routes over the domain services it is given, and the services to run
+/// (the delivery engine, the scheduler, the campaign runner, the API). What it runs on — the store, the domain
+/// services, the delivery engine and its providers — is built by its caller (`HeraldRuntime`'s `Composition`, the
+/// one composition root, which `herald` and the tests' in-process Herald both use), not here.
 ///
 /// ```swift
 /// let app = try HeraldApplication(
-///     configuration: configuration, directory: directory, sealer: sealer, store: store, providers: providers,
-///     logger: logger)
-/// try app.server.start()   // binds the port
+///     configuration: configuration, directory: directory, sealer: sealer, store: store, domain: domain,
+///     delivery: engine, metrics: metrics, logger: logger)
+/// try app.bind()   // binds the port
 /// try await ServiceGroup(app.services, logger: logger, signals: [SIGTERM, SIGINT]).run()
 /// ```
 public final class HeraldApplication: Sendable {
@@ -31,15 +32,13 @@ public final class HeraldApplication: Sendable {
     /// The store everything is kept in.
     public let store: Store
     /// Metrics shown at `/metrics`.
-    public let metrics = MetricsRegistry()
+    public let metrics: MetricsRegistry
     /// The HTTP API.
     public let server: HTTPServer
     /// The delivery workers (nil when delivery is off).
     public let delivery: DeliveryEngine?
-    /// Offer-expiry reminders.
-    public let scheduler: ReminderScheduler
-    /// Sends launched campaigns to their audiences.
-    public let campaignRunner: CampaignRunner
+    /// The domain services the routes call.
+    public let domain: DomainServices
     /// Every route served, as (method, pattern): the OpenAPI document is checked against it.
     public let routes: [(method: String, pattern: String)]
     /// The routes run on the HTTP server's worker threads (`Router.add(…, offloaded: true)`), as (method, pattern).
@@ -50,92 +49,58 @@ public final class HeraldApplication: Sendable {
     /// The port the server listens on, once it does (the configured one until then).
     private let boundPort: BoundPort
 
-    /// Builds the API over `store` (already migrated) and, unless delivery is off, the delivery engine over
-    /// `providers`. Nothing listens yet.
+    /// Builds the API over `domain` (on `store`, already migrated), with `delivery` told when a credential changes.
+    /// Nothing listens yet.
     public init(
         configuration: HeraldConfiguration, directory: DataDirectory, sealer: SecretSealer, store: Store,
-        providers: [any PushProvider], logger: Logger, clock: WallClock = .system
+        domain: DomainServices, delivery: DeliveryEngine?, metrics: MetricsRegistry, logger: Logger,
+        clock: WallClock = .system
     ) throws {
         self.configuration = configuration
         self.store = store
+        self.domain = domain
+        self.delivery = delivery
+        self.metrics = metrics
         (adminToken, adminTokenGenerated) = try directory.adminToken(configured: configuration.adminToken)
-
-        if configuration.delivery.enabled {
-            let options = configuration.delivery
-            var engineConfiguration = DeliveryEngine.Configuration(owner: try directory.nodeID())
-            engineConfiguration.concurrency = options.concurrency
-            engineConfiguration.minimumConcurrency = options.minimumConcurrency
-            engineConfiguration.lease = options.lease
-            engineConfiguration.retry = RetryPolicy(
-                maxAttempts: options.maxAttempts, base: options.retryBase, cap: options.retryCap)
-            delivery = DeliveryEngine(
-                queue: store.deliveryQueue, providers: providers, clock: clock, configuration: engineConfiguration,
-                logger: logger.labeled("herald.delivery"), metrics: metrics)
-        } else {
-            delivery = nil
-        }
         let engine = delivery
-        let notifications = NotificationService()
-        let loyalty = LoyaltyService(store: store, notifications: notifications, clock: clock)
-        var accounts = AccountService(store: store, notifications: notifications, loyalty: loyalty, clock: clock)
-        accounts.maxDevicesPerUser = configuration.maxDevicesPerUser
+        let (loyalty, accounts, inbox) = (domain.loyalty, domain.accounts, domain.inbox)
+        let (campaigns, geofences, devices, deviceEvents) = (
+            domain.campaigns, domain.geofences, domain.devices, domain.deviceEvents
+        )
+        let campaignRunner = domain.campaignRunner
         let limits = RateLimits(
             authPerAddress: .perMinute(configuration.authPerAddressPerMinute),
             authPerAccount: .perMinute(configuration.authPerAccountPerMinute),
             mobilePerBusiness: .perSecond(configuration.mobilePerBusinessPerSecond),
             devicePerInstall: .perMinute(configuration.devicePerInstallPerMinute),
             posPerKey: .perSecond(configuration.posPerKeyPerSecond))
-        let inbox = InboxService(store: store, clock: clock)
-        scheduler = ReminderScheduler(
-            store: store, loyalty: loyalty, clock: clock, interval: configuration.schedulerInterval,
-            logger: logger.labeled("herald.scheduler"))
-
-        let campaigns = CampaignService(store: store, clock: clock)
-        let geofences = GeofenceService(store: store, notifications: notifications, clock: clock)
-        let campaignRunner = CampaignRunner(
-            fanOut: CampaignFanOut(store: store, notifications: notifications, clock: clock), clock: clock,
-            logger: logger.labeled("herald.campaigns"))
-        self.campaignRunner = campaignRunner
         let mobileAuth = MobileAuthenticator(store: store, sealer: sealer, clock: clock, limits: limits)
         var router = Router()
         let openAPI = configuration.openAPIFile.flatMap { FileManager.default.contents(atPath: $0) }.map(Array.init)
         SystemController(metrics: metrics, openAPI: openAPI).register(in: &router)
         let boundPort = BoundPort(configuration.port)
         self.boundPort = boundPort
-        let businesses = BusinessService(store: store, clock: clock)
+        let businesses = domain.businesses
         let media = try MediaController(
             configuration: configuration, directory: directory, businesses: businesses, adminToken: adminToken,
             boundPort: { boundPort.port.load(ordering: .relaxed) })
         let admin = AdminAccess(
             auth: AdminAuthenticator(token: adminToken), businesses: businesses, hostedMedia: media.hosted)
-        let directory = DirectoryService(store: store)
-        let devices = DeviceService(store: store, clock: clock)
-        var eventOptions = DeviceEventService.Options()
-        eventOptions.influenceWindow = configuration.influenceWindow
-        let deviceEvents = DeviceEventService(store: store, clock: clock, options: eventOptions)
         AdminBusinessController(
             admin: admin, businesses: businesses, clock: clock, sealer: sealer,
             credentialChanged: { business, platform in
                 engine?.credentialChanged(businessID: business, platform: platform)
             }
         ).register(in: &router)
-        AdminTemplateController(
-            admin: admin, templates: TemplateService(store: store, notifications: notifications, clock: clock)
-        ).register(in: &router)
-        AdminMessagingController(
-            admin: admin, news: NewsService(store: store, notifications: notifications, clock: clock),
-            directory: directory
-        ).register(in: &router)
-        AdminDirectoryController(admin: admin, directory: directory, devices: devices).register(in: &router)
+        AdminTemplateController(admin: admin, templates: domain.templates).register(in: &router)
+        AdminMessagingController(admin: admin, news: domain.news, directory: domain.directory).register(in: &router)
+        AdminDirectoryController(admin: admin, directory: domain.directory, devices: devices).register(in: &router)
         AdminLoyaltyController(admin: admin, loyalty: loyalty).register(in: &router)
         AdminCampaignController(
             admin: admin, campaigns: campaigns, geofences: geofences, events: deviceEvents,
             launched: { campaignRunner.wake() }
         ).register(in: &router)
-        AudienceController(
-            admin: admin, importer: UserImporter(store: store, clock: clock),
-            segments: SegmentService(store: store, clock: clock)
-        ).register(in: &router)
+        AudienceController(admin: admin, importer: domain.importer, segments: domain.segments).register(in: &router)
         POSController(auth: POSAuthenticator(store: store, limits: limits), accounts: accounts, loyalty: loyalty)
             .register(in: &router)
         let surveyLinks = SurveyLinks(baseURL: media.publicBaseURL, sealer: sealer)
@@ -195,8 +160,8 @@ public final class HeraldApplication: Sendable {
     public var services: [(name: String, service: any Service)] {
         var services: [(name: String, service: any Service)] = []
         if let delivery { services.append(("delivery", delivery)) }
-        services.append(("scheduler", scheduler))
-        services.append(("campaigns", campaignRunner))
+        services.append(("scheduler", domain.scheduler))
+        services.append(("campaigns", domain.campaignRunner))
         services.append(("http", server))
         return services
     }
