@@ -105,6 +105,7 @@ public final class HeraldApplication: Sendable {
             .register(in: &router)
         let surveyLinks = SurveyLinks(baseURL: media.publicBaseURL, sealer: sealer)
         MobileLoyaltyController(auth: mobileAuth, loyalty: loyalty, surveyLinks: surveyLinks).register(in: &router)
+        MobileBeaconController(auth: mobileAuth, geofences: geofences).register(in: &router)
         SurveyPageController(loyalty: loyalty, sealer: sealer).register(in: &router)
         let passwordThreads =
             configuration.passwordThreads ?? max(1, ProcessInfo.processInfo.activeProcessorCount - 1)

@@ -96,11 +96,18 @@ public struct BusinessService: Sendable {
         }
     }
 
-    /// Adds a location (a store the POS reports from).
-    public func addLocation(businessID: Int64, name: String, storeNumber: String?) throws -> Location {
+    /// Adds a location (a store the POS reports from), with the minors of the beacons placed there (each one
+    /// beacon of the business: a conflict on `beacon_minors` when another location has it).
+    public func addLocation(businessID: Int64, name: String, storeNumber: String?, beaconMinors: [Int64] = [])
+        throws -> Location
+    {
         let now = clock.now()
-        return try store.transaction {
-            try $0.locations.insert(businessID: businessID, name: name, storeNumber: storeNumber, at: now)
+        return try store.transaction { tx in
+            let location = try tx.locations.insert(businessID: businessID, name: name, storeNumber: storeNumber, at: now)
+            for minor in beaconMinors {
+                try tx.locations.addBeacon(businessID: businessID, minor: minor, locationID: location.id)
+            }
+            return location
         }
     }
 

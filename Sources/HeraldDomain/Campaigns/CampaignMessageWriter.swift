@@ -45,26 +45,36 @@ struct CampaignMessageWriter {
         offer = try spec.message.offerID.flatMap { try tx.offers.find(businessID: business.id, id: $0) }
     }
 
+    /// The campaign messages `target` got since `since` (of this campaign only, when `onlyThis`), and when the
+    /// newest was made: those addressed to the device, or — for a Punchh app's device, which gets its user's
+    /// entries — its user's.
+    private func messages(to target: AudienceTarget, onlyThis: Bool, since: Timestamp) throws -> (
+        count: Int, latest: Timestamp?
+    ) {
+        let campaignID = onlyThis ? campaign.id : nil
+        if let userID = target.userID, !target.isInstall {
+            return try tx.campaigns.messages(toUser: userID, campaignID: campaignID, since: since)
+        }
+        return try tx.campaigns.messages(toDevice: target.deviceID, campaignID: campaignID, since: since)
+    }
+
     /// Whether a frequency cap across campaigns keeps `target` from another message now.
     func capped(_ target: AudienceTarget) throws -> Bool {
         guard let cap = spec.limits.frequencyCap else { return false }
         let since = now.adding(.seconds(-Int64(cap.periodHours) * 3600))
-        return try tx.campaigns.messages(toDevice: target.deviceID, since: since).count >= cap.count
+        return try messages(to: target, onlyThis: false, since: since).count >= cap.count
     }
 
-    /// Whether this campaign's own limits (cooldown, most per install) let `deviceID` have it again now.
-    func allowedAgain(_ deviceID: Int64) throws -> Bool {
+    /// Whether this campaign's own limits (cooldown, most per install) let `target` have it again now.
+    func allowedAgain(_ target: AudienceTarget) throws -> Bool {
         let limits = spec.limits
         if let max = limits.maxPerInstall,
-            try tx.campaigns.messages(toDevice: deviceID, campaignID: campaign.id, since: Timestamp(milliseconds: 0))
-                .count >= max
+            try messages(to: target, onlyThis: true, since: Timestamp(milliseconds: 0)).count >= max
         {
             return false
         }
         if let cooldown = limits.cooldownSeconds,
-            let latest = try tx.campaigns.messages(
-                toDevice: deviceID, campaignID: campaign.id, since: now.adding(.seconds(-cooldown))
-            ).latest,
+            let latest = try messages(to: target, onlyThis: true, since: now.adding(.seconds(-cooldown))).latest,
             latest > now.adding(.seconds(-cooldown))
         {
             return false
@@ -120,7 +130,12 @@ struct CampaignMessageWriter {
             } else if let written = try tx.campaigns.userEntry(
                 campaignID: campaign.id, userID: userID, triggerKey: triggerKey)
             {
-                if push { laterPushes.append((written, device, due)) }
+                // Pushed to this device too, unless it was already (the same batch written again).
+                if push,
+                    try !tx.deliveries.all(notificationID: written.id).contains(where: { $0.deviceID == device.id })
+                {
+                    laterPushes.append((written, device, due))
+                }
             } else {
                 userPublications[userID] = publications.count
                 publications.append(

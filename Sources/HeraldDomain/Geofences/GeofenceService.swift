@@ -162,7 +162,7 @@ public struct GeofenceService: Sendable {
                 else { continue }
                 let writer = try CampaignMessageWriter(
                     campaign: campaign, spec: spec, business: business, notifications: notifications, tx: tx, now: now)
-                guard try !writer.capped(target), try writer.allowedAgain(device.id) else { continue }
+                guard try !writer.capped(target), try writer.allowedAgain(target) else { continue }
                 let due =
                     spec.limits.quietHours.map {
                         LocalClock(timeZone: target.timeZone).outside(quietHours: $0.start, $0.end, at: now)

@@ -74,7 +74,8 @@ struct AdminBusinessController: Sendable {
         return .json(
             .object([
                 ("id", .int(business.id)), ("name", .string(business.name)), ("client", .string(business.clientID)),
-                ("settings", business.settings.json), ("apns", Presenter.json(credentials.apns)),
+                ("beacon_major", .int(business.id)), ("settings", business.settings.json),
+                ("apns", Presenter.json(credentials.apns)),
                 ("fcm", Presenter.json(credentials.fcm)), ("created_at", .string(business.createdAt.iso8601)),
             ]))
     }
@@ -155,12 +156,25 @@ struct AdminBusinessController: Sendable {
                 errors.add("store_number", "must be a string of at most 50 characters")
             }
         }
+        // The beacons there, as Punchh apps name them (`beacon_major` is the business's id).
+        var minors: [Int64] = []
+        if let value = body["beacon_minors"], !value.isNull {
+            let items = value.arrayValue ?? []
+            minors = items.compactMap { $0.int64Value.flatMap { (0...65_535).contains($0) ? $0 : nil } }
+            if value.arrayValue == nil || items.count > 100 || minors.count != items.count
+                || Set(minors).count != minors.count
+            {
+                errors.add("beacon_minors", "must be a list of at most 100 different beacon minors (0 to 65535)")
+            }
+        }
+        errors.refuseUnknown(body, known: ["name", "store_number", "beacon_minors"], prefix: "")
         try errors.check()
-        let location = try businesses.addLocation(businessID: business.id, name: name!, storeNumber: storeNumber)
+        let location = try businesses.addLocation(
+            businessID: business.id, name: name!, storeNumber: storeNumber, beaconMinors: minors)
         return .json(
             .object([
                 ("id", .int(location.id)), ("name", .string(location.name)),
-                ("store_number", JSON(location.storeNumber)),
+                ("store_number", JSON(location.storeNumber)), ("beacon_minors", .array(minors.map { .int($0) })),
             ]), status: .created)
     }
 

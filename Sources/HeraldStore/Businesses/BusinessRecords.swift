@@ -169,4 +169,31 @@ public struct LocationRecords {
             "SELECT \(raw: Self.columns) FROM locations WHERE id = \(id) AND business_id = \(businessID)"
         ).map(Self.decode)
     }
+
+    /// Places beacon `minor` of `businessID` at `locationID` (a minor is one beacon of the business: a conflict on
+    /// `beacon_minors` when another location has it).
+    public func addBeacon(businessID: Int64, minor: Int64, locationID: Int64) throws {
+        try tx.connection.execute(
+            """
+            INSERT INTO location_beacons (business_id, minor, location_id)
+            VALUES (\(businessID), \(minor), \(locationID))
+            """)
+    }
+
+    /// The beacon minors of `locationID`, in order.
+    public func beacons(locationID: Int64) throws -> [Int64] {
+        try tx.connection.rows(
+            "SELECT minor FROM location_beacons WHERE location_id = \(locationID) ORDER BY minor"
+        ).map { $0.int(0) }
+    }
+
+    /// The location of `businessID` where beacon `minor` is, if any.
+    public func find(businessID: Int64, beaconMinor minor: Int64) throws -> Location? {
+        try tx.connection.row(
+            """
+            SELECT \(raw: Columns.qualified(Self.columns, "l")) FROM location_beacons b
+            JOIN locations l ON l.id = b.location_id WHERE b.business_id = \(businessID) AND b.minor = \(minor)
+            """
+        ).map(Self.decode)
+    }
 }

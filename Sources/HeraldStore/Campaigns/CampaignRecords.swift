@@ -129,6 +129,21 @@ public struct CampaignRecords {
         return (Int(row?.int(0) ?? 0), row?.optionalTimestamp(1))
     }
 
+    /// How many campaign entries went to `userID` themselves (not to one of their devices) since `since` (of
+    /// `campaignID` only, when given), and when the newest was made: the caps and cooldowns of a Punchh app's user.
+    public func messages(toUser userID: Int64, campaignID: Int64? = nil, since: Timestamp) throws -> (
+        count: Int, latest: Timestamp?
+    ) {
+        let campaign: SQLQuery =
+            campaignID.map { id -> SQLQuery in "AND campaign_id = \(id)" } ?? "AND campaign_id IS NOT NULL"
+        let row = try tx.connection.row(
+            """
+            SELECT COUNT(*), MAX(created_at) FROM notifications
+            WHERE user_id = \(userID) AND device_id IS NULL \(campaign) AND created_at >= \(since)
+            """)
+        return (Int(row?.int(0) ?? 0), row?.optionalTimestamp(1))
+    }
+
     /// The entry of `campaignID` for `triggerKey` addressed to `userID` (rather than to one device), if there is
     /// one.
     public func userEntry(campaignID: Int64, userID: Int64, triggerKey: String) throws -> InboxEntry? {

@@ -75,6 +75,13 @@ public struct GeofenceRecords {
         ).map(Self.decode)
     }
 
+    /// The ids of `businessID`'s geofences drawn around `locationID`.
+    public func ids(businessID: Int64, locationID: Int64) throws -> [Int64] {
+        try tx.connection.rows(
+            "SELECT id FROM geofences WHERE business_id = \(businessID) AND location_id = \(locationID) ORDER BY id"
+        ).map { $0.int(0) }
+    }
+
     /// Deletes a geofence; false when it was not the business's.
     public func delete(businessID: Int64, id: Int64) throws -> Bool {
         try tx.connection.execute("DELETE FROM geofences WHERE id = \(id) AND business_id = \(businessID)") == 1

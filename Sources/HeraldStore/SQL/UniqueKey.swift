@@ -111,6 +111,9 @@ public struct UniqueKey: Sendable, Equatable {
             name: "notification_milestones_pkey", field: "type"),
         UniqueKey(
             table: "idempotency_keys", columns: ["device_id", "key"], name: "idempotency_keys_pkey", field: "key"),
+        UniqueKey(
+            table: "location_beacons", columns: ["business_id", "minor"], name: "location_beacons_pkey",
+            field: "beacon_minors"),
     ]
 
     /// The field for a violation of the constraint or index PostgreSQL calls `name`; nil for a name not listed

@@ -1,0 +1,85 @@
+import HeraldModel
+import HeraldStore
+
+/// Beacons, for apps of Punchh's mobile API: their beacon entry and exit calls are visits of the geofences drawn
+/// around the beacon's location, so one geofence campaign reaches SDK installs (by their geofence events) and
+/// Punchh apps (by their beacons) alike.
+extension GeofenceService {
+    /// A beacon visit as a Punchh app reports it.
+    public struct BeaconVisit: Sendable {
+        /// `enter` (the beacon came in range) or `exit` (it went out of range).
+        public var event: String
+        /// The beacon's minor: one beacon of one of the business's locations.
+        public var beaconMinor: Int64
+        /// The signed-in user.
+        public var userID: Int64
+        /// The device their session was made on, if it named one.
+        public var deviceID: Int64?
+
+        /// A visit.
+        public init(event: String, beaconMinor: Int64, userID: Int64, deviceID: Int64?) {
+            self.event = event
+            self.beaconMinor = beaconMinor
+            self.userID = userID
+            self.deviceID = deviceID
+        }
+    }
+
+    /// Records a beacon visit of `business`'s user: for each running geofence campaign (not a sandbox one) on a
+    /// geofence drawn around the beacon's location and on this event, whose audience reaches the user's device and
+    /// whose cooldown, most per user and frequency cap allow it, the user gets the campaign's message as Punchh
+    /// apps get campaigns — their entry pushed to that device (a survey campaign's with `s`, an offer campaign's
+    /// with the reward) — now, or when the device's quiet hours end. Not found on `beacon_minor` when the business
+    /// has no such beacon. Returns the entries written.
+    @discardableResult
+    public func visit(_ visit: BeaconVisit, business: Business) throws -> [InboxEntry] {
+        let now = clock.now()
+        return try store.transaction { tx in
+            guard let location = try tx.locations.find(businessID: business.id, beaconMinor: visit.beaconMinor) else {
+                throw DomainError(.notFound, field: "beacon_minor", "beacon not found")
+            }
+            let geofences = Set(try tx.geofences.ids(businessID: business.id, locationID: location.id))
+            guard !geofences.isEmpty, let device = try device(of: visit, in: tx) else { return [] }
+            var written: [InboxEntry] = []
+            for campaign in try tx.campaigns.running(at: now, limit: 1000)
+            where campaign.businessID == business.id && !campaign.sandbox {
+                let spec = CampaignSpec(campaign)
+                guard case .geofence(let ids, let event) = spec.trigger, event == visit.event,
+                    ids.contains(where: geofences.contains)
+                else { continue }
+                let fanOut = CampaignFanOut(store: store, notifications: notifications, clock: clock)
+                guard
+                    let target = try tx.audiences.targets(
+                        businessID: business.id, audience: try fanOut.audience(campaign), sandboxOnly: false,
+                        after: device.id - 1, limit: 1, at: now
+                    ).first, target.deviceID == device.id
+                else { continue }
+                let writer = try CampaignMessageWriter(
+                    campaign: campaign, spec: spec, business: business, notifications: notifications, tx: tx, now: now)
+                guard try !writer.capped(target), try writer.allowedAgain(target) else { continue }
+                let due =
+                    spec.limits.quietHours.map {
+                        LocalClock(timeZone: target.timeZone).outside(quietHours: $0.start, $0.end, at: now)
+                    } ?? now
+                let key = "beacon:\(visit.event):\(location.id):\(now.milliseconds)"
+                let sent = try writer.send(to: [(target, due)], triggerKey: key)
+                try tx.campaigns.count(.targeted, campaignID: campaign.id)
+                try tx.campaigns.count(.sent, by: Int64(sent), campaignID: campaign.id)
+                if let entry = try tx.campaigns.userEntry(campaignID: campaign.id, userID: visit.userID, triggerKey: key)
+                {
+                    written.append(entry)
+                }
+            }
+            return written
+        }
+    }
+
+    /// The device a beacon visit came from: the one the session was made on, else the user's most recently
+    /// updated one.
+    private func device(of visit: BeaconVisit, in tx: StoreTransaction) throws -> Device? {
+        if let id = visit.deviceID, let device = try tx.devices.find(id: id), device.userID == visit.userID {
+            return device
+        }
+        return try tx.devices.all(userID: visit.userID).max { $0.updatedAt < $1.updatedAt }
+    }
+}

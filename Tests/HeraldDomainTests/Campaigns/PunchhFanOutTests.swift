@@ -1,0 +1,72 @@
+import HeraldDomain
+import HeraldModel
+import HeraldStore
+import HeraldTesting
+import Testing
+
+/// A campaign's fan-out to devices of Punchh's mobile API (no SDK), on every backend: each user gets one entry,
+/// pushed to each of their devices however the batches split them, and the campaign's offer once.
+@Suite("Domain conformance: campaigns to Punchh apps")
+struct PunchhFanOutTests {
+    @Test(arguments: StoreBackend.allCases)
+    func eachUserGetsOneEntryPushedToEachDeviceAndTheOfferOnceEvenWhenTheFanOutRunsAgain(_ backend: StoreBackend)
+        throws
+    {
+        let world = try StoreFixture(backend)
+        // Three users with two phones each: batches of four split two users' phones across batches.
+        var users: [User] = []
+        for index in 0..<3 {
+            let user = try world.addUser("u\(index)@example.com")
+            try world.register(user, key: "phone-a-\(index)", token: "tokenA\(index)")
+            try world.register(user, key: "phone-b-\(index)", token: "tokenB\(index)")
+            users.append(user)
+        }
+        let fries = try world.store.transaction {
+            try $0.offers.insert(
+                Offer(
+                    id: 0, businessID: world.business.id, name: "Free Fries", description: "", imageURL: nil,
+                    media: nil, discount: Money(cents: 300), availableFrom: nil, availableUntil: nil, expiresAt: nil,
+                    validForSeconds: 3600, createdAt: world.clock.now),
+                at: world.clock.now)
+        }
+        let service = CampaignService(store: world.store, clock: world.clock.wallClock)
+        let fanOut = CampaignFanOut(
+            store: world.store, notifications: world.notifications, clock: world.clock.wallClock, batchSize: 4)
+        let campaign = try service.create(
+            CampaignSpec(
+                name: "Fries", message: .init(headline: "Free fries", body: "On us", offerID: fries.id),
+                audience: .userIDs(users.map(\.id)), channels: [.push, .inbox], trigger: .now),
+            business: world.business)
+        _ = try service.launch(business: world.business, id: campaign.id)
+        func runToTheEnd() throws {
+            while try !fanOut.step(campaign: campaign.id).finished {}
+        }
+        try runToTheEnd()
+
+        func state(_ user: User) throws -> (entries: [InboxEntry], pushes: Int, rewards: Int) {
+            let entries = try world.entries(of: user).filter { $0.draft.campaignID == campaign.id }
+            let pushes = try entries.reduce(0) { $0 + (try world.deliveries(of: $1).count) }
+            let rewards = try world.store.read { try $0.offers.live(userID: user.id, at: world.clock.now) }.count
+            return (entries, pushes, rewards)
+        }
+        for user in users {
+            let (entries, pushes, rewards) = try state(user)
+            #expect(entries.count == 1, "one entry for \(user.email)")
+            #expect(pushes == 2, "pushed to both of \(user.email)'s phones")
+            #expect(rewards == 1 && entries.first?.draft.rewardID != nil, "granted once, carried by the entry")
+            #expect(entries.first?.draft.extras["r"]?.int64Value == entries.first?.draft.rewardID)
+        }
+        #expect(try world.store.read { try $0.campaigns.counters(campaignID: campaign.id) }["granted"] == 3)
+
+        // The fan-out runs over the same audience again (a batch written again after a crash, say): nothing twice.
+        _ = try world.store.database.write { db in
+            try db.execute("UPDATE campaigns SET status = 'running', fanout_cursor = 0 WHERE id = \(campaign.id)")
+        }
+        try runToTheEnd()
+        for user in users {
+            let (entries, pushes, rewards) = try state(user)
+            #expect(entries.count == 1 && pushes == 2 && rewards == 1, "nothing twice for \(user.email)")
+        }
+        #expect(try world.store.read { try $0.campaigns.counters(campaignID: campaign.id) }["granted"] == 3)
+    }
+}
