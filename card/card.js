@@ -1,7 +1,8 @@
 // Herald's notification card: one message (the device API's shape) drawn over the app, in plain JavaScript.
 // No framework, no build step. The same file runs in the iOS SDK's web view, in the admin console's preview and in
 // the browser tests; it talks to whoever hosts it through the bridge below (docs/sdk.md, "The notification card").
-// Everything is built with createElement and text nodes, never parsed markup: message text can't inject anything.
+// Everything is built with dom.js's h(): elements and text nodes, never parsed markup, so message text can't inject
+// anything.
 "use strict";
 
 (function () {
@@ -72,22 +73,6 @@
 
   // -------------------------------------------------------------------------------------------------------------
   // Helpers.
-
-  function h(tag, attrs, ...children) {
-    const el = document.createElement(tag);
-    for (const [key, value] of Object.entries(attrs || {})) {
-      if (value === null || value === undefined || value === false) continue;
-      if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
-      else if (key === "class") el.className = value;
-      else if (value === true) el.setAttribute(key, "");
-      else el.setAttribute(key, String(value));
-    }
-    for (const child of children.flat()) {
-      if (child === null || child === undefined || child === false) continue;
-      el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-    }
-    return el;
-  }
 
   /** A string of the table with its `{placeholders}` filled. */
   function t(key, values) {
@@ -238,15 +223,15 @@
     elements.survey = message.isSurvey ? h("div", { class: "survey" }) : null;
     if (elements.survey) elements.content.append(elements.survey);
     else if (message.cta) elements.content.append(ctaButton(message.cta));
-    card.append(
-      message.sandbox ? h("div", { class: "ribbon" }, t("sandbox")) : null,
-      h("button", { type: "button", class: "close", "aria-label": t("close"), onclick: dismiss }),
+    if (message.sandbox) card.append(h("div", { class: "ribbon" }, t("sandbox")));
+    card.append(h("button", { type: "button", class: "close", "aria-label": t("close"), onclick: dismiss }),
       h("div", { class: "scroll" }, top, elements.content));
     if (state.survey) renderSurvey();
     elements.scrim.hidden = false;
     card.hidden = false;
     if (!matchMedia("(prefers-reduced-motion: reduce)").matches) card.classList.add("entering");
-    card.focus();
+    // Focus moves into the card, unless it is a frame of a page the user is working in (the console's preview).
+    if (window.parent === window || document.hasFocus()) card.focus();
     send("displayed");
     if (message.isSurvey) send("survey_started");
   }
@@ -469,8 +454,8 @@
     const progressText = h("p", { class: "progress-text", "aria-hidden": "true" }, t("progress", { current, total }));
     if (s.done || !total) {
       const heading = h("h2", { class: "thanks", tabindex: -1 }, t("thanks"));
-      box.replaceChildren(progressText, progress, heading, h("p", { class: "thanks-text" }, t("thanks_text")),
-        state.message.cta ? ctaButton(state.message.cta) : null);
+      box.replaceChildren(progressText, progress, heading, h("p", { class: "thanks-text" }, t("thanks_text")));
+      if (state.message.cta) box.append(ctaButton(state.message.cta));
       if (focusQuestion) heading.focus();
       return;
     }

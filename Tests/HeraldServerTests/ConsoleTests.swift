@@ -59,7 +59,7 @@ struct ConsoleTests {
         let herald = try LiveHerald()
         let client = herald.client()
         let onDisk = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("card").path)
-        #expect(Set(onDisk) == ["card.html", "card.css", "card.js"])
+        #expect(Set(onDisk) == ["card.html", "card.css", "card.js", "dom.js"])
         for name in onDisk {
             let response = try client.request("GET", "/console/card/\(name)")
             #expect(response.status == 200, "\(name): \(response.status)")

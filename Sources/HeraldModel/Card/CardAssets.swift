@@ -114,6 +114,8 @@ button { font: inherit; color: inherit; cursor: pointer; }
 /* The audio player: play and pause, a seek bar, elapsed and total time. */
 .media-audio { background: var(--surface); }
 .player { display: flex; align-items: center; gap: 12px; padding: 14px 16px; }
+/* Without artwork the player is the top of the card: the close button sits beside the seek bar, not over it. */
+.media-audio:not(:has(> img)) > .player { padding-inline-end: 64px; min-height: 76px; }
 .toggle {
   position: relative; flex: none; width: 48px; height: 48px; padding: 0; border: 0; border-radius: 50%;
   background: var(--accent); color: var(--accent-text);
@@ -209,6 +211,7 @@ button { font: inherit; color: inherit; cursor: pointer; }
 <meta name="color-scheme" content="light dark">
 <title>Notification</title>
 <link rel="stylesheet" href="card.css">
+<script src="dom.js" defer></script>
 <script src="card.js" defer></script>
 </head>
 <body>
@@ -227,7 +230,8 @@ button { font: inherit; color: inherit; cursor: pointer; }
 // Herald's notification card: one message (the device API's shape) drawn over the app, in plain JavaScript.
 // No framework, no build step. The same file runs in the iOS SDK's web view, in the admin console's preview and in
 // the browser tests; it talks to whoever hosts it through the bridge below (docs/sdk.md, "The notification card").
-// Everything is built with createElement and text nodes, never parsed markup: message text can't inject anything.
+// Everything is built with dom.js's h(): elements and text nodes, never parsed markup, so message text can't inject
+// anything.
 "use strict";
 
 (function () {
@@ -298,22 +302,6 @@ button { font: inherit; color: inherit; cursor: pointer; }
 
   // -------------------------------------------------------------------------------------------------------------
   // Helpers.
-
-  function h(tag, attrs, ...children) {
-    const el = document.createElement(tag);
-    for (const [key, value] of Object.entries(attrs || {})) {
-      if (value === null || value === undefined || value === false) continue;
-      if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
-      else if (key === "class") el.className = value;
-      else if (value === true) el.setAttribute(key, "");
-      else el.setAttribute(key, String(value));
-    }
-    for (const child of children.flat()) {
-      if (child === null || child === undefined || child === false) continue;
-      el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-    }
-    return el;
-  }
 
   /** A string of the table with its `{placeholders}` filled. */
   function t(key, values) {
@@ -464,15 +452,15 @@ button { font: inherit; color: inherit; cursor: pointer; }
     elements.survey = message.isSurvey ? h("div", { class: "survey" }) : null;
     if (elements.survey) elements.content.append(elements.survey);
     else if (message.cta) elements.content.append(ctaButton(message.cta));
-    card.append(
-      message.sandbox ? h("div", { class: "ribbon" }, t("sandbox")) : null,
-      h("button", { type: "button", class: "close", "aria-label": t("close"), onclick: dismiss }),
+    if (message.sandbox) card.append(h("div", { class: "ribbon" }, t("sandbox")));
+    card.append(h("button", { type: "button", class: "close", "aria-label": t("close"), onclick: dismiss }),
       h("div", { class: "scroll" }, top, elements.content));
     if (state.survey) renderSurvey();
     elements.scrim.hidden = false;
     card.hidden = false;
     if (!matchMedia("(prefers-reduced-motion: reduce)").matches) card.classList.add("entering");
-    card.focus();
+    // Focus moves into the card, unless it is a frame of a page the user is working in (the console's preview).
+    if (window.parent === window || document.hasFocus()) card.focus();
     send("displayed");
     if (message.isSurvey) send("survey_started");
   }
@@ -695,8 +683,8 @@ button { font: inherit; color: inherit; cursor: pointer; }
     const progressText = h("p", { class: "progress-text", "aria-hidden": "true" }, t("progress", { current, total }));
     if (s.done || !total) {
       const heading = h("h2", { class: "thanks", tabindex: -1 }, t("thanks"));
-      box.replaceChildren(progressText, progress, heading, h("p", { class: "thanks-text" }, t("thanks_text")),
-        state.message.cta ? ctaButton(state.message.cta) : null);
+      box.replaceChildren(progressText, progress, heading, h("p", { class: "thanks-text" }, t("thanks_text")));
+      if (state.message.cta) box.append(ctaButton(state.message.cta));
       if (focusQuestion) heading.focus();
       return;
     }
@@ -816,23 +804,57 @@ button { font: inherit; color: inherit; cursor: pointer; }
 
 """##
         ),
+        (
+            "dom.js", "text/javascript; charset=utf-8",
+            #"""
+// Builds pages from data with elements and text nodes only, never parsed markup, so no text can inject anything.
+// One copy for the notification card (card.js) and the admin console (its page loads it from /console/card/dom.js).
+"use strict";
+
+/**
+ * An element: each of `attrs` becomes an attribute (an `on…` function a listener, `class` the class name, `text`
+ * the text; null, undefined and false are left out, true is an empty attribute); `children` are nodes or text.
+ */
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
+    else if (key === "class") el.className = value;
+    else if (key === "text") el.textContent = value;
+    else if (value === true) el.setAttribute(key, "");
+    else el.setAttribute(key, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+"""#
+        ),
     ]
 
-    /// The card as one document for a web view with no server behind it: card.html with card.css and card.js
-    /// inline (the same text as `files`), and a Content-Security-Policy `<meta>` element that allows exactly
-    /// those two by their SHA-256, pictures and media from https (pictures from data: too), frames from
+    /// The card as one document for a web view with no server behind it: card.html with its style sheet and
+    /// scripts inline (the same text as `files`), and a Content-Security-Policy `<meta>` element that allows
+    /// exactly those by their SHA-256, pictures and media from https (pictures from data: too), frames from
     /// youtube-nocookie.com only, and no requests.
-    public static let document: String =
-        documentParts[0] + files[0].text + documentParts[1] + files[2].text + documentParts[2]
+    public static let document: String = [
+        documentParts[0], files[0].text,  // card.css
+        documentParts[1], files[3].text,  // dom.js
+        documentParts[2], files[2].text,  // card.js
+        documentParts[3],
+    ].joined()
 
-    /// card.html cut where card.css and card.js go, its policy in place.
+    /// card.html cut where its style sheet and scripts go, its policy in place.
     static let documentParts: [String] = [
         #"""
 <!doctype html>
 <html lang="en" dir="ltr">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-m8aPvo/hwx2savnYzUra6ckrfPL4F7x9EpxrLqtXJJA='; style-src 'sha256-tU1l5f2t0+6f38tYIt5NhUsJeTYfUt0wBDRTQZDqxvg='; img-src https: data:; media-src https:; frame-src https://www.youtube-nocookie.com; base-uri 'none'; form-action 'none'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-ZSj0WaWyjacO6osr7MdxgsLQ7bhaWVPgCUMVG7tChx0=' 'sha256-37kJDxwAqKTeEaK5FELgwXs1301hoC3w8FyDHv/fyD0='; style-src 'sha256-Uzwsj7ZxUPDc7mBYaK56wkgHFPp/4QTlfKQnPTVGGCo='; img-src https: data:; media-src https:; frame-src https://www.youtube-nocookie.com; base-uri 'none'; form-action 'none'">
 <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
 <meta name="color-scheme" content="light dark">
 <title>Notification</title>
@@ -840,6 +862,10 @@ button { font: inherit; color: inherit; cursor: pointer; }
 """#,
         #"""
 </style>
+<script>
+"""#,
+        #"""
+</script>
 <script>
 """#,
         #"""

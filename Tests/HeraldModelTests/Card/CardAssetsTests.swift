@@ -4,7 +4,7 @@ import HeraldModel
 import Testing
 
 /// The notification card embedded once (`scripts/generate-console`): the files are card/'s, and the SDK's one-page
-/// document carries card.css and card.js inline, allowed by a policy naming exactly their hashes.
+/// document carries its style sheet and scripts inline, allowed by a policy naming exactly their hashes.
 @Suite struct CardAssetsTests {
     private static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent()  // Card
@@ -27,19 +27,23 @@ import Testing
         #expect(
             CardAssets.files.map(\.contentType) == [
                 "text/css; charset=utf-8", "text/html; charset=utf-8", "text/javascript; charset=utf-8",
+                "text/javascript; charset=utf-8",
             ])
     }
 
     @Test func theDocumentInlinesTheStyleAndScriptAllowedByTheirHashes() throws {
         let document = CardAssets.document
         let css = try text("card.css")
+        let dom = try text("dom.js")
         let js = try text("card.js")
         #expect(document.components(separatedBy: "<style>" + css + "</style>").count == 2)
-        #expect(document.components(separatedBy: "<script>" + js + "</script>").count == 2)
-        #expect(!document.contains("href=\"card.css\"") && !document.contains("src=\"card.js\""))
+        let domAt = try #require(document.range(of: "<script>" + dom + "</script>")).lowerBound
+        let cardAt = try #require(document.range(of: "<script>" + js + "</script>")).lowerBound
+        #expect(domAt < cardAt, "in card.html's order: the helper first")
+        #expect(!document.contains("href=\"card.css\"") && !document.contains(" src="))
         let hash = { (text: String) in Data(SHA256.hash(Array(text.utf8))).base64EncodedString() }
         let policy =
-            "default-src 'none'; script-src 'sha256-\(hash(js))'; style-src 'sha256-\(hash(css))'; "
+            "default-src 'none'; script-src 'sha256-\(hash(dom))' 'sha256-\(hash(js))'; style-src 'sha256-\(hash(css))'; "
             + "img-src https: data:; media-src https:; frame-src https://www.youtube-nocookie.com; base-uri 'none'; "
             + "form-action 'none'"
         let meta = "<meta http-equiv=\"Content-Security-Policy\" content=\"\(policy)\">"
