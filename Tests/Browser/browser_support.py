@@ -94,8 +94,19 @@ def csp_violations(driver):
             if "Content Security Policy" in entry["message"] or "Refused to" in entry["message"]]
 
 
-class Waiting:
-    """`wait` and `find` for a test case with `self.driver` and `self.screenshot(name)`."""
+class BrowserTest:
+    """Mixed into a browser test case: `wait` and `find` (given `self.driver` and `self.screenshot(name)`), and a
+    class tear-down that quits `driver`, stops `herald` and the `processes` listed, and removes `workdir`."""
+
+    @classmethod
+    def tearDownClass(cls):
+        if hasattr(cls, "driver"):
+            cls.driver.quit()
+        if hasattr(cls, "herald"):
+            cls.herald.stop()
+        for process in getattr(cls, "processes", []):
+            stop(process)
+        shutil.rmtree(getattr(cls, "workdir", "/nonexistent"), ignore_errors=True)
 
     def wait(self, condition, timeout=15, message=""):
         """Waits until `condition()` is truthy; an element gone meanwhile (the page re-rendered) just means not yet."""

@@ -33,7 +33,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Browser"))
-from browser_support import ROOT, Herald, Waiting, call, chromium, csp_violations  # noqa: E402
+from browser_support import ROOT, BrowserTest, Herald, call, chromium, csp_violations  # noqa: E402
 
 MEDIA = os.path.join(ROOT, "Tests", "Card", "media")
 ARTIFACTS = os.path.join(ROOT, "Tests", "Card", "artifacts")
@@ -92,7 +92,7 @@ def card_browser():
     return driver
 
 
-class CardInBrowser(Waiting, unittest.TestCase):
+class CardInBrowser(BrowserTest, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         os.makedirs(ARTIFACTS, exist_ok=True)
@@ -111,14 +111,6 @@ class CardInBrowser(Waiting, unittest.TestCase):
             assert uploaded["url"].startswith(cls.base + "/media/"), uploaded
             cls.media[name] = uploaded["url"]
         cls.driver = card_browser()
-
-    @classmethod
-    def tearDownClass(cls):
-        if hasattr(cls, "driver"):
-            cls.driver.quit()
-        if hasattr(cls, "herald"):
-            cls.herald.stop()
-        shutil.rmtree(getattr(cls, "workdir", "/nonexistent"), ignore_errors=True)
 
     def setUp(self):
         self.questions = []

@@ -17,7 +17,6 @@ import hmac
 import json
 import os
 import secrets
-import shutil
 import struct
 import subprocess
 import sys
@@ -32,7 +31,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Browser"))
-from browser_support import ROOT, Herald, Waiting, call as http, chromium, csp_violations, stop  # noqa: E402
+from browser_support import ROOT, BrowserTest, Herald, call as http, chromium, csp_violations  # noqa: E402
 
 ARTIFACTS = os.path.join(ROOT, "Tests", "Console", "artifacts")
 ADMIN_TOKEN = "hadm_console_test_" + secrets.token_hex(8)
@@ -51,7 +50,7 @@ def png(width=120, height=80):
             + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 
-class ConsoleInBrowser(Waiting, unittest.TestCase):
+class ConsoleInBrowser(BrowserTest, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         os.makedirs(ARTIFACTS, exist_ok=True)
@@ -59,6 +58,7 @@ class ConsoleInBrowser(Waiting, unittest.TestCase):
         cls.standin = subprocess.Popen(
             [sys.executable, os.path.join(ROOT, "Tests", "StandIns", "standin.py"), "--workdir", cls.workdir + "/standin"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        cls.processes = [cls.standin]
         announced = json.loads(cls.standin.stdout.readline())
         cls.control = announced["control_url"]
         key = ec.generate_private_key(ec.SECP256R1())
@@ -88,16 +88,6 @@ class ConsoleInBrowser(Waiting, unittest.TestCase):
             HERALD_LOG_LEVEL="warning"))
         cls.base = cls.herald.base
         cls.driver = chromium("1280,1000")
-
-    @classmethod
-    def tearDownClass(cls):
-        if hasattr(cls, "driver"):
-            cls.driver.quit()
-        if hasattr(cls, "herald"):
-            cls.herald.stop()
-        if hasattr(cls, "standin"):
-            stop(cls.standin)
-        shutil.rmtree(getattr(cls, "workdir", "/nonexistent"), ignore_errors=True)
 
     # -- helpers ---------------------------------------------------------------------------------------------------
 

@@ -46,6 +46,7 @@
         static let baseURL = URL(
             string: "https://" + (Bundle.main.bundleIdentifier ?? "herald-card").lowercased() + "/")
 
+        /// The web view: inline playback, every medium waiting for a tap, the script handler `herald`.
         public override func loadView() {
             let configuration = WKWebViewConfiguration()
             configuration.allowsInlineMediaPlayback = true
@@ -63,11 +64,13 @@
             view = webView
         }
 
+        /// Loads the card from the SDK.
         public override func viewDidLoad() {
             super.viewDidLoad()
             webView?.loadHTMLString(CardAssets.document, baseURL: Self.baseURL)
         }
 
+        /// Gone: `notification.dismissed` unless the user or the call to action closed it.
         public override func viewDidDisappear(_ animated: Bool) {
             super.viewDidDisappear(animated)
             guard isBeingDismissed || presentingViewController == nil else { return }
