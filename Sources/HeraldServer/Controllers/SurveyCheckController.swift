@@ -10,17 +10,13 @@ import HeraldModel
 /// (`[]` when the server would take these answers); 422 when the questions aren't a survey's (each problem on its
 /// path, as `POST …/surveys` says it) or the answers aren't that list.
 struct SurveyCheckController: Sendable {
-    let auth: AdminAuthenticator
+    let admin: AdminAccess
 
     func register(in router: inout Router) {
-        let auth = self.auth
-        router.post("/api/admin/surveys/validate") { request in
-            try auth.authenticate(request)
-            return try Self.validate(request)
-        }
+        router.post("/api/admin/surveys/validate", admin.guarded(Self.validate))
     }
 
-    static func validate(_ request: HTTPRequest) throws -> HTTPResponse {
+    @Sendable static func validate(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try request.jsonObjectBody()
         var errors = FieldErrors()
         errors.refuseUnknown(body, known: ["questions", "answers"])
