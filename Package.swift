@@ -97,7 +97,7 @@ let package = Package(
             name: "FuzzHTTP2Response", dependencies: ["HeraldFuzzTargets", "HeraldHTTP"],
             path: "Tests/Fuzz/FuzzHTTP2Response"),
 
-        .testTarget(name: "HeraldModelTests", dependencies: ["HeraldModel", "HeraldTesting"]),
+        .testTarget(name: "HeraldModelTests", dependencies: ["HeraldModel", "HeraldTesting", "HeraldCrypto"]),
         .testTarget(name: "HeraldObservabilityTests", dependencies: ["HeraldObservability"]),
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
         .testTarget(

@@ -8,24 +8,7 @@ const QUESTION_TYPES = ["single_choice", "multiple_choice", "rating", "boolean",
 
 // ---------------------------------------------------------------------------------------------------------------
 // DOM helpers: everything is built with createElement and text nodes (never parsed markup), so API text can't
-// inject anything.
-
-function h(tag, attrs, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
-    else if (key === "class") el.className = value;
-    else if (key === "text") el.textContent = value;
-    else if (value === true) el.setAttribute(key, "");
-    else el.setAttribute(key, String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return el;
-}
+// inject anything: h() comes from the card's dom.js (/console/card/dom.js), the one copy the card uses too.
 
 const svgNS = "http://www.w3.org/2000/svg";
 function s(tag, attrs, ...children) {
@@ -348,6 +331,59 @@ function previewPane(state) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// The in-app card: the SDK's own card (card/, served at /console/card/), framed and driven through the card's bridge
+// as the SDK drives it. Survey answers are checked by the server's validator (POST /api/admin/surveys/validate), the
+// one the SDK runs in the app; what the card reports is listed under it, and its links are shown, never followed.
+
+function cardPreview(message, scheme) {
+  const frame = h("iframe", { src: "/console/card/card.html", title: "In-app card preview", class: "card-frame", id: "card-frame" });
+  const events = h("ol", { class: "card-events muted", id: "card-events", "aria-label": "What the card reported" });
+  const again = h("button", { type: "button", class: "secondary", id: "card-again" }, "Show again");
+  const pane = h("div", { class: "card-preview" }, h("h3", {}, "In-app card"), frame,
+    h("div", { class: "actions" }, again), h("p", { class: "muted" }, "What the card reported:"), events);
+  let ready = false;
+  let shown = "";
+  const post = (body) => frame.contentWindow.postMessage(JSON.stringify(body), location.origin);
+  // Unfinished questions can't be checked: the card then says so instead of the validator's words.
+  const strings = { problem_invalid_survey: "Finish the survey's questions in the form to try it here." };
+  function show(again) {
+    if (!ready) return;
+    const body = { type: "show", message: message(), appearance: { color_scheme: scheme(), strings } };
+    const text = JSON.stringify(body);
+    if (!again && text === shown) return;
+    shown = text;
+    events.replaceChildren();
+    post(body);
+  }
+  function describe(posted) {
+    const details = { media_viewed: ` at ${posted.position_seconds} s`, cta_clicked: ` — opens ${posted.url}`,
+      open_url: ` — opens ${posted.url}`, survey_submitted: " " + JSON.stringify(posted.answers) }[posted.type] || "";
+    return h("li", { "data-type": posted.type }, posted.type + details);
+  }
+  async function received(event) {
+    if (!frame.isConnected) return window.removeEventListener("message", received);
+    if (event.source !== frame.contentWindow || event.origin !== location.origin) return;
+    let posted;
+    try { posted = JSON.parse(event.data); } catch (error) { return; }
+    if (posted.type === "ready") {
+      ready = true;
+      return show(true);
+    }
+    if (posted.type !== "validate") return events.append(describe(posted));
+    let problems;
+    try {
+      problems = (await api("POST", "/api/admin/surveys/validate", { questions: message().questions, answers: posted.answers })).problems;
+    } catch (error) {
+      problems = [{ question_id: null, code: "invalid_survey", message: error.message }];
+    }
+    post({ type: "validation", request_id: posted.request_id, problems });
+  }
+  window.addEventListener("message", received);
+  again.addEventListener("click", () => show(true));
+  return { pane, show };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Templates with a live preview (rendered by the server: POST …/templates/{event}/preview).
 
 async function pageTemplates(root, id) {
@@ -474,7 +510,23 @@ async function pageComposer(root, id) {
     const spec = message();
     return { app: business.name, title: spec.headline, body: spec.body, imageURL: localImage || media?.url, cta: spec.cta?.label || (spec.cta ? "Open" : ""), payload: estimatePayload(spec) };
   });
+  const card = cardPreview(() => deviceMessage(), () => preview.theme.value);
+  preview.pane.append(card.pane);
+  preview.theme.addEventListener("change", () => card.show());
   root.append(h("div", { class: "composer" }, h("div", { class: "card" }, form), preview.pane));
+
+  // The message as the device API will hand it to the app (a sandbox headline gets its prefix there too).
+  function deviceMessage() {
+    const spec = message();
+    const survey = questions.questions();
+    const sandbox = form.elements.sandbox.checked;
+    const m = { id: "preview", type: survey.length ? "survey" : "message", headline: (sandbox ? "Sandbox · " : "") + (spec.headline || "Headline"),
+      body: spec.body || "Body", sandbox, questions: survey };
+    const imageURL = localImage || media?.url;
+    if (imageURL) m.media = { type: "image", url: imageURL };
+    if (spec.cta?.url) m.cta = spec.cta;
+    return m;
+  }
 
   function message() {
     const m = { headline: el("message.headline").value, body: el("message.body").value };
@@ -525,6 +577,7 @@ async function pageComposer(root, id) {
     el("trigger.geofence_ids").closest(".field").hidden = t !== "geofence";
     el("trigger.event").closest(".field").hidden = t !== "geofence";
     preview.render();
+    card.show();
   }
   const countSegment = debounce(async () => {
     const out = document.getElementById("segment-count");

@@ -123,6 +123,7 @@ public final class HeraldApplication: Sendable {
             .register(in: &router)
         media.register(in: &router)
         ConsoleController().register(in: &router)
+        SurveyCheckController(admin: admin).register(in: &router)
 
         routes = router.routes.map { ($0.method.rawValue, $0.pattern) }
         offloadedRoutes = router.routes.filter { router.isOffloaded($0.method, $0.pattern) }.map {

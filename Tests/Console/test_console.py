@@ -5,7 +5,8 @@ one) on a free port whose APNs is the repository's stand-ins (Tests/StandIns/sta
 first: its error is shown next to the token field), create a business, upload its .p8 key and its FCM
 service-account file, sign two iPhones and an Android phone up through the mobile API, see a segment's count,
 compose a campaign with an image and a survey (the preview follows the typing; a missing
-headline is answered next to the headline field), launch it, and watch the report count the deliveries the
+headline is answered next to the headline field; the in-app card — the SDK's own — walks the survey step by step,
+the server's validator refusing an unanswered required question), launch it, and watch the report count the deliveries the
 stand-in accepted; then the device lookup, a test push, a template preview, a geofence, and the composer at phone
 width. Screenshots go to Tests/Console/artifacts/ (ignored by git).
 
@@ -16,48 +17,25 @@ import hmac
 import json
 import os
 import secrets
-import shutil
 import struct
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
-import urllib.request
 import zlib
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
-from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Browser"))
+from browser_support import ROOT, BrowserTest, Herald, call as http, chromium, csp_violations  # noqa: E402
+
 ARTIFACTS = os.path.join(ROOT, "Tests", "Console", "artifacts")
 ADMIN_TOKEN = "hadm_console_test_" + secrets.token_hex(8)
 KEY_ID, TEAM_ID, TOPIC = "ABC123DEFG", "DEF123GHIJ", "com.example.burger"
-
-
-def herald_binary():
-    for configuration in ("debug", "release"):
-        path = os.path.join(ROOT, ".build", configuration, "herald")
-        if os.path.exists(path):
-            return path
-    raise RuntimeError("no .build/{debug,release}/herald: run swift build first")
-
-
-def http(method, url, body=None, headers=None):
-    data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
-    if data is not None and "Content-Type" not in request.headers:
-        request.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
 
 
 def png(width=120, height=80):
@@ -72,17 +50,15 @@ def png(width=120, height=80):
             + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 
-class ConsoleInBrowser(unittest.TestCase):
+class ConsoleInBrowser(BrowserTest, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not shutil.which("chromedriver") or not (shutil.which("chromium") or shutil.which("chromium-browser")):
-            raise RuntimeError("chromium and chromium-driver are not installed: scripts/install-dependencies --test")
-        binary = herald_binary()
         os.makedirs(ARTIFACTS, exist_ok=True)
         cls.workdir = tempfile.mkdtemp(prefix="herald-console-")
         cls.standin = subprocess.Popen(
             [sys.executable, os.path.join(ROOT, "Tests", "StandIns", "standin.py"), "--workdir", cls.workdir + "/standin"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        cls.processes = [cls.standin]
         announced = json.loads(cls.standin.stdout.readline())
         cls.control = announced["control_url"]
         key = ec.generate_private_key(ec.SECP256R1())
@@ -106,68 +82,14 @@ class ConsoleInBrowser(unittest.TestCase):
                                                                 serialization.PublicFormat.SubjectPublicKeyInfo).decode()})
         assert status == 200, status
 
-        env = dict(os.environ, HERALD_APNS_URL=announced["apns_url"], HERALD_FCM_URL=announced["fcm_url"],
-                   HERALD_CA_FILE=announced["ca_file"], HERALD_ADMIN_TOKEN=ADMIN_TOKEN, HERALD_PASSWORD_COST="1024",
-                   HERALD_LOG_LEVEL="warning")
-        cls.log = open(os.path.join(cls.workdir, "herald.log"), "wb")
-        cls.herald = subprocess.Popen(
-            [binary, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", cls.workdir + "/data"],
-            env=env, stdout=subprocess.PIPE, stderr=cls.log)
-        cls.base = None
-        deadline = time.time() + 30
-        while cls.base is None and time.time() < deadline:
-            line = cls.herald.stdout.readline().decode()
-            if "listening on " in line:
-                cls.base = line.strip().split("listening on ", 1)[1]
-            elif not line and cls.herald.poll() is not None:
-                break
-        assert cls.base, "herald did not start: " + open(os.path.join(cls.workdir, "herald.log")).read()
-
-        options = webdriver.ChromeOptions()
-        options.binary_location = shutil.which("chromium") or shutil.which("chromium-browser")
-        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                         "--window-size=1280,1000", "--force-device-scale-factor=1"):
-            options.add_argument(argument)
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        cls.driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(shutil.which("chromedriver")))
-        cls.driver.implicitly_wait(0)
-
-    @classmethod
-    def tearDownClass(cls):
-        for name in ("driver",):
-            if hasattr(cls, name):
-                getattr(cls, name).quit()
-        for name in ("herald", "standin"):
-            process = getattr(cls, name, None)
-            if process:
-                process.terminate()
-                try:
-                    process.wait(10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
-                for stream in (process.stdin, process.stdout):
-                    if stream:
-                        stream.close()
-        if hasattr(cls, "log"):
-            cls.log.close()
-        shutil.rmtree(getattr(cls, "workdir", "/nonexistent"), ignore_errors=True)
+        cls.herald = Herald(cls.workdir, dict(
+            HERALD_APNS_URL=announced["apns_url"], HERALD_FCM_URL=announced["fcm_url"],
+            HERALD_CA_FILE=announced["ca_file"], HERALD_ADMIN_TOKEN=ADMIN_TOKEN, HERALD_PASSWORD_COST="1024",
+            HERALD_LOG_LEVEL="warning"))
+        cls.base = cls.herald.base
+        cls.driver = chromium("1280,1000")
 
     # -- helpers ---------------------------------------------------------------------------------------------------
-
-    def wait(self, condition, timeout=15, message=""):
-        try:
-            # The console re-renders whole views: an element found a moment ago may be gone (stale) by now.
-            return WebDriverWait(self.driver, timeout, poll_frequency=0.1,
-                                 ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)
-                                 ).until(lambda d: condition())
-        except TimeoutException:
-            self.screenshot("failure")
-            raise AssertionError("timed out: " + message)
-
-    def find(self, css):
-        return self.wait(lambda: (lambda e: e[0] if e and e[0].is_displayed() else None)(self.driver.find_elements(By.CSS_SELECTOR, css)),
-                         message=css)
 
     def field(self, name):
         return self.find(f'[data-field="{name}"]')
@@ -208,10 +130,6 @@ class ConsoleInBrowser(unittest.TestCase):
                               {"Content-Type": "application/json", "x-pch-digest": digest, "punchh-app-device-id": device})
         self.assertEqual(status, 200, answer)
         return answer
-
-    def csp_violations(self):
-        return [entry["message"] for entry in self.driver.get_log("browser")
-                if "Content Security Policy" in entry["message"] or "Refused to" in entry["message"]]
 
     # -- the walk-through ------------------------------------------------------------------------------------------
 
@@ -325,6 +243,41 @@ class ConsoleInBrowser(unittest.TestCase):
         self.type_into("survey.questions[1].choices", "Ketchup\nMayo\nNone")
         self.assertEqual(len(d.find_elements(By.CSS_SELECTOR, "#new-question-type option")), 7)
 
+        # The in-app card beside the pushes: the SDK's own card, framed and driven through its bridge, the survey step
+        # by step, each answer judged by the server's validator (POST /api/admin/surveys/validate).
+        self.find('.question[data-index="0"] [data-role=required]').click()
+        d.switch_to.frame(self.find("#card-frame"))
+        try:
+            self.wait(lambda: d.find_element(By.CSS_SELECTOR, ".headline").text == "Free fries today", message="the card")
+            self.wait(lambda: d.execute_script("const i = document.querySelector('.media img');"
+                                               " return i && i.complete && i.naturalWidth > 0"), message="its image")
+            self.wait(lambda: self.find(".progress-text").text == "Question 1 of 2", message="the survey's first step")
+            self.assertEqual(self.find(".question-text").text, "How were the fries? · Required")
+            self.find(".next").click()
+            self.wait(lambda: d.find_element(By.CSS_SELECTOR, ".problem").text == "This answer is required.",
+                      message="the validator's refusal")
+            self.find("label.option:has(input[value='4'])").click()
+            self.find(".next").click()
+            self.wait(lambda: self.find(".progress-text").text == "Question 2 of 2", message="the second step")
+            self.find(".back").click()
+            self.assertTrue(d.find_element(By.CSS_SELECTOR, "input[value='4']").is_selected(), "Back keeps the answer")
+            self.find(".next").click()
+            self.wait(lambda: self.find(".progress-text").text == "Question 2 of 2", message="the second step again")
+            self.find("label.option:has(input[value=c1])").click()
+            self.find(".next").click()
+            self.wait(lambda: self.find(".thanks").text == "Thank you!", message="the thank-you step")
+            self.find(".cta").click()
+        finally:
+            d.switch_to.default_content()
+        reported = lambda: [li.get_attribute("data-type") for li in d.find_elements(By.CSS_SELECTOR, "#card-events li")]
+        self.wait(lambda: reported() == ["displayed", "survey_started", "survey_submitted", "cta_clicked"],
+                  message="what the card reported")
+        self.assertIn('[{"question_id":"q1","value":4},{"question_id":"q2","value":"c1"}]',
+                      d.find_element(By.CSS_SELECTOR, "#card-events li[data-type=survey_submitted]").text)
+        self.assertIn("opens https://burger.example.com/fries",
+                      d.find_element(By.CSS_SELECTOR, "#card-events li[data-type=cta_clicked]").text)
+        self.element_screenshot("#card-frame", "composer-card-thanks")
+
         # The audience: the segment picker shows how many devices it holds now; launched to everyone below.
         self.find('input[name=audience][value=segment]').click()
         Select(self.field("audience.segment_id")).select_by_visible_text("iPhones")
@@ -420,7 +373,7 @@ class ConsoleInBrowser(unittest.TestCase):
         active.send_keys(Keys.TAB)
         self.assertNotEqual(d.switch_to.active_element, active)
 
-        self.assertEqual(self.csp_violations(), [])
+        self.assertEqual(csp_violations(d), [])
 
 
 if __name__ == "__main__":

@@ -216,6 +216,22 @@ struct BadInputTests {
             ],
             body: { _ in ["values": ["points": 12], "template": ["title": "Points"]] }),
         Endpoint(
+            method: "POST", path: "/api/admin/surveys/validate", access: .admin,
+            // Ids may be whole numbers ≥ 0 (read as their digits); an answer's value may be anything (the validator
+            // says what is wrong with it).
+            slots: [
+                Slot("questions"), Slot("questions.0"), Slot("questions.0.id", lax: ["number", "zero"]),
+                Slot("questions.0.text"), Slot("questions.0.type"), Slot("answers"), Slot("answers.0"),
+                Slot("answers.0.question_id", lax: ["number", "zero"]),
+                Slot("answers.0.value", lax: BadInputTests.wrongTypes),
+            ],
+            body: { _ in
+                [
+                    "questions": [["id": "visit", "text": "How was it?", "type": "rating", "required": true]],
+                    "answers": [["question_id": "visit", "value": 4]],
+                ]
+            }),
+        Endpoint(
             method: "POST", path: "/api/admin/businesses/{business}/locations", access: .admin,
             slots: [Slot("name"), Slot("store_number", lax: ["number", "negative", "zero"])],
             body: { _ in ["name": "Brooklyn Location", "store_number": "42"] }),

@@ -37,6 +37,8 @@ struct ConsoleTests {
             #expect(policy.contains("script-src 'self';"))
             #expect(!policy.contains("unsafe-inline") && !policy.contains("unsafe-eval"))
             #expect(policy.contains("frame-ancestors 'none'"))
+            #expect(policy.contains("frame-src 'self';"), "the composer frames the card")
+            #expect(response.header("x-frame-options") == "DENY")
             #expect(response.header("x-content-type-options") == "nosniff")
             #expect(response.header("cache-control") == "no-cache")
             let etag = try #require(response.header("etag"))
@@ -49,6 +51,36 @@ struct ConsoleTests {
             let stale = try client.request("GET", "/console/\(name)", headers: [("If-None-Match", "\"other\"")])
             #expect(stale.status == 200)
         }
+    }
+
+    /// The notification card under /console/card/: the very files the SDK embeds (`CardAssets`), framed by the
+    /// composer only, playing media from here or https and YouTube from its privacy-enhanced host only.
+    @Test func servesTheCardTheSDKShows() throws {
+        let herald = try LiveHerald()
+        let client = herald.client()
+        let onDisk = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("card").path)
+        #expect(Set(onDisk) == ["card.html", "card.css", "card.js", "dom.js"])
+        for name in onDisk {
+            let response = try client.request("GET", "/console/card/\(name)")
+            #expect(response.status == 200, "\(name): \(response.status)")
+            let file = try Data(contentsOf: Self.root.appendingPathComponent("card/\(name)"))
+            #expect(response.body == Array(file), "\(name) differs from card/\(name): run scripts/generate-console")
+            #expect(response.body == Array(try #require(CardAssets.files.first { $0.name == name }).text.utf8))
+            let policy = try #require(response.header("content-security-policy"))
+            #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self';"))
+            #expect(policy.contains("media-src 'self' https: blob:;"))
+            #expect(policy.contains("frame-src https://www.youtube-nocookie.com;"))
+            #expect(policy.contains("frame-ancestors 'self'"))
+            #expect(!policy.contains("unsafe-inline") && !policy.contains("unsafe-eval"))
+            #expect(response.header("x-frame-options") == "SAMEORIGIN")
+            #expect(response.header("x-content-type-options") == "nosniff")
+            let etag = try #require(response.header("etag"))
+            #expect(
+                try client.request("GET", "/console/card/\(name)", headers: [("If-None-Match", etag)]).status == 304)
+        }
+        let missing = try client.request("GET", "/console/card/index.html")
+        #expect(missing.status == 404)
+        #expect(missing.isJSON)
     }
 
     @Test func theConsoleIsAtSlashConsoleWithOrWithoutTheSlash() throws {
@@ -76,5 +108,12 @@ struct ConsoleTests {
         #expect(!script.contains("innerHTML"), "build nodes with textContent: API text must never become markup")
         #expect(!script.contains("localStorage"), "the admin token stays in sessionStorage")
         #expect(script.contains("sessionStorage"))
+        let card = try String(contentsOf: Self.root.appendingPathComponent("card/card.html"), encoding: .utf8)
+        #expect(!card.contains("<script>") && !card.contains("style=") && !card.contains(" onclick="))
+        let cardScript = try String(contentsOf: Self.root.appendingPathComponent("card/card.js"), encoding: .utf8)
+        #expect(!cardScript.contains("innerHTML") && !cardScript.contains("insertAdjacentHTML"))
+        #expect(
+            !cardScript.contains("setAttribute(\"style\""),
+            "styles through the CSSOM only (the policy allows no inline style)")
     }
 }

@@ -1,19 +1,21 @@
-#if canImport(UIKit) && canImport(UserNotifications) && canImport(SwiftUI)
+#if canImport(UIKit) && canImport(UserNotifications) && canImport(WebKit)
     import Foundation
     import UIKit
     import HeraldModel
 
     extension HeraldEnvironment {
         /// The real ports on iOS: URLSession, files in Application Support readable after the first unlock, the
-        /// system clock, the SDK's card and `UNUserNotificationCenter`, `UIApplication.open` for links.
+        /// system clock, the SDK's card (looking as `appearance` says) and `UNUserNotificationCenter`,
+        /// `UIApplication.open` for links. App only (not in an app extension).
         @MainActor
+        @available(iOSApplicationExtension, unavailable)
         public static func live(
-            regionMonitor: (any RegionMonitor)? = nil,
+            regionMonitor: (any RegionMonitor)? = nil, appearance: CardAppearance = CardAppearance(),
             diagnostics: @escaping @Sendable (HeraldDiagnostic) -> Void = { _ in }
         ) throws -> HeraldEnvironment {
             HeraldEnvironment(
                 transport: URLSessionTransport(), storage: try FileStorage.applicationSupport(),
-                presenter: UserNotificationsPresenter(), regionMonitor: regionMonitor,
+                presenter: UserNotificationsPresenter(appearance: appearance), regionMonitor: regionMonitor,
                 urlOpener: UIApplicationURLOpener(), diagnostics: diagnostics)
         }
     }
@@ -21,6 +23,7 @@
     extension FileStorage {
         /// Storage in `Application Support/Herald`, available once protected data is (after the first unlock).
         @MainActor
+        @available(iOSApplicationExtension, unavailable)
         public static func applicationSupport() throws -> FileStorage {
             let base = try FileManager.default.url(
                 for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
@@ -30,6 +33,7 @@
     }
 
     /// Tracks `UIApplication.isProtectedDataAvailable` from its notifications, readable from any thread.
+    @available(iOSApplicationExtension, unavailable)
     final class ProtectedDataAvailability: @unchecked Sendable {
         private let lock = NSLock()
         private var available: Bool
@@ -55,10 +59,12 @@
     }
 
     /// Opens links with `UIApplication.open`.
+    @available(iOSApplicationExtension, unavailable)
     public struct UIApplicationURLOpener: URLOpener {
         /// An opener.
         public init() {}
 
+        /// Opens `url` with `UIApplication.open`; answers whether something did.
         public func open(_ url: String) async -> Bool {
             guard let target = URL(string: url) else { return false }
             return await UIApplication.shared.open(target)

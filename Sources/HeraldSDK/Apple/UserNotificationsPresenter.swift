@@ -1,25 +1,29 @@
-#if canImport(UserNotifications) && canImport(UIKit) && canImport(SwiftUI)
-    import SwiftUI
+#if canImport(UserNotifications) && canImport(UIKit) && canImport(WebKit)
     import UIKit
     @preconcurrency import UserNotifications
     import HeraldModel
 
-    /// The SDK's presenter on iOS: the notification screen as a SwiftUI card over the app's top view controller,
-    /// system notifications through `UNUserNotificationCenter`.
+    /// The SDK's presenter on iOS: the notification screen as the card (`CardViewController`, the web component)
+    /// over the app's top view controller, system notifications through `UNUserNotificationCenter`. App only: it
+    /// finds the top view controller through `UIApplication.shared`.
+    @available(iOSApplicationExtension, unavailable)
     public struct UserNotificationsPresenter: NotificationPresenter {
-        /// A presenter.
-        public init() {}
+        /// How the card looks.
+        public let appearance: CardAppearance
 
+        /// A presenter showing cards as `appearance` says.
+        public init(appearance: CardAppearance = CardAppearance()) { self.appearance = appearance }
+
+        /// Presents the card over the app's top view controller.
         public func showScreen(_ screen: NotificationScreen) async {
+            let appearance = self.appearance
             await MainActor.run {
                 guard let top = Self.topViewController() else { return }
-                let host = UIHostingController(rootView: NotificationCardView(screen: screen))
-                host.modalPresentationStyle = .overFullScreen
-                host.view.backgroundColor = .clear
-                top.present(host, animated: true)
+                top.present(CardViewController(screen: screen, appearance: appearance), animated: true)
             }
         }
 
+        /// Posts the message as a local notification (tapping it comes back through `Herald.didReceive`).
         public func postSystemNotification(_ message: HeraldMessage) async {
             let content = UNMutableNotificationContent()
             content.title = message.headline
@@ -30,6 +34,7 @@
             try? await UNUserNotificationCenter.current().add(request)
         }
 
+        /// Removes the message's delivered notifications.
         public func removeSystemNotification(messageID: String) async {
             let center = UNUserNotificationCenter.current()
             let delivered = await center.deliveredNotifications()

@@ -271,7 +271,8 @@ public actor HeraldClient {
         await ctaOpener.open(message)
     }
 
-    /// The headless notification screen for `message`: what the SDK's own screen drives, for apps drawing theirs.
+    /// The headless notification screen for `message`: what the SDK's card reports to (through `CardBridge`), for
+    /// apps drawing their own card to report to the same way.
     public nonisolated func screen(for message: HeraldMessage, source: ArrivalSource = .app) -> NotificationScreen {
         NotificationScreen(message: message, source: source, recorder: recorder, ctaOpener: ctaOpener)
     }

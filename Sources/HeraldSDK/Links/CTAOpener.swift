@@ -1,7 +1,7 @@
 import HeraldModel
 
-/// Opens a message's call to action the way the notification screen does: the link policy first, then the click
-/// recorded (`notification.cta_clicked` with the URL), then the link opened.
+/// Opens a message's links the way the notification screen does: the link policy first, then (for the call to
+/// action) the click recorded (`notification.cta_clicked` with the URL), then the link opened.
 struct CTAOpener: Sendable {
     let policy: LinkPolicy
     let opener: any URLOpener
@@ -11,12 +11,21 @@ struct CTAOpener: Sendable {
     /// Opens `message`'s call to action.
     func open(_ message: HeraldMessage) async -> CTAResult {
         guard let cta = message.cta else { return .noCallToAction }
-        switch policy.evaluate(cta.url) {
+        return await openLink(cta.url, about: message) { url in
+            recorder.record(.notificationCTAClicked, message: message, data: .object([("url", .string(url))]))
+        }
+    }
+
+    /// Opens another link of `message` (a file it links to): the policy, then the opener; `allowed` runs between.
+    func openLink(_ link: String, about message: HeraldMessage, allowed: (String) -> Void = { _ in }) async
+        -> CTAResult
+    {
+        switch policy.evaluate(link) {
         case .refused(let reason):
             diagnostics(HeraldDiagnostic(code: .linkRefused, message: "message \(message.id): \(reason)"))
             return .refused(reason)
         case .allowed(let url):
-            recorder.record(.notificationCTAClicked, message: message, data: .object([("url", .string(url))]))
+            allowed(url)
             return await opener.open(url) ? .opened(url) : .failed(url)
         }
     }

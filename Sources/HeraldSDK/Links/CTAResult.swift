@@ -1,10 +1,10 @@
-/// What opening a call to action did.
+/// What opening a call to action (or another link of the notification screen) did.
 public enum CTAResult: Sendable, Equatable {
-    /// Opened (and `notification.cta_clicked` recorded).
+    /// Opened (and, for a call to action, `notification.cta_clicked` recorded).
     case opened(String)
     /// The link policy refused it (nothing recorded; a diagnostic says why).
     case refused(String)
-    /// Allowed and the click recorded, but nothing on the device could open it.
+    /// Allowed (a call to action's click recorded), but nothing on the device could open it.
     case failed(String)
     /// The message has no call to action.
     case noCallToAction

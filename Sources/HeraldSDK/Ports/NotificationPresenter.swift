@@ -1,10 +1,11 @@
 import HeraldModel
 
-/// How the SDK shows a notification: the Apple shell puts its screen over the app and posts system
+/// How the SDK shows a notification: the Apple shell puts its card over the app and posts system
 /// notifications; tests record what they are asked.
 public protocol NotificationPresenter: Sendable {
-    /// Shows the notification screen over the app (the app is in front). The presenter calls
-    /// `screen.didAppear()` once it is on screen and `screen.close()` if it goes away without the user.
+    /// Shows the notification screen over the app (the app is in front). The card reports to `screen` as the
+    /// user goes through it (`CardBridge`: `notification.displayed` once it is on view); the presenter calls
+    /// `screen.close()` if it goes away without the user.
     func showScreen(_ screen: NotificationScreen) async
     /// Posts a system notification for `message` (the app is in the background); tapping it comes back through
     /// `HeraldClient.handleNotificationResponse`.

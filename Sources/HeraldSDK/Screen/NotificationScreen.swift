@@ -1,175 +1,127 @@
 import Foundation
 import HeraldModel
 
-/// The notification screen's logic for one message, headless: the card, the player and the survey wizard, and the
-/// events each step records (`notification.displayed` with the geofence's `location_id`, `media.viewed`,
-/// `media.completed`, `notification.survey_started`, `survey.submitted`, `notification.cta_clicked`,
-/// `notification.dismissed`). The Apple shell draws it and calls these methods from its buttons; an app drawing
-/// its own UI can drive it the same way (`HeraldClient.screen(for:)`).
+/// One showing of a message, headless: what the notification screen reports as the user goes through it, each step
+/// recorded at most once with the message's id — `notification.displayed` (with the geofence's `location_id`),
+/// `notification.survey_started`, `media.viewed` (where playing started), `media.completed`, `survey.submitted`
+/// (answers checked by the shared `SurveyValidator` first), `notification.cta_clicked`, `notification.dismissed`.
+/// Once closed, it records nothing more.
+///
+/// The SDK's own card (the web component of `CardAssets`) drives it through `CardBridge`; an app that draws
+/// notifications itself calls it from its own buttons (`HeraldClient.screen(for:)`).
 ///
 /// ```swift
 /// let screen = client.screen(for: message)
-/// screen.didAppear()     // notification.displayed (and survey_started for a survey)
-/// screen.play()          // media.viewed
-/// await screen.openCTA() // policy, cta_clicked, opened
-/// screen.close()         // notification.dismissed
+/// screen.didAppear()                    // notification.displayed
+/// screen.mediaDidPlay(at: 0)            // media.viewed
+/// screen.check(answers)                 // the validator's problems, before Next
+/// screen.submit(answers)                // survey.submitted, or the problems
+/// await screen.openCTA()                // policy, cta_clicked, opened
+/// screen.close()                        // notification.dismissed
 /// ```
 public final class NotificationScreen: @unchecked Sendable {
     /// The message shown.
     public let message: HeraldMessage
-    /// What the card shows.
-    public let card: NotificationCard
     /// How the message came (a geofence's location goes into `notification.displayed`).
     public let source: ArrivalSource
     private let recorder: EventRecorder
-    private let ctaOpener: CTAOpener
+    private let links: CTAOpener
+    private let validator: SurveyValidator
     private let lock = NSLock()
-    private var playbackState: MediaPlayback?
-    private var wizardState: SurveyWizard?
-    private var appeared = false
+    private var recorded: Set<DeviceEventType> = []
     private var closed = false
-    private var changeHandler: (@Sendable () -> Void)?
 
     init(message: HeraldMessage, source: ArrivalSource, recorder: EventRecorder, ctaOpener: CTAOpener) {
         self.message = message
-        card = NotificationCard(message)
         self.source = source
         self.recorder = recorder
-        self.ctaOpener = ctaOpener
-        playbackState = card.media?.isPlayable == true ? MediaPlayback() : nil
-        wizardState = SurveyWizard(message)
+        links = ctaOpener
+        // A plain message has no questions: any answer to it is to an unknown question.
+        validator = SurveyValidator(message.survey ?? SurveyDefinition(title: message.headline, questions: []))
     }
 
-    /// Called after every change, so a view can redraw.
-    public func onChange(_ handler: (@Sendable () -> Void)?) { lock.withLock { changeHandler = handler } }
-
-    /// The player, for video, audio and YouTube media; nil otherwise.
-    public var playback: MediaPlayback? { lock.withLock { playbackState } }
-    /// The survey wizard, for a survey; nil otherwise.
-    public var wizard: SurveyWizard? { lock.withLock { wizardState } }
     /// True once closed (by the user, or after the call to action opened).
     public var isClosed: Bool { lock.withLock { closed } }
 
-    /// The screen is on view: records `notification.displayed` (with `location_id` after a geofence) and, for a
-    /// survey, `notification.survey_started`; once.
-    public func didAppear() {
-        let first = lock.withLock { () -> Bool in
-            guard !appeared, !closed else { return false }
-            appeared = true
+    /// Marks `type` recorded; false when it already was, or the screen is closed.
+    private func first(_ type: DeviceEventType, if condition: Bool = true) -> Bool {
+        lock.withLock {
+            guard condition, !closed, !recorded.contains(type) else { return false }
+            recorded.insert(type)
             return true
         }
-        guard first else { return }
+    }
+
+    /// The screen is on view: records `notification.displayed` (with `location_id` after a geofence), once.
+    public func didAppear() {
+        guard first(.notificationDisplayed) else { return }
         var data: JSON?
         if case .geofence(let locationID) = source { data = DeviceEvent.displayedData(locationID: locationID) }
         recorder.record(.notificationDisplayed, message: message, data: data)
-        if message.isSurvey { recorder.record(.notificationSurveyStarted, message: message) }
-        changed()
     }
 
-    /// The user closed the card: records `notification.dismissed`, once; stops the player.
+    /// The survey's first question is on view: records `notification.survey_started`, once, for a survey.
+    public func surveyDidStart() {
+        guard first(.notificationSurveyStarted, if: message.isSurvey) else { return }
+        recorder.record(.notificationSurveyStarted, message: message)
+    }
+
+    /// The user tapped Play (or opened the media's file): records `media.viewed` with where it started, once.
+    public func mediaDidPlay(at positionSeconds: Double) {
+        guard first(.mediaViewed, if: message.media != nil) else { return }
+        let position = positionSeconds.isFinite ? max(0, positionSeconds) : 0
+        recorder.record(.mediaViewed, message: message, data: DeviceEvent.mediaViewedData(positionSeconds: position))
+    }
+
+    /// The media played to its end: records `media.completed`, once, after `media.viewed`.
+    public func mediaDidComplete() {
+        let viewed = lock.withLock { recorded.contains(.mediaViewed) }
+        guard first(.mediaCompleted, if: viewed) else { return }
+        recorder.record(.mediaCompleted, message: message)
+    }
+
+    /// The problems with `answers` to this survey, as the server would find them (`SurveyValidator`): what the
+    /// card shows under a question before it lets Next go on. Answers to a plain message are to unknown questions.
+    public func check(_ answers: SurveyAnswers) -> [SurveyAnswerProblem] { validator.validate(answers) }
+
+    /// Submits the survey: when `check` finds nothing, records `survey.submitted` with the answers as Herald stores
+    /// them (trimmed, in question order), once, and answers `[]`; otherwise records nothing and answers the problems.
+    @discardableResult
+    public func submit(_ answers: SurveyAnswers) -> [SurveyAnswerProblem] {
+        let problems = validator.validate(answers)
+        guard problems.isEmpty else { return problems }
+        guard first(.surveySubmitted, if: message.isSurvey) else { return [] }
+        let data = DeviceEvent.surveySubmittedData(validator.normalized(answers))
+        recorder.record(.surveySubmitted, message: message, data: data)
+        return []
+    }
+
+    /// The call to action, as the screen's button (or the thank-you step's) opens it: the link policy, then
+    /// `notification.cta_clicked` with the URL, then the link opened. A refused link stays on the screen; an opened
+    /// one closes it without `notification.dismissed`.
+    @discardableResult
+    public func openCTA() async -> CTAResult {
+        guard !isClosed else { return .failed(message.cta?.url ?? "") }
+        let result = await links.open(message)
+        if case .opened = result { lock.withLock { closed = true } }
+        return result
+    }
+
+    /// A link the screen shows besides its call to action (a file the message links to, a link inside a YouTube
+    /// player): opened outside the app if the link policy allows it. Nothing is recorded.
+    @discardableResult
+    public func openLink(_ url: String) async -> CTAResult {
+        await links.openLink(url, about: message)
+    }
+
+    /// The user closed the card (or it went away without them): records `notification.dismissed`, once.
     public func close() {
         let first = lock.withLock { () -> Bool in
             guard !closed else { return false }
             closed = true
-            playbackState?.stop()
             return true
         }
         guard first else { return }
         recorder.record(.notificationDismissed, message: message)
-        changed()
-    }
-
-    // MARK: - Media
-
-    /// Play: records `media.viewed` the first time.
-    public func play() { updatePlayback { $0.play() } }
-    /// Pause.
-    public func pause() {
-        updatePlayback { playback in
-            playback.pause(); return []
-        }
-    }
-    /// The seek bar moved.
-    public func seek(to seconds: Double) {
-        updatePlayback { playback in
-            playback.seek(to: seconds); return []
-        }
-    }
-    /// The player's position; the end records `media.completed`.
-    public func mediaProgress(position: Double, duration: Double?) {
-        updatePlayback { $0.progress(position: position, duration: duration) }
-    }
-    /// The player reached the end: records `media.completed`, once.
-    public func mediaDidFinish() { updatePlayback { $0.finish() } }
-
-    private func updatePlayback(_ change: (inout MediaPlayback) -> [MediaPlayback.Report]) {
-        let reports = lock.withLock { () -> [MediaPlayback.Report] in
-            guard !closed, var playback = playbackState else { return [] }
-            let reports = change(&playback)
-            playbackState = playback
-            return reports
-        }
-        for report in reports {
-            switch report {
-            case .viewed(let position):
-                recorder.record(
-                    .mediaViewed, message: message, data: DeviceEvent.mediaViewedData(positionSeconds: position))
-            case .completed:
-                recorder.record(.mediaCompleted, message: message)
-            }
-        }
-        changed()
-    }
-
-    // MARK: - Survey
-
-    /// Answers the question on screen.
-    public func answer(_ value: JSON?) {
-        lock.withLock { wizardState?.answer(value) }
-        changed()
-    }
-
-    /// Next; after the last question records `survey.submitted` with the answers.
-    @discardableResult
-    public func next() -> SurveyWizard.Advance? {
-        let advance = lock.withLock { () -> SurveyWizard.Advance? in
-            guard !closed, var wizard = wizardState else { return nil }
-            let advance = wizard.next()
-            wizardState = wizard
-            return advance
-        }
-        if case .submitted(let answers) = advance {
-            recorder.record(.surveySubmitted, message: message, data: DeviceEvent.surveySubmittedData(answers))
-        }
-        changed()
-        return advance
-    }
-
-    /// Back.
-    public func back() {
-        lock.withLock { wizardState?.back() }
-        changed()
-    }
-
-    // MARK: - Call to action
-
-    /// The call to action, as the screen's button (or the thank-you step's) opens it: refused links stay on the
-    /// screen; an opened one closes it without `dismissed`.
-    @discardableResult
-    public func openCTA() async -> CTAResult {
-        let result = await ctaOpener.open(message)
-        if case .opened = result {
-            lock.withLock {
-                closed = true
-                playbackState?.stop()
-            }
-            changed()
-        }
-        return result
-    }
-
-    private func changed() {
-        let handler = lock.withLock { changeHandler }
-        handler?()
     }
 }

@@ -84,8 +84,17 @@ enum GuideExamples {
         await Herald.setNotificationListener { message in
             guard let screen = Herald.client?.screen(for: message) else { return }
             screen.didAppear()  // when your card is on screen: notification.displayed
-            // screen.play(), screen.answer(_:), screen.next(), await screen.openCTA(), screen.close()
+            // screen.mediaDidPlay(at:), screen.check(_:), screen.submit(_:), await screen.openCTA(), screen.close()
         }
+    }
+
+    static func cardAppearance() -> CardAppearance {
+        var appearance = CardAppearance()
+        appearance.light.accent = "#d62300"
+        appearance.dark.accent = "#ff8a65"
+        appearance.cornerRadius = 20
+        appearance.strings = ["next": "Suivant", "back": "Retour", "submit": "Envoyer", "close": "Fermer"]
+        return appearance
     }
 
     static func tagAndTrack() async throws {
@@ -162,6 +171,11 @@ enum GuideExamples {
         await GuideExamples.listen()
         try? await GuideExamples.tagAndTrack()
         #expect(Herald.client?.pendingEvents.map(\.type).contains(.custom) == true)
+    }
+
+    @Test func theAppearanceExampleReachesTheCard() {
+        let appearance = GuideExamples.cardAppearance().json["colors"]
+        #expect(appearance?["light"] == ["accent": "#d62300"] && appearance?["dark"] == ["accent": "#ff8a65"])
     }
 
     @Test func theTestClientExampleWorks() async {

@@ -90,10 +90,16 @@ import Testing
         let pulled = try await client.pull()
         #expect(pulled.map(\.id) == [String(survey.id)])
         #expect(pulled.first?.isSurvey == true && pulled.first?.campaignID == String(campaign.id))
-        let surveyScreen = try #require(presenter.screens.first)
-        surveyScreen.answer(.int(4))
-        surveyScreen.next()
-        surveyScreen.close()
+        // The card's bridge, as the web view hands it what the card posts.
+        let card = CardBridge(screen: try #require(presenter.screens.first))
+        let id = String(survey.id)
+        for posted in [
+            #"{"type":"survey_started","message_id":"\#(id)"}"#,
+            #"{"type":"survey_submitted","message_id":"\#(id)","answers":[{"question_id":"stars","value":4}]}"#,
+            #"{"type":"dismissed","message_id":"\#(id)"}"#,
+        ] {
+            _ = await card.receive(posted)
+        }
         #expect(try await client.pull().isEmpty, "each message once")
 
         let offer = try Self.publish(herald, to: device, campaign: campaign, headline: "Half off today")
