@@ -103,7 +103,8 @@ public struct BusinessService: Sendable {
     {
         let now = clock.now()
         return try store.transaction { tx in
-            let location = try tx.locations.insert(businessID: businessID, name: name, storeNumber: storeNumber, at: now)
+            let location = try tx.locations.insert(
+                businessID: businessID, name: name, storeNumber: storeNumber, at: now)
             for minor in beaconMinors {
                 try tx.locations.addBeacon(businessID: businessID, minor: minor, locationID: location.id)
             }

@@ -65,7 +65,8 @@ extension GeofenceService {
                 let sent = try writer.send(to: [(target, due)], triggerKey: key)
                 try tx.campaigns.count(.targeted, campaignID: campaign.id)
                 try tx.campaigns.count(.sent, by: Int64(sent), campaignID: campaign.id)
-                if let entry = try tx.campaigns.userEntry(campaignID: campaign.id, userID: visit.userID, triggerKey: key)
+                if let entry = try tx.campaigns.userEntry(
+                    campaignID: campaign.id, userID: visit.userID, triggerKey: key)
                 {
                     written.append(entry)
                 }
