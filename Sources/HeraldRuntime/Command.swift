@@ -124,6 +124,13 @@ public enum Command {
         let shownHost = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         say("herald listening on http://\(shownHost):\(application.port)")
         logger.notice("started", ["version": BuildInfo.version, "port": String(application.port)])
+        if application.publicBaseURL.hasPrefix("http://") {
+            // Campaign and news media uploaded here are linked at this URL, and iOS's notification service
+            // extension downloads only over https: those pushes would arrive without their picture.
+            logger.warning(
+                "media links are http, which iOS will not attach to notifications: set --public-url to the https URL "
+                    + "phones reach Herald at", ["public_url": application.publicBaseURL])
+        }
         // SIGTERM or SIGINT: the API stops taking requests and finishes those in flight, the scheduler stops, the
         // delivery engine lets sends in flight answer and hands unfinished claims back; then exit 0.
         let group = ServiceGroup(application.services, logger: logger, signals: [SIGTERM, SIGINT])

@@ -158,6 +158,10 @@ public final class HeraldApplication: Sendable {
     /// The port the API listens on (after `bind`).
     public var port: Int { server.port }
 
+    /// The scheme, host and port phones reach Herald at, which media and survey links start with: `--public-url`,
+    /// else this server's own address (after `bind`).
+    public var publicBaseURL: String { MediaController.publicBaseURL(configuration, port: port) }
+
     /// The services to run, in start order (stopped in reverse: the API first, the delivery engine last).
     public var services: [(name: String, service: any Service)] {
         var services: [(name: String, service: any Service)] = []

@@ -140,7 +140,7 @@ struct AdminAPITests {
 
     @Test(arguments: [
         #"Bob's "Best" Burgers"#, #"'); DROP TABLE businesses; --"#, #"Back\slash \\ "quoted" \n not a newline"#,
-        "Café Crème 🍔 — ☕️", "tab\there\nnewline", "nul\u{0}byte", "<script>alert(1)</script>", "{{business}}",
+        "Café Crème 🍔 — ☕️", "<script>alert(1)</script>", "{{business}}", "עברית and English",
     ])
     func aHostileNameRoundTrips(_ name: String) throws {
         let fixture = try ServerFixture()
@@ -155,6 +155,29 @@ struct AdminAPITests {
         // Foundation's parser reads the same text.
         #expect((shown.json as? [String: Any])?["name"] as? String == name)
         #expect(try fixture.store.read { try $0.businesses.all() }.count == 2)
+    }
+
+    /// Text meant to be read (a name, a title, a body) never carries control characters or characters that
+    /// reorder what follows them; a line is one line. Each is refused on its field, and nothing is written.
+    @Test(arguments: [
+        ("nul\u{0}byte", "control characters"), ("tab\there", "control characters"), ("line\nbreak", "one line"),
+        ("escape\u{1B}[31m", "control characters"), ("c1\u{85}next", "control characters"),
+        ("abc\u{202E}txt.exe", "reorder"), ("isolate\u{2066}x\u{2069}", "reorder"),
+    ])
+    func controlAndReorderingCharactersAreRefusedInDisplayText(_ name: String, _ said: String) throws {
+        let fixture = try ServerFixture()
+        let created = try fixture.herald.admin(
+            "POST", "/api/admin/businesses", json: JSON.object([("name", .string(name))]).encodedString)
+        #expect(created.status == 422, "\(created)")
+        #expect(created.errorFields?["name"]?.first?.contains(said) == true, "\(created)")
+        #expect(try fixture.store.read { try $0.businesses.all() }.count == 1)
+        // A body may have line breaks, not the rest.
+        let ann = try fixture.signedUp("ann@example.com")
+        let news = { (body: String) in
+            try fixture.postNews([("user_ids", [.int(ann.userID!)]), ("title", "T"), ("body", .string(body))])
+        }
+        #expect(try news("two\nlines").status == 202)
+        #expect(try news("nul\u{0}byte").status == 422)
     }
 
     @Test func showingABusinessNeverShowsItsSecrets() throws {

@@ -78,6 +78,50 @@ struct ServeCommandTests {
         #expect(try Self.run(["help"]).out.contains("backup --to FILE"))
     }
 
+    /// Starts `herald serve arguments…`, waits until it is listening, stops it with SIGTERM: what it wrote.
+    static func startAndStop(_ arguments: [String]) throws -> (out: String, err: String) {
+        let directory = try TemporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: heraldBinary)
+        process.arguments = ["serve", "--port", "0", "--data-dir", directory.path + "/data"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["HERALD_PASSWORD_COST"] = "1024"
+        process.environment = environment
+        let (output, errors) = (Pipe(), Pipe())
+        process.standardOutput = output
+        process.standardError = errors
+        let printed = Mutex((out: "", err: ""))
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            printed.withLock { $0.out += text }
+        }
+        errors.fileHandleForReading.readabilityHandler = { handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            printed.withLock { $0.err += text }
+        }
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while process.isRunning, !printed.withLock({ $0.out.contains("listening on") }), ContinuousClock.now < deadline
+        {
+            usleep(10_000)  // a child process's start: no in-process event to wait on
+        }
+        process.terminate()
+        process.waitUntilExit()
+        output.fileHandleForReading.readabilityHandler = nil
+        errors.fileHandleForReading.readabilityHandler = nil
+        return printed.withLock { $0 }
+    }
+
+    @Test("media served over http (no https --public-url) is warned of at start: iOS attaches only https media")
+    func httpMediaIsWarnedOf() throws {
+        let plain = try Self.startAndStop([])
+        #expect(plain.out.contains("listening on"), "\(plain)")
+        #expect(plain.err.contains("media links are http"), "\(plain.err)")
+        let secure = try Self.startAndStop(["--public-url", "https://push.example.com"])
+        #expect(secure.out.contains("listening on"), "\(secure)")
+        #expect(!secure.err.contains("media links are http"), "\(secure.err)")
+    }
+
     @Test("a near miss gets a suggestion; an unknown command too")
     func nearMissesAreSuggested() throws {
         let flag = try Self.run(["serve", "--prot", "9000"])

@@ -63,6 +63,8 @@ struct UniqueKeyTests {
                 "INSERT INTO device_events (device_id, event_id, business_id, type, occurred_at, received_at) VALUES (\(d), 'dup', \(b), 'custom', \(n), 0)"
         case ("notification_milestones", _):
             return "INSERT INTO notification_milestones (notification_id, type, at) VALUES (\(m), 'dup', \(n))"
+        case ("location_beacons", _):
+            return "INSERT INTO location_beacons (business_id, minor, location_id) VALUES (\(b), 7, \(l))"
         case ("idempotency_keys", _):
             return "INSERT INTO idempotency_keys (device_id, key, answer, created_at) VALUES (\(d), 'dup', '{}', \(n))"
         case ("businesses", "client"):

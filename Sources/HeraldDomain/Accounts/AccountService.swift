@@ -32,7 +32,7 @@ public struct AccountService: Sendable {
                 try register($0, userID: user.id, businessID: business.id, tx, now)
             }
             let notifier = notifications.notifier(for: business, in: tx, at: now)
-            try notifier.notify(Notice(user: user, event: .signup))
+            try notifier.notify(Notice(user: user, event: .signup, extras: ["u": .int(user.id)]))
             if let offerID = business.settings.welcomeOfferID,
                 let offer = try tx.offers.find(businessID: business.id, id: offerID), offer.isAvailable(at: now)
             {

@@ -151,9 +151,16 @@ extension CampaignSpec {
         if let offerID = message.offerID { extra.append(("offer_id", .int(offerID))) }
         return HeraldMessage(
             id: "0", type: survey == nil ? .message : .survey,
-            headline: (sandbox ? HeraldMessage.sandboxHeadlinePrefix : "") + message.headline, body: message.body,
+            headline: sandboxed(message.headline), body: message.body,
             isSandbox: sandbox, media: message.media, cta: message.cta, questions: survey?.questions ?? [],
             otherFields: extra)
+    }
+
+    /// `headline` as a sandbox campaign's devices see it: marked once (an operator who wrote the mark already
+    /// does not get it twice).
+    func sandboxed(_ headline: String) -> String {
+        guard sandbox, !headline.hasPrefix(HeraldMessage.sandboxHeadlinePrefix) else { return headline }
+        return HeraldMessage.sandboxHeadlinePrefix + headline
     }
 
     var audienceJSON: JSON {

@@ -58,21 +58,31 @@ public struct DeviceEventService: Sendable {
     public func record(_ body: JSON, from device: Device) throws -> [DeviceEventResult] {
         let now = clock.now()
         let validator = DeviceEventValidator(acceptedTimes: acceptedTimes(at: now))
-        // The surveys answered, read before judging (outside the write transaction).
+        // The messages the events name, and the surveys answered, read before judging (outside the write
+        // transaction): an event about a message that is not this install's is refused, not counted.
         var surveys: [String: SurveyDefinition] = [:]
+        var known = Set<String>()
+        let named = Self.notificationIDs(in: body)
         let answered = Self.surveyMessageIDs(in: body)
-        if !answered.isEmpty {
+        if !named.isEmpty {
             try store.read { tx in
                 var messages = DeviceMessages(tx)
-                for id in answered {
-                    if let entry = try Self.entry(id, for: device, tx), let survey = try messages.message(entry).survey
-                    {
-                        surveys[id] = survey
-                    }
+                for id in named {
+                    guard let entry = try Self.entry(id, for: device, tx) else { continue }
+                    known.insert(id)
+                    if answered.contains(id), let survey = try messages.message(entry).survey { surveys[id] = survey }
                 }
             }
         }
-        let checks = try validator.checkBatch(body) { surveys[$0] }
+        let checks = try validator.checkBatch(body) { surveys[$0] }.map { check -> DeviceEventCheck in
+            guard let id = check.event?.notificationID, !known.contains(id) else { return check }
+            return DeviceEventCheck(
+                id: check.id, event: nil,
+                problems: [
+                    DeviceEventProblem(
+                        field: "notification_id", code: .notFound, message: "is not a message of this install")
+                ])
+        }
         guard checks.contains(where: \.isAccepted) else { return checks.map(DeviceEventResult.init(rejected:)) }
         return try store.transaction { tx in
             var ledger = Ledger(device: device, tx: tx, now: now, window: options.influenceWindow)
@@ -111,19 +121,18 @@ public struct DeviceEventService: Sendable {
         }
     }
 
-    /// The `notification_id`s of the `survey.submitted` events of a body, as text.
-    static func surveyMessageIDs(in body: JSON) -> Set<String> {
+    /// The message ids the events of `body` name (of `survey.submitted` events only, when `surveysOnly`).
+    static func notificationIDs(in body: JSON, surveysOnly: Bool = false) -> Set<String> {
         var ids: Set<String> = []
         for item in body["events"]?.arrayValue?.prefix(DeviceEventValidator.maximumBatchSize) ?? [] {
-            guard item["type"]?.stringValue == DeviceEventType.surveySubmitted.rawValue else { continue }
-            switch item["notification_id"] {
-            case .string(let text)?: ids.insert(text)
-            case .int(let number)?: ids.insert(String(number))
-            default: break
-            }
+            if surveysOnly, item["type"]?.stringValue != DeviceEventType.surveySubmitted.rawValue { continue }
+            if let id = HeraldMessage.identifier(item["notification_id"]) { ids.insert(id) }
         }
         return ids
     }
+
+    /// The ids of the messages `survey.submitted` events of `body` answer.
+    static func surveyMessageIDs(in body: JSON) -> Set<String> { notificationIDs(in: body, surveysOnly: true) }
 
     /// The entry a message id names, when it is a message for `device`.
     static func entry(_ id: String, for device: Device, _ tx: StoreTransaction) throws -> InboxEntry? {

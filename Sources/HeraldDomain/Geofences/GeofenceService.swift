@@ -118,9 +118,14 @@ public struct GeofenceService: Sendable {
         public var occurredAt: Timestamp
         /// The device's `Idempotency-Key`: the same key answers the same again.
         public var idempotencyKey: String
+        /// A digest of the request (its body): the same key with another request is refused.
+        public var requestHash: String?
 
         /// A visit.
-        public init(geofenceID: Int64, event: String, occurredAt: Timestamp, idempotencyKey: String) {
+        public init(
+            geofenceID: Int64, event: String, occurredAt: Timestamp, idempotencyKey: String, requestHash: String? = nil
+        ) {
+            self.requestHash = requestHash
             self.geofenceID = geofenceID
             self.event = event
             self.occurredAt = occurredAt
@@ -132,12 +137,18 @@ public struct GeofenceService: Sendable {
     /// running geofence campaign of the device's workspace on this geofence and event whose audience reaches the
     /// device and whose cooldown, per-install maximum and frequency cap allow it. A message that falls in the
     /// device's quiet hours is held until they end (pushed or pulled then, not answered now). The same key answers
-    /// the same again.
+    /// the same again; the same key with another request (`requestHash`) is refused on `idempotency_key_reused`.
     public func visit(_ visit: Visit, device: Device) throws -> JSON {
         let now = clock.now()
         return try store.transaction { tx in
-            if let answer = try tx.deviceEvents.answer(deviceID: device.id, key: visit.idempotencyKey) {
-                return answer
+            if let kept = try tx.deviceEvents.answer(deviceID: device.id, key: visit.idempotencyKey) {
+                // The convention of payment APIs: a key names one request; sent with another, it is refused.
+                if let first = kept.requestHash, let this = visit.requestHash, first != this {
+                    throw DomainError(
+                        .invalid, field: "idempotency_key_reused",
+                        "this Idempotency-Key was sent before with another request; use a new key for a new visit")
+                }
+                return kept.answer
             }
             guard try tx.geofences.find(businessID: device.businessID, id: visit.geofenceID) != nil else {
                 throw DomainError(.notFound, field: "geofence_id", "geofence not found")
@@ -179,7 +190,8 @@ public struct GeofenceService: Sendable {
                 }
             }
             let answer: JSON = .object([("data", .object([("notifications", .array(shown))]))])
-            _ = try tx.deviceEvents.keep(answer: answer, deviceID: device.id, key: visit.idempotencyKey, at: now)
+            _ = try tx.deviceEvents.keep(
+                answer: answer, requestHash: visit.requestHash, deviceID: device.id, key: visit.idempotencyKey, at: now)
             return answer
         }
     }

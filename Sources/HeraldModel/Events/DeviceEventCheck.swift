@@ -3,7 +3,8 @@
 /// The server answers each event of a batch from it: `{"id","status":"accepted"}` (or `duplicate` for an id it
 /// already has), or `{"id","status":"rejected","errors":check.errors}`.
 public struct DeviceEventCheck: Sendable, Equatable {
-    /// The event's id when it could be read (a UUID), to echo in the results; nil when it couldn't.
+    /// The event's id as sent, when it was text (a UUID for an accepted event), to echo in the results; nil when it
+    /// was missing or not text.
     public let id: String?
     /// The event, when it has no problems.
     public let event: DeviceEvent?

@@ -42,6 +42,8 @@ public struct DeviceEventProblem: Error, Sendable, Hashable, CustomStringConvert
         public static let tooMany = Code(rawValue: "too_many")
         /// Text or a list too long.
         public static let tooLong = Code(rawValue: "too_long")
+        /// It names something that does not exist for the caller (another install's message, say).
+        public static let notFound = Code(rawValue: "not_found")
         /// The same question answered twice in one submission.
         public static let duplicate = Code(rawValue: "duplicate")
         /// A survey answer the shared survey validator refuses (its code is in the message).

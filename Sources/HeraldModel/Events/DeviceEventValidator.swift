@@ -156,7 +156,8 @@ public struct DeviceEventValidator: Sendable {
                 into: &problems)
         }
         guard problems.isEmpty, let id, let type, let time else {
-            return DeviceEventCheck(id: id, event: nil, problems: problems)
+            // Echoed as sent, even when it is not a UUID: the client matches results to its events by it.
+            return DeviceEventCheck(id: id ?? json["id"]?.stringValue, event: nil, problems: problems)
         }
         let event = DeviceEvent(id: id, type: type, occurredAt: time, notificationID: notificationID, data: data)
         return DeviceEventCheck(id: id, event: event, problems: [])

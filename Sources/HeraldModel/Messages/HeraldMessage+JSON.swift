@@ -96,7 +96,7 @@ extension HeraldMessage {
 
     /// An id as text: a string of 1 to `maximumIDLength` bytes without control characters, or a whole number
     /// ≥ 0 as its digits.
-    static func identifier(_ value: JSON?) -> String? {
+    public static func identifier(_ value: JSON?) -> String? {
         switch value {
         case .string(let text):
             guard !text.isEmpty, text.utf8.count <= maximumIDLength,

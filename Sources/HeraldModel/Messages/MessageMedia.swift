@@ -3,6 +3,7 @@
 /// ```swift
 /// let media = MessageMedia(type: .image, url: "https://cdn.example.com/burger.png")
 /// media.attachment  // MediaAttachment(url: "https://cdn.example.com/burger.png", type: "png"): the push's ab.att
+/// MessageMedia(type: .youtube, url: "https://youtu.be/dQw4w9WgXcQ").youTubeVideoID  // "dQw4w9WgXcQ"
 /// ```
 public struct MessageMedia: Sendable, Hashable {
     /// What kind of media it is.
@@ -41,14 +42,20 @@ public struct MessageMedia: Sendable, Hashable {
         return .object(pairs)
     }
 
-    /// The push attachment (`ab.att`) for image, video and audio media, nil for the other kinds. Its `type` is
-    /// the URL's own suffix when that is one the kind accepts (`.png` → `png`), else the kind's first
-    /// (`jpg`, `mp3`, `mp4`).
+    /// The push attachment (`ab.att`) for image, video and audio media: its `type` is the URL's own suffix
+    /// (`.png` → `png`), which must be one iOS attaches for the kind (`MessageMediaType.attachmentTypes`). Nil for
+    /// the other kinds, and for a URL without such a suffix: its real type is not guessed (an image at `….mp4`
+    /// sent as `jpg` would fail in the service extension). The admin API refuses such media.
     public var attachment: MediaAttachment? {
-        guard let preferred = type.attachmentTypes.first else { return nil }
-        let suffix = Self.pathExtension(of: url)
-        let chosen = suffix.flatMap { type.attachmentTypes.contains($0) ? $0 : nil } ?? preferred
-        return MediaAttachment(url: url, type: chosen)
+        guard let suffix = Self.pathExtension(of: url), type.attachmentTypes.contains(suffix) else { return nil }
+        return MediaAttachment(url: url, type: suffix)
+    }
+
+    /// The video id of a `youtube` medium's URL (a watch, short, live, embed or `youtu.be` link), nil when it
+    /// names none: the card embeds `https://www.youtube-nocookie.com/embed/<id>`.
+    public var youTubeVideoID: String? {
+        guard type == .youtube else { return nil }
+        return YouTubeLink.videoID(in: url)
     }
 
     /// The lower-cased suffix of the URL's last path segment (`https://x/a/b.PNG?s=1` → `png`), if it has one.

@@ -37,6 +37,7 @@ struct AdminBusinessController: Sendable {
     @Sendable func createBusiness(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try admin.object(request)
         var errors = FieldErrors()
+        errors.refuseUnknown(body, known: ["name"], prefix: "")
         let name = AdminInput.requiredString(body, "name", max: 200, &errors)
         try errors.check()
         let secret = AccessTokens.generate(prefix: "")

@@ -39,11 +39,18 @@ struct AdminLoyaltyController: Sendable {
         let business = try admin.business(request)
         let body = try admin.object(request)
         var errors = FieldErrors()
+        errors.refuseUnknown(
+            body,
+            known: [
+                "name", "description", "image_url", "media", "discount", "available_from", "available_until",
+                "expires_at", "valid_days",
+            ], prefix: "")
         let name = AdminInput.requiredString(body, "name", max: 200, &errors)
         var description = ""
         if let value = body["description"], !value.isNull {
             if let text = value.stringValue {
                 description = text
+                if let problem = DisplayText.problem(text, .paragraph) { errors.add("description", problem) }
             } else {
                 errors.add("description", "must be a string")
             }
@@ -101,6 +108,7 @@ struct AdminLoyaltyController: Sendable {
     @Sendable func grantOffer(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try admin.business(request)
         let body = try admin.object(request)
+        try FieldErrors.refusingUnknown(body, known: ["user_ids"])
         let id = try offerID(request)
         let granted = try loyalty.grantOffer(
             business: business, offerID: id, userIDs: try AdminAccess.userIDs(body), source: "campaign_offer",
@@ -116,6 +124,7 @@ struct AdminLoyaltyController: Sendable {
     @Sendable func createSurvey(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try admin.business(request)
         let body = try admin.object(request)
+        try FieldErrors.refusingUnknown(body, known: ["title", "questions", "url"])
         let definition: SurveyDefinition
         do {
             definition = try SurveyDefinition(json: body)
@@ -143,6 +152,7 @@ struct AdminLoyaltyController: Sendable {
         guard let surveyID = request.parameter("survey_id").flatMap(PathID.parse) else {
             throw HTTPError.notFound("survey not found")
         }
+        try FieldErrors.refusingUnknown(body, known: ["user_ids", "location_id"])
         let userIDs = try AdminAccess.userIDs(body)
         var locationID: Int64?
         if let value = body["location_id"], !value.isNull {

@@ -29,7 +29,7 @@ struct AdminMessagingController: Sendable {
         errors.refuseUnknown(
             body, known: ["user_ids", "title", "subtitle", "body", "media", "collapse_id", "cta"], prefix: "")
         let title = AdminInput.requiredString(body, "title", max: 500, &errors)
-        let text = AdminInput.requiredString(body, "body", max: 2000, &errors)
+        let text = AdminInput.requiredString(body, "body", max: 2000, &errors, shape: .paragraph)
         let subtitle = AdminInput.optionalString(body, "subtitle", &errors)
         var media: MediaAttachment?
         if let value = body["media"], !value.isNull { media = admin.attachment(value, field: "media", &errors) }
@@ -54,6 +54,8 @@ struct AdminMessagingController: Sendable {
                 errors.add("cta.url", "must be an http(s) URL or an app link (not javascript:, data: or file:)")
             } else if (cta?.label?.count ?? 0) > 100 {
                 errors.add("cta.label", "is too long (maximum is 100 characters)")
+            } else if let label = cta?.label, let problem = DisplayText.problem(label, .line) {
+                errors.add("cta.label", problem)
             }
             errors.refuseUnknown(value, known: ["label", "url"], prefix: "cta.")
         }

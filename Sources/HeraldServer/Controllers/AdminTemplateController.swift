@@ -49,10 +49,14 @@ struct AdminTemplateController: Sendable {
         return .json(Presenter.json(template, customized: customized))
     }
 
-    /// Reads a template from `body` over `base`; fields left out keep `base`'s values.
-    private func template(from body: JSON, over base: NotificationTemplate) throws -> NotificationTemplate {
+    /// Reads a template from `body` over `base`; fields left out keep `base`'s values, fields it does not know are
+    /// refused (named with `prefix`).
+    private func template(from body: JSON, over base: NotificationTemplate, prefix: String = "") throws
+        -> NotificationTemplate
+    {
         var template = base
         var errors = FieldErrors()
+        errors.refuseUnknown(body, known: ["title", "subtitle", "body", "sound", "enabled", "media"], prefix: prefix)
         for (field, keyPath) in [
             ("title", \NotificationTemplate.title), ("subtitle", \.subtitle), ("body", \.body), ("sound", \.sound),
         ] {
@@ -60,6 +64,9 @@ struct AdminTemplateController: Sendable {
             if value.isNull {
                 template[keyPath: keyPath] = ""
             } else if let text = value.stringValue {
+                if let problem = DisplayText.problem(text, field == "body" ? .paragraph : .line) {
+                    errors.add(field, problem)
+                }
                 template[keyPath: keyPath] = text
             } else {
                 errors.add(field, "must be a string")
@@ -94,6 +101,7 @@ struct AdminTemplateController: Sendable {
         let (current, _) = try current(business, try event(request))
         let body = try admin.object(request)
         var errors = FieldErrors()
+        errors.refuseUnknown(body, known: ["template", "values"], prefix: "")
         for field in ["template", "values"] where body[field].map({ !$0.isNull && $0.objectValue == nil }) ?? false {
             errors.add(field, "must be an object")
         }
@@ -106,7 +114,7 @@ struct AdminTemplateController: Sendable {
             }
         }
         try errors.check()
-        let template = try template(from: body["template"] ?? .object([]), over: current)
+        let template = try template(from: body["template"] ?? .object([]), over: current, prefix: "template.")
         let rendered = template.render(values)
         return .json(
             .object([

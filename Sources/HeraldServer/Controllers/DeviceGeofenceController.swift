@@ -52,9 +52,10 @@ struct DeviceGeofenceController: Sendable {
 
     @Sendable func visit(_ request: HTTPRequest) throws -> HTTPResponse {
         let device = try auth.install(request)
-        let visit = try DeviceGeofenceInput.visit(
+        var visit = try DeviceGeofenceInput.visit(
             try request.jsonObjectBody(), idempotencyKey: request.header("idempotency-key"),
             acceptedTimes: events.acceptedTimes(at: clock.now()))
+        visit.requestHash = Hex.encode(SHA256.hash(request.body))
         return .json(try geofences.visit(visit, device: device))
     }
 }

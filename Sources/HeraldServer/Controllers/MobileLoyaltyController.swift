@@ -141,8 +141,11 @@ struct MobileLoyaltyController: Sendable {
 
 extension MobileLoyaltyController {
     /// The user survey id a call names (the push's `s`): input, checked before anything is looked up.
-    private func userSurveyID(_ id: Int64?) throws -> Int64 {
-        guard let id, id > 0 else { throw HTTPError.invalid("user_survey_id", "is required (the push's s)") }
+    private func userSurveyID(_ id: Int64?, given: Bool) throws -> Int64 {
+        guard let id, id > 0 else {
+            throw HTTPError.invalid(
+                "user_survey_id", given ? "is invalid (the push's s: a whole number)" : "is required (the push's s)")
+        }
         return id
     }
 
@@ -151,7 +154,8 @@ extension MobileLoyaltyController {
     @Sendable func surveyDetails(_ request: HTTPRequest) throws -> HTTPResponse {
         let call = try auth.signedIn(request)
         let (userSurvey, survey) = try loyalty.userSurvey(
-            userID: call.user.id, id: userSurveyID(call.parameters.int64("user_survey_id")))
+            userID: call.user.id,
+            id: userSurveyID(call.parameters.int64("user_survey_id"), given: call.parameters.has("user_survey_id")))
         return .json(
             .object([
                 ("id", .int(userSurvey.id)), ("survey_id", .int(survey.id)),
@@ -167,7 +171,8 @@ extension MobileLoyaltyController {
     @Sendable func submitSurvey(_ request: HTTPRequest) throws -> HTTPResponse {
         let (parameters, _, user) = try signedIn(request)
         let stored = try loyalty.submitSurvey(
-            userID: user.id, userSurveyID: userSurveyID(request.parameter("user_survey_id").flatMap(PathID.parse)),
+            userID: user.id,
+            userSurveyID: userSurveyID(request.parameter("user_survey_id").flatMap(PathID.parse), given: true),
             answers: parameters.body["answers"] ?? .null)
         return .json(
             .object([

@@ -5,9 +5,11 @@ import HeraldModel
 
 /// What the admin API accepts in its fields.
 enum AdminInput {
-    /// A required, non-blank string of at most `max` characters; adds an error on `prefix + key` otherwise.
+    /// A required, non-blank string of at most `max` characters, display text of `shape` (`DisplayText`) unless
+    /// it is `nil` (a key, a URL: not shown to people); adds an error on `prefix + key` otherwise.
     static func requiredString(
-        _ object: JSON, _ key: String, max: Int, _ errors: inout FieldErrors, prefix: String = ""
+        _ object: JSON, _ key: String, max: Int, _ errors: inout FieldErrors, prefix: String = "",
+        shape: DisplayText.Shape? = .line
     ) -> String? {
         guard let value = object[key], !value.isNull else {
             errors.add(prefix + key, "can't be blank")
@@ -26,14 +28,23 @@ enum AdminInput {
             errors.add(prefix + key, "is too long (maximum is \(max) characters)")
             return nil
         }
+        if let shape, let problem = DisplayText.problem(trimmed, shape) {
+            errors.add(prefix + key, problem)
+            return nil
+        }
         return trimmed
     }
 
-    /// An optional string: nil when absent or null; adds an error on `key` when it is another type.
+    /// An optional string, one line of display text: nil when absent or null; adds an error on `key` when it is
+    /// another type or not display text.
     static func optionalString(_ object: JSON, _ key: String, _ errors: inout FieldErrors) -> String? {
         guard let value = object[key], !value.isNull else { return nil }
         guard let text = value.stringValue else {
             errors.add(key, "must be a string")
+            return nil
+        }
+        if let problem = DisplayText.problem(text, .line) {
+            errors.add(key, problem)
             return nil
         }
         return text

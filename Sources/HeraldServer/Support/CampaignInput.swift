@@ -49,7 +49,7 @@ enum CampaignInput {
         guard let object = object(value, "message", &errors) else { return nil }
         errors.refuseUnknown(object, known: messageFields, prefix: "message.")
         let headline = AdminInput.requiredString(object, "headline", max: 200, &errors, prefix: "message.")
-        let body = AdminInput.requiredString(object, "body", max: 2000, &errors, prefix: "message.")
+        let body = AdminInput.requiredString(object, "body", max: 2000, &errors, prefix: "message.", shape: .paragraph)
         var media: MessageMedia?
         if let value = object["media"], !value.isNull {
             media = MessageMedia(json: value)
@@ -57,6 +57,21 @@ enum CampaignInput {
                 if !MediaInput.isWebURL(found.url) { errors.add("message.media.url", "must be an http or https URL") }
                 if let thumbnail = found.thumbnailURL, !MediaInput.isWebURL(thumbnail) {
                     errors.add("message.media.thumbnail_url", "must be an http or https URL")
+                }
+                if !found.type.isKnown {
+                    errors.add(
+                        "message.media.type",
+                        "must be one of " + MessageMediaType.allKnown.map(\.rawValue).joined(separator: ", "))
+                } else if found.type == .youtube, found.youTubeVideoID == nil {
+                    errors.add(
+                        "message.media.url",
+                        "must be a YouTube video link (youtube.com/watch?v=…, youtu.be/…, youtube.com/embed/…)")
+                } else if found.type.isAttachable, found.attachment == nil {
+                    // The push's ab.att takes its type from the file's: iOS attaches only these.
+                    errors.add(
+                        "message.media.url",
+                        "must name a file iOS can attach to a notification as \(found.type.rawValue): its name must "
+                            + "end in ." + found.type.attachmentTypes.joined(separator: ", ."))
                 }
                 if let attachment = found.attachment {
                     admin.hostedMedia.check(attachment, field: "message.media", &errors)
@@ -77,6 +92,8 @@ enum CampaignInput {
                 errors.add("message.cta", "must be {label?, url}")
             } else if let label = cta?.label, label.count > 100 {
                 errors.add("message.cta.label", "is too long (maximum is 100 characters)")
+            } else if let label = cta?.label, let problem = DisplayText.problem(label, .line) {
+                errors.add("message.cta.label", problem)
             }
         }
         var surveyID: Int64?

@@ -22,7 +22,8 @@ enum CredentialInput {
     /// `{"key_p8","key_id","team_id","topic","environment"?}` checked; 422 with every problem otherwise.
     static func apns(_ body: JSON) throws -> APNs {
         var errors = FieldErrors()
-        let keyText = AdminInput.requiredString(body, "key_p8", max: 10_000, &errors)
+        errors.refuseUnknown(body, known: ["key_p8", "key_id", "team_id", "topic", "environment"], prefix: "")
+        let keyText = AdminInput.requiredString(body, "key_p8", max: 10_000, &errors, shape: nil)
         if let keyText {
             do {
                 _ = try P256PrivateKey(pemRepresentation: keyText)
@@ -66,6 +67,7 @@ enum CredentialInput {
     /// `{"service_account":{…}}` (or its JSON as a string) checked; 422 with every problem otherwise.
     static func fcm(_ body: JSON) throws -> FCM {
         var errors = FieldErrors()
+        errors.refuseUnknown(body, known: ["service_account"], prefix: "")
         guard let account = body["service_account"] else {
             throw HTTPError.invalid("service_account", "can't be blank (paste the service-account key file's JSON)")
         }
@@ -97,7 +99,8 @@ enum CredentialInput {
         if let tokenURI, !MediaInput.isWebURL(tokenURI, secure: true) {
             errors.add("service_account.token_uri", "must be an https URL")
         }
-        if let key = AdminInput.requiredString(parsed, "private_key", max: 20_000, &errors, prefix: "service_account.")
+        if let key = AdminInput.requiredString(
+            parsed, "private_key", max: 20_000, &errors, prefix: "service_account.", shape: nil)
         {
             do {
                 _ = try RSAPrivateKey(pemRepresentation: key)

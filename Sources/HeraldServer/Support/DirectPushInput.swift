@@ -32,7 +32,7 @@ enum DirectPushInput {
             errors.add("tokens", "must be a list of 1 to 1000 device tokens")
         }
         let title = AdminInput.requiredString(body, "title", max: 500, &errors)
-        let text = AdminInput.requiredString(body, "body", max: 2000, &errors)
+        let text = AdminInput.requiredString(body, "body", max: 2000, &errors, shape: .paragraph)
         let subtitle = AdminInput.optionalString(body, "subtitle", &errors)
         var data = JSON.object([])
         if let value = body["data"], !value.isNull {

@@ -26,6 +26,13 @@ struct FieldErrors {
         }
     }
 
+    /// Throws a 422 naming each key of `object` not in `known` (see `refuseUnknown`).
+    static func refusingUnknown(_ object: JSON, known: Set<String>) throws {
+        var errors = FieldErrors()
+        errors.refuseUnknown(object, known: known)
+        try errors.check()
+    }
+
     /// Throws a 422 when anything was added.
     func check(status: HTTPStatus = .unprocessableEntity) throws {
         guard errors.isEmpty else { throw HTTPError(status, errors: errors) }

@@ -46,7 +46,8 @@ enum Presenter {
         writer.field("attempts", delivery.attempts)
         writer.field("last_reason", delivery.lastReason)
         writer.field("provider_message_id", delivery.providerMessageID)
-        writer.field("apns_id", delivery.apnsID)
+        // Apple's request id; an FCM push has none (Google names it by `provider_message_id`).
+        writer.field("apns_id", delivery.platform == .apns ? delivery.apnsID : nil)
         writer.field("next_attempt_at", delivery.status == .queued ? delivery.nextAttemptAt : nil)
         writer.field("created_at", delivery.createdAt)
         writer.field("updated_at", delivery.updatedAt)

@@ -8,6 +8,12 @@ enum SettingsInput {
     static func settings(_ body: JSON, over current: BusinessSettings, _ errors: inout FieldErrors) -> BusinessSettings
     {
         var settings = current
+        errors.refuseUnknown(
+            body,
+            known: [
+                "conversion_threshold", "conversion_kind", "conversion_currency_amount", "conversion_offer_id",
+                "welcome_offer_id", "offer_reminder_lead_seconds", "offer_reminder_lead_hours", "membership_levels",
+            ], prefix: "")
         if let value = body["conversion_threshold"] {
             if let number = value.int64Value, number >= 0, number <= 10_000_000 {
                 settings.conversionThreshold = number

@@ -26,18 +26,21 @@ public struct DeviceEventRecords {
     }
 
     /// The answer kept for a device's `key` (an `Idempotency-Key`), if it sent that key before.
-    public func answer(deviceID: Int64, key: String) throws -> JSON? {
+    public func answer(deviceID: Int64, key: String) throws -> (answer: JSON, requestHash: String?)? {
         try tx.connection.row(
-            "SELECT answer FROM idempotency_keys WHERE device_id = \(deviceID) AND key = \(key)"
-        ).map { Columns.json($0.text(0)) }
+            "SELECT answer, request_hash FROM idempotency_keys WHERE device_id = \(deviceID) AND key = \(key)"
+        ).map { (Columns.json($0.text(0)), $0.optionalText(1)) }
     }
 
-    /// Keeps the answer to a device's `key`; false when one was kept already (a concurrent twin).
-    public func keep(answer: JSON, deviceID: Int64, key: String, at now: Timestamp) throws -> Bool {
+    /// Keeps the answer to a device's `key`, and the digest of the request it answered; false when one was kept
+    /// already (a concurrent twin).
+    public func keep(answer: JSON, requestHash: String?, deviceID: Int64, key: String, at now: Timestamp) throws
+        -> Bool
+    {
         try tx.connection.execute(
             """
-            INSERT INTO idempotency_keys (device_id, key, answer, created_at)
-            VALUES (\(deviceID), \(key), \(answer.encodedString), \(now))
+            INSERT INTO idempotency_keys (device_id, key, answer, request_hash, created_at)
+            VALUES (\(deviceID), \(key), \(answer.encodedString), \(requestHash), \(now))
             ON CONFLICT (device_id, key) DO NOTHING
             """) == 1
     }

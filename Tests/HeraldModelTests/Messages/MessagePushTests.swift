@@ -43,7 +43,7 @@ import Testing
     @Test func videoAndAudioAreAttachedToo() throws {
         for (kind, type) in [(MessageMediaType.video, "mp4"), (.audio, "mp3")] {
             var message = Self.message
-            message.media = MessageMedia(type: kind, url: "https://cdn.example.com/file")
+            message.media = MessageMedia(type: kind, url: "https://cdn.example.com/file." + type)
             let payload = try JSON.parse(MessagePush.apnsPayload(for: message))
             #expect(payload["aps"]?["mutable-content"] == 1)
             #expect(payload["ab"]?["att"]?["type"] == .string(type))
