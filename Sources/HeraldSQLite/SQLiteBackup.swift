@@ -14,13 +14,21 @@ public enum SQLiteBackup {
         public let description: String
     }
 
-    /// Copies the database at `source` into a new file at `destination` (which must not exist). Returns the
-    /// number of pages copied.
+    /// Copies the database at `source` into a new file at `destination` (which must not exist), readable by its
+    /// owner only (0600) whatever the umask: it holds what the database holds (emails, password hashes, sealed
+    /// secrets). Returns the number of pages copied.
     @discardableResult
     public static func backup(from source: String, to destination: String) throws -> Int {
-        guard access(destination, F_OK) != 0 else {
-            throw Failure(description: "\(destination) already exists; choose a new file")
+        // Made here, 0600, before SQLite opens it (and refused if it exists, in the same step).
+        let created = Glibc.open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard created >= 0 else {
+            throw Failure(
+                description: errno == EEXIST
+                    ? "\(destination) already exists; choose a new file"
+                    : "cannot create \(destination): \(String(cString: strerror(errno)))")
         }
+        close(created)
+        defer { SQLiteDatabase.restrictFiles(destination) }
         let from = try open(source, flags: SQLITE_OPEN_READONLY)
         defer { sqlite3_close_v2(from) }
         let to = try open(destination, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)

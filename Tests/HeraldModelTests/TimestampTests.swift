@@ -133,4 +133,15 @@ struct TimestampTests {
         #expect(start.adding(.seconds(-86_400)).iso8601 == "2017-02-13T07:26:55Z")
         #expect(start < later)
     }
+
+    @Test func offsetsAreOnesSomePlaceUses() {
+        #expect(Timestamp(iso8601: "2026-12-31T18:00:00+14:00") == Timestamp(iso8601: "2026-12-31T04:00:00Z"))
+        #expect(Timestamp(iso8601: "2026-12-31T18:00:00-09:30") == Timestamp(iso8601: "2027-01-01T03:30:00Z"))
+        for text in [
+            "2026-12-31T18:00:00+99:99", "2026-12-31T18:00:00+14:30", "2026-12-31T18:00:00-15:00",
+            "2026-12-31T18:00:00+05:60",
+        ] {
+            #expect(Timestamp(iso8601: text) == nil, "\(text)")
+        }
+    }
 }

@@ -596,6 +596,11 @@ struct LoyaltyPushTests {
 
         let page = try herald.client().request("GET", target, headers: browser)
         #expect(page.status == 200 && page.header("content-type") == "text/html; charset=utf-8", "\(page)")
+        // Nothing runs on it, nothing loads from elsewhere, nobody frames it.
+        let policy = try #require(page.header("content-security-policy"))
+        #expect(policy.contains("default-src 'none'") && policy.contains("frame-ancestors 'none'"), "\(policy)")
+        #expect(policy.contains("style-src 'sha256-") && !policy.contains("unsafe-inline"))
+        #expect(page.header("x-frame-options") == "DENY")
         #expect(page.text.contains("<form method=\"post\"") && page.text.contains("How did you order? &lt;b&gt;"))
         #expect(page.text.contains("<title>Your &lt;visit&gt;</title>"), "names are escaped")
         #expect(page.header("referrer-policy") == "no-referrer")

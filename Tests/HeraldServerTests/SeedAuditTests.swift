@@ -32,6 +32,18 @@ extension CampaignDeviceTests {
         #expect(try campaign(["type": "video", "url": "https://cdn.example.com/v.mp4"]).status == 201)
     }
 
+    @Test func aScheduledTimeOutsideSaneYearsOrOffsetsIsRefused() throws {
+        for at in ["9999-01-01T00:00:00Z", "2026-12-31T18:00:00+99:99", "1970-01-01T00:00:00Z"] {
+            let response = try fixture.herald.admin(
+                "POST", "\(businessPath)/campaigns",
+                json: JSON.object([
+                    ("name", "T"), ("message", ["headline": "H", "body": "B"]), ("audience", ["all": true]),
+                    ("channels", ["pull"]), ("trigger", ["type": "scheduled", "at": .string(at)]),
+                ]).encodedString)
+            #expect(response.status == 422 && response.errorFields?["trigger.at"] != nil, "\(at): \(response)")
+        }
+    }
+
     @Test func aSandboxHeadlineIsMarkedOnce() throws {
         let phone = try fixture.install(sandbox: true)
         let approved = try fixture.herald.admin(

@@ -165,6 +165,9 @@ struct ServeCommandTests {
         // While it serves.
         let taken = try Self.run(["backup", "--to", backup, "--data-dir", data])
         #expect(taken.status == 0, "\(taken.err)")
+        // Owner-only, as the database is, whatever the umask (this process's lets others read new files).
+        let mode = try FileManager.default.attributesOfItem(atPath: backup)[.posixPermissions] as? Int
+        #expect(mode == 0o600, "the backup is \(String(mode ?? 0, radix: 8))")
         #expect(try Self.run(["backup", "--to", backup, "--data-dir", data]).err.contains("already exists"))
         _ = try herald.createBusiness(name: "Taco Co")
         herald.stop()

@@ -59,7 +59,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     public var description: String { iso8601 }
 
-    /// Parses `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`; nil for anything else.
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`, an offset being one some place uses (at most 14 hours, whole
+    /// minutes under 60); nil for anything else.
     public init?(iso8601 text: String) {
         let bytes = Array(text.utf8)
         func number(_ start: Int, _ count: Int) -> Int64? {
@@ -95,7 +96,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         if bytes[index] == 90 {
             index += 1
         } else if bytes[index] == 43 || bytes[index] == 45, let h = number(index + 1, 2), let m = number(index + 4, 2),
-            bytes.count > index + 3, bytes[index + 3] == 58
+            bytes.count > index + 3, bytes[index + 3] == 58, m < 60, h * 60 + m <= 14 * 60
         {
             offsetSeconds = (h * 3600 + m * 60) * (bytes[index] == 45 ? -1 : 1)
             index += 6

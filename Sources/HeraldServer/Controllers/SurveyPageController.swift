@@ -1,3 +1,4 @@
+import Foundation
 import HeraldCrypto
 import HeraldDomain
 import HeraldHTTP
@@ -95,22 +96,37 @@ struct SurveyPageController: Sendable {
         request.header("accept")?.contains("text/html") ?? false
     }
 
+    /// The page's only style, inline: the Content-Security-Policy allows exactly it, by its hash.
+    static let style = """
+        body{font-family:system-ui,sans-serif;margin:1em auto;max-width:36em;padding:0 1em}
+        fieldset{border:0;margin:0 0 1.2em;padding:0}legend{font-weight:600;margin-bottom:.4em}
+        label{display:block;margin:.2em 0}textarea,input[type=number]{width:100%}
+        .problem{color:#b00020}button{font-size:1.1em;padding:.5em 1.5em}
+        """
+
+    /// Nothing runs, nothing loads from elsewhere, the form posts only here, and no other site frames the page (a
+    /// user could be tricked into answering for it).
+    static let contentSecurityPolicy =
+        "default-src 'none'; style-src 'sha256-" + Data(SHA256.hash(Array(style.utf8))).base64EncodedString()
+        + "'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
     private func page(_ title: String, _ content: String, status: HTTPStatus = .ok) -> HTTPResponse {
         var response = HTTPResponse.text(
             """
             <!doctype html>
             <html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(Self.escaped(title))</title>
-            <style>body{font-family:system-ui,sans-serif;margin:1em auto;max-width:36em;padding:0 1em}
-            fieldset{border:0;margin:0 0 1.2em;padding:0}legend{font-weight:600;margin-bottom:.4em}
-            label{display:block;margin:.2em 0}textarea,input[type=number]{width:100%}
-            .problem{color:#b00020}button{font-size:1.1em;padding:.5em 1.5em}</style></head>
+            <style>\(Self.style)</style></head>
             <body><h1>\(Self.escaped(title))</h1>
             \(content)
             </body></html>
             """, status: status, contentType: "text/html; charset=utf-8")
         // The key is in the link: keep it out of other sites' Referer headers and out of caches.
-        response.headers += [("referrer-policy", "no-referrer"), ("cache-control", "no-store")]
+        response.headers += [
+            ("referrer-policy", "no-referrer"), ("cache-control", "no-store"),
+            ("content-security-policy", Self.contentSecurityPolicy), ("x-frame-options", "DENY"),
+            ("x-content-type-options", "nosniff"),
+        ]
         return response
     }
 

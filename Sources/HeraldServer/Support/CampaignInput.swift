@@ -183,7 +183,12 @@ enum CampaignInput {
             var at: Timestamp?
             if let value = object["at"], !value.isNull {
                 at = value.stringValue.flatMap(Timestamp.init(iso8601:))
-                if at == nil { errors.add("trigger.at", "must be an ISO 8601 time like 2026-12-31T18:00:00Z") }
+                if at == nil {
+                    errors.add("trigger.at", "must be an ISO 8601 time like 2026-12-31T18:00:00Z")
+                } else if let time = at, let year = Int(time.iso8601.prefix(4)), !(2000...2099).contains(year) {
+                    errors.add("trigger.at", "must be a time in the years 2000 to 2099")
+                    at = nil
+                }
             }
             var local: LocalTime?
             if let value = object["local_time"], !value.isNull {
