@@ -89,7 +89,7 @@ public final class FCMProvider: PushProvider {
                             provider: "FCM", businessID: push.businessID, url: base, reason: "\(error.code)")
                         completion(.transportFailure(error))
                     case .success(let response):
-                        let outcome = Self.interpret(response)
+                        let outcome = Self.interpret(response, at: clock.now())
                         if response.status == 401, !retriedAuthentication, case .credentialRejected = outcome {
                             // The access token was refused (expired early, revoked): fetch a new one and resend once.
                             tokens.rejected(push.businessID, token: token)
@@ -192,7 +192,8 @@ public final class FCMProvider: PushProvider {
                     if response.status >= 500 || response.status == 429 {
                         finishFetch(
                             businessID, epoch: epoch,
-                            .failure(.init(.retryable(reason: reason, retryAfter: response.retryAfter))))
+                            .failure(
+                                .init(.retryable(reason: reason, retryAfter: response.retryAfter(now: clock.now())))))
                     } else {
                         finishFetch(
                             businessID, epoch: epoch,
@@ -212,8 +213,8 @@ public final class FCMProvider: PushProvider {
 
     // MARK: - Answers
 
-    /// What Google's answer means.
-    static func interpret(_ response: HTTPClientResponse) -> PushResult {
+    /// What Google's answer means, received at `now` (a `Retry-After` date counts from it).
+    static func interpret(_ response: HTTPClientResponse, at now: Timestamp) -> PushResult {
         let body = try? JSON.parse(response.body)
         if response.status == 200 { return .delivered(messageID: body?["name"]?.stringValue) }
         let error = body?["error"]
@@ -224,7 +225,7 @@ public final class FCMProvider: PushProvider {
             if let errorCode = detail["errorCode"]?.stringValue { code = errorCode }
         }
         let reason = message.isEmpty ? "\(response.status) \(code)" : "\(response.status) \(code): \(message)"
-        let retryAfter = response.retryAfter
+        let retryAfter = response.retryAfter(now: now)
         switch code {
         case "UNREGISTERED":
             return .unregistered(reason: reason, since: nil)
