@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "HeraldQueue", dependencies: ["HeraldModel"]),
         .target(name: "HeraldStore", dependencies: ["HeraldModel", "HeraldQueue", "HeraldObservability"]),
         .target(name: "HeraldSQLite", dependencies: ["HeraldStore", "CSQLite"]),
-        .target(name: "HeraldPostgres", dependencies: ["HeraldStore", "CLibPQ"]),
+        .target(name: "HeraldPostgres", dependencies: ["HeraldStore", "HeraldLifecycle", "CLibPQ"]),
         // The rules: loyalty, inbox, accounts, the one drafting path; over the store's transactions.
         .target(
             name: "HeraldDomain",
@@ -108,7 +108,9 @@ let package = Package(
             dependencies: ["HeraldStore", "HeraldQueue", "HeraldSQLite", "HeraldPostgres", "HeraldTesting"]),
         .testTarget(
             name: "HeraldPostgresTests",
-            dependencies: ["HeraldPostgres", "HeraldStore", "HeraldQueue", "HeraldSQLite", "HeraldTesting"]),
+            dependencies: [
+                "HeraldPostgres", "HeraldStore", "HeraldQueue", "HeraldSQLite", "HeraldTesting", "HeraldLifecycle",
+            ]),
         .testTarget(
             name: "HeraldDomainTests",
             dependencies: ["HeraldDomain", "HeraldStore", "HeraldQueue", "HeraldTesting", "HeraldLifecycle"]),
