@@ -99,7 +99,8 @@ let package = Package(
 
         .testTarget(name: "HeraldModelTests", dependencies: ["HeraldModel", "HeraldTesting", "HeraldCrypto"]),
         .testTarget(name: "HeraldObservabilityTests", dependencies: ["HeraldObservability"]),
-        .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
+        // openssl's command line checks HeraldCrypto; HeraldTesting says so when it is missing (TestTool).
+        .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto", "HeraldTesting"]),
         .testTarget(
             name: "HeraldHTTPTests",
             dependencies: ["HeraldHTTP", "HeraldTesting", "HeraldCrypto", "HeraldModel", "HeraldFuzzTargets"]),
