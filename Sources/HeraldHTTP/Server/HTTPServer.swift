@@ -191,4 +191,15 @@ public final class HTTPServer: Service {
     /// Requests received and not yet completed.
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
+    /// Connections open now.
+    public var openConnections: Int { connectionGuard.counts.open }
+
+    /// Connections accepted since start.
+    public var connectionsAccepted: Int { connectionGuard.acceptedCount }
+
+    /// Offloaded requests waiting for a worker or running on one.
+    public var offloadedRequests: Int { workers.pendingCount }
+
+    /// True from the moment `shutdown` begins (new requests are answered 503 from then on) until the next `start`.
+    public var isDraining: Bool { draining.load(ordering: .acquiring) }
 }
