@@ -71,10 +71,30 @@ struct ReminderSchedulerTests {
         try await running.value
     }
 
-    /// Waits (a little, in real time) until the scheduler sleeps on the clock.
+    @Test("an offer about to expire is reminded once, however many passes follow")
+    func anOfferAboutToExpireIsRemindedOnce() async throws {
+        let world = try StoreFixture(.sqlite)
+        try world.settings { $0.offerReminderLeadSeconds = 3600 }
+        let scheduler = ReminderScheduler(
+            store: world.store, loyalty: world.loyalty, clock: world.clock.wallClock, interval: .seconds(60),
+            logger: .disabled)
+        let group = ServiceGroup([("scheduler", scheduler)], logger: .disabled)
+        let running = group.start()
+        #expect(await waitForSleeper(world.clock), "the first pass ran")
+        _ = try world.grant(try world.offer(validFor: 1800), to: [world.user.id], at: world.clock.now)
+        func reminders() throws -> Int { try world.entries(of: world.user).filter { $0.event == "offer_expiry" }.count }
+        // Each pass ends with the scheduler asleep on the clock again: a pass has run exactly when it sleeps anew.
+        for pass in 1...4 {
+            world.clock.advance(by: .seconds(60))
+            #expect(await waitForSleeper(world.clock), "pass \(pass) ran")
+            #expect(try reminders() == 1, "after pass \(pass)")
+        }
+        group.stop()
+        try await running.value
+    }
+
+    /// Waits until the scheduler sleeps on the clock (it does once each pass is over).
     private func waitForSleeper(_ clock: ManualClock) async -> Bool {
-        for _ in 0..<1000 where clock.sleeperCount == 0 { await Task.yield() }
-        for _ in 0..<200 where clock.sleeperCount == 0 { try? await Task.sleep(for: .milliseconds(10)) }
-        return clock.sleeperCount > 0
+        await Poll.eventually { clock.sleeperCount > 0 }
     }
 }
