@@ -63,6 +63,13 @@ struct FCMTokenCacheTests {
         for waiter in cache.fetched(1, epoch: epoch, result, expiresIn: expiresIn) { waiter(result) }
     }
 
+    /// The first send's fetch, answered with `token`: its epoch.
+    func holding(_ token: String, expiresIn: Int64 = 3600) throws -> Int {
+        let epoch = try #require(fetchEpoch(next()))
+        fetched(epoch, .success(token), expiresIn: expiresIn)
+        return epoch
+    }
+
     @Test("the first sends share one fetch, and are answered with its token when it comes")
     func oneFetchForEveryWaitingSend() throws {
         let epoch = try #require(fetchEpoch(next()))
@@ -80,8 +87,7 @@ struct FCMTokenCacheTests {
 
     @Test("from the refresh point one renewal runs while sends go on with the current token, which it then replaces")
     func renewalNeverHoldsASendBack() throws {
-        let epoch = try #require(fetchEpoch(next()))
-        fetched(epoch, .success("token-1"))
+        _ = try holding("token-1")
         clock.advance(by: .seconds(3299))
         #expect(used(next()) == "token-1", "before the refresh point (an hour less the margin)")
         clock.advance(by: .seconds(1))
@@ -96,16 +102,14 @@ struct FCMTokenCacheTests {
 
     @Test("a token is not used in its last 30 seconds: a send then waits for a new one")
     func anExpiringTokenIsFetchedAgain() throws {
-        let epoch = try #require(fetchEpoch(next()))
-        fetched(epoch, .success("token-1"))
+        let epoch = try holding("token-1")
         clock.advance(by: .seconds(3570))
         #expect(fetchEpoch(next()) == epoch, "a fetch, not the old token")
     }
 
     @Test("a short-lived token is renewed at half its life at the latest")
     func theMarginIsAtMostHalfTheLifetime() throws {
-        let epoch = try #require(fetchEpoch(next()))
-        fetched(epoch, .success("short"), expiresIn: 60)
+        _ = try holding("short", expiresIn: 60)
         clock.advance(by: .seconds(29))
         #expect(used(next()) == "short")
         clock.advance(by: .seconds(1))
@@ -119,8 +123,7 @@ struct FCMTokenCacheTests {
 
     @Test("a failed renewal leaves the token in use, and the next send ten seconds on tries again")
     func aFailedRenewalKeepsTheToken() throws {
-        let epoch = try #require(fetchEpoch(next()))
-        fetched(epoch, .success("token-1"))
+        _ = try holding("token-1")
         clock.advance(by: .seconds(3300))
         let renewal = try #require(fetchEpoch(next()))
         fetched(renewal, .failure(.init(.retryable(reason: "503", retryAfter: nil))))
@@ -146,8 +149,7 @@ struct FCMTokenCacheTests {
 
     @Test("a token Google refused is dropped, unless another has replaced it")
     func aRejectedTokenIsDropped() throws {
-        let epoch = try #require(fetchEpoch(next()))
-        fetched(epoch, .success("token-1"))
+        _ = try holding("token-1")
         cache.rejected(1, token: "token-1")
         let again = try #require(fetchEpoch(next()))
         fetched(again, .success("token-2"))
