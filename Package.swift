@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "HeraldQueue", dependencies: ["HeraldModel"]),
         .target(name: "HeraldStore", dependencies: ["HeraldModel", "HeraldQueue", "HeraldObservability"]),
         .target(name: "HeraldSQLite", dependencies: ["HeraldStore", "CSQLite"]),
-        .target(name: "HeraldPostgres", dependencies: ["HeraldStore", "CLibPQ"]),
+        .target(name: "HeraldPostgres", dependencies: ["HeraldStore", "HeraldLifecycle", "CLibPQ"]),
         // The rules: loyalty, inbox, accounts, the one drafting path; over the store's transactions.
         .target(
             name: "HeraldDomain",
@@ -99,7 +99,8 @@ let package = Package(
 
         .testTarget(name: "HeraldModelTests", dependencies: ["HeraldModel", "HeraldTesting", "HeraldCrypto"]),
         .testTarget(name: "HeraldObservabilityTests", dependencies: ["HeraldObservability"]),
-        .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
+        // openssl's command line checks HeraldCrypto; HeraldTesting says so when it is missing (TestTool).
+        .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto", "HeraldTesting"]),
         .testTarget(
             name: "HeraldHTTPTests",
             dependencies: ["HeraldHTTP", "HeraldTesting", "HeraldCrypto", "HeraldModel", "HeraldFuzzTargets"]),
@@ -108,7 +109,9 @@ let package = Package(
             dependencies: ["HeraldStore", "HeraldQueue", "HeraldSQLite", "HeraldPostgres", "HeraldTesting"]),
         .testTarget(
             name: "HeraldPostgresTests",
-            dependencies: ["HeraldPostgres", "HeraldStore", "HeraldQueue", "HeraldSQLite", "HeraldTesting"]),
+            dependencies: [
+                "HeraldPostgres", "HeraldStore", "HeraldQueue", "HeraldSQLite", "HeraldTesting", "HeraldLifecycle",
+            ]),
         .testTarget(
             name: "HeraldDomainTests",
             dependencies: ["HeraldDomain", "HeraldStore", "HeraldQueue", "HeraldTesting", "HeraldLifecycle"]),

@@ -239,7 +239,7 @@ public final class APNsProvider: PushProvider {
                     provider: "APNs", businessID: push.businessID, url: base, reason: "\(error.code)")
                 completion(.transportFailure(error))
             case .success(let response):
-                let outcome = APNsProvider.interpret(response, apnsID: push.apnsID)
+                let outcome = APNsProvider.interpret(response, apnsID: push.apnsID, at: provider.clock.now())
                 if case .credentialRejected(let reason, _) = outcome,
                     reason == APNsReason.expiredProviderToken.rawValue,
                     !refreshedToken
@@ -292,8 +292,8 @@ public final class APNsProvider: PushProvider {
         let underlying: any Error
     }
 
-    /// What Apple's answer means.
-    static func interpret(_ response: HTTPClientResponse, apnsID: String) -> PushResult {
+    /// What Apple's answer means, received at `now` (a `Retry-After` date counts from it).
+    static func interpret(_ response: HTTPClientResponse, apnsID: String, at now: Timestamp) -> PushResult {
         if response.status == 200 { return .delivered(messageID: response.header("apns-id") ?? apnsID) }
         let body = try? JSON.parse(response.body)
         let reason = APNsReason(body?["reason"]?.stringValue ?? "HTTP \(response.status)")
@@ -305,7 +305,7 @@ public final class APNsProvider: PushProvider {
         }
         if reason.meansBrokenCredential || response.status == 403 { return .credentialRejected(reason: described) }
         if reason.meansRetry || response.status == 429 || response.status >= 500 {
-            var retryAfter = response.retryAfter
+            var retryAfter = response.retryAfter(now: now)
             if reason == .tooManyProviderTokenUpdates, retryAfter == nil { retryAfter = .seconds(60) }
             return .retryable(reason: described, retryAfter: retryAfter)
         }

@@ -25,21 +25,6 @@ public final class FCMProvider: PushProvider {
     /// The OAuth2 scope FCM sends need.
     public static let scope = "https://www.googleapis.com/auth/firebase.messaging"
 
-    private enum TokenState {
-        case none
-        case fetching(waiters: [@Sendable (Result<String, PushResult.Failure>) -> Void])
-        /// A token in use. From `refreshAt` one fetch of its successor runs (`renewing`) while sends go on using it
-        /// until `expiresAt`: a refresh never holds a send back.
-        case ready(token: String, refreshAt: Timestamp, expiresAt: Timestamp, renewing: Bool)
-    }
-
-    private struct Entry {
-        var credential: FCMCredential
-        /// Which loading of the credential this is: a fetch started for an earlier one must not touch it.
-        let epoch: Int
-        var token: TokenState = .none
-    }
-
     public let platform = PushPlatform.fcm
     private let client: HTTP2Client
     private let loadCredential: @Sendable (Int64) throws -> FCMCredential?
@@ -47,8 +32,8 @@ public final class FCMProvider: PushProvider {
     private let configuration: Configuration
     private let logger: Logger
     private let transportWarnings: TransportWarnings
-    private let entries = Mutex<[Int64: Entry]>([:])
-    private let epochs = Atomic<Int>(0)
+    /// The access tokens, by business (`FCMTokenCache`).
+    private let tokens: FCMTokenCache
 
     /// A provider sending through `client`; `credential` loads (and opens) a business's service account.
     public init(
@@ -61,15 +46,13 @@ public final class FCMProvider: PushProvider {
         self.configuration = configuration
         self.logger = logger
         transportWarnings = TransportWarnings(logger: logger, clock: clock)
+        tokens = FCMTokenCache(clock: clock, refreshMargin: configuration.refreshMargin)
     }
 
     public func credentialChanged(businessID: Int64) {
-        let removed = entries.withLock { $0.removeValue(forKey: businessID) }
         // Sends waiting on a fetch for the old credential are answered now (to be retried), not left hanging.
-        if case .fetching(let waiters) = removed?.token {
-            for waiter in waiters {
-                waiter(.failure(.init(.retryable(reason: "credential replaced", retryAfter: nil))))
-            }
+        for waiter in tokens.forget(businessID) {
+            waiter(.failure(.init(.retryable(reason: "credential replaced", retryAfter: nil))))
         }
     }
 
@@ -87,7 +70,7 @@ public final class FCMProvider: PushProvider {
             case .failure(let failure):
                 completion(failure.result)
             case .success(let token):
-                guard let credential = entries.withLock({ $0[push.businessID]?.credential }) else {
+                guard let credential = tokens.credential(for: push.businessID) else {
                     return completion(.retryable(reason: "credential replaced while sending", retryAfter: nil))
                 }
                 let base = configuration.baseURLOverride ?? "https://fcm.googleapis.com"
@@ -106,10 +89,10 @@ public final class FCMProvider: PushProvider {
                             provider: "FCM", businessID: push.businessID, url: base, reason: "\(error.code)")
                         completion(.transportFailure(error))
                     case .success(let response):
-                        let outcome = Self.interpret(response)
+                        let outcome = Self.interpret(response, at: clock.now())
                         if response.status == 401, !retriedAuthentication, case .credentialRejected = outcome {
                             // The access token was refused (expired early, revoked): fetch a new one and resend once.
-                            invalidate(push.businessID, token: token)
+                            tokens.rejected(push.businessID, token: token)
                             send(push, retriedAuthentication: true, completion: completion)
                         } else {
                             if case .credentialRejected = outcome {
@@ -127,35 +110,17 @@ public final class FCMProvider: PushProvider {
     /// forget the cached one so the next push uses the new one.
     private func forgetIfReplaced(_ businessID: Int64, version: Timestamp) {
         guard let stored = try? loadCredential(businessID), stored.version > version,
-            entries.withLock({ $0[businessID].map { $0.credential.version <= version } ?? false })
+            tokens.holds(businessID, versionAtMost: version)
         else { return }
         credentialChanged(businessID: businessID)
     }
 
     // MARK: - Access tokens
 
-    private func invalidate(_ businessID: Int64, token: String) {
-        entries.withLock { entries in
-            if case .ready(let current, _, _, _) = entries[businessID]?.token, current == token {
-                entries[businessID]!.token = .none
-            }
-        }
-    }
-
     /// Calls `body` with a valid access token, fetching one (once for all concurrent callers) when needed.
-    private func withAccessToken(
-        _ businessID: Int64, _ body: @escaping @Sendable (Result<String, PushResult.Failure>) -> Void
-    ) {
-        let now = clock.now()
-        enum Next {
-            case use(String)
-            case useAndRenew(String, FCMCredential, epoch: Int)
-            case wait
-            case fetch(FCMCredential, epoch: Int)
-            case fail(PushResult)
-        }
+    private func withAccessToken(_ businessID: Int64, _ body: @escaping FCMTokenCache.Waiter) {
         var loaded: FCMCredential?
-        if entries.withLock({ $0[businessID] == nil }) {
+        if tokens.credential(for: businessID) == nil {
             do {
                 guard let credential = try loadCredential(businessID) else {
                     return body(.failure(.init(.notConfigured(reason: "business has no FCM service account"))))
@@ -168,31 +133,7 @@ public final class FCMProvider: PushProvider {
                 return body(.failure(.init(.unavailable("FCM service account", because: error))))
             }
         }
-        let next = entries.withLock { entries -> Next in
-            if entries[businessID] == nil, let loaded {
-                entries[businessID] = Entry(credential: loaded, epoch: epochs.add(1, ordering: .relaxed).newValue)
-            }
-            guard var entry = entries[businessID] else {
-                return .fail(.retryable(reason: "credential replaced", retryAfter: nil))
-            }
-            switch entry.token {
-            case .ready(let token, let refreshAt, let expiresAt, let renewing) where now < expiresAt:
-                if now < refreshAt || renewing { return .use(token) }
-                entry.token = .ready(token: token, refreshAt: refreshAt, expiresAt: expiresAt, renewing: true)
-                entries[businessID] = entry
-                return .useAndRenew(token, entry.credential, epoch: entry.epoch)
-            case .fetching(var waiters):
-                waiters.append(body)
-                entry.token = .fetching(waiters: waiters)
-                entries[businessID] = entry
-                return .wait
-            default:
-                entry.token = .fetching(waiters: [body])
-                entries[businessID] = entry
-                return .fetch(entry.credential, epoch: entry.epoch)
-            }
-        }
-        switch next {
+        switch tokens.next(for: businessID, loaded: loaded, waiter: body) {
         case .use(let token): body(.success(token))
         case .useAndRenew(let token, let credential, let epoch):
             fetchToken(businessID, credential, epoch: epoch)
@@ -241,15 +182,9 @@ public final class FCMProvider: PushProvider {
             case .success(let response):
                 let body = try? JSON.parse(response.body)
                 if response.status == 200, let token = body?["access_token"]?.stringValue, !token.isEmpty {
-                    let lifetime = body?["expires_in"]?.int64Value ?? 3600
-                    let margin = min(configuration.refreshMargin, .seconds(lifetime / 2))
-                    let expiresAt = clock.now().adding(.seconds(lifetime))
                     finishFetch(
                         businessID, epoch: epoch, .success(token),
-                        lifetime: (
-                            refreshAt: expiresAt.adding(.zero - margin),
-                            expiresAt: expiresAt.adding(.zero - min(.seconds(30), margin / 2))
-                        ))
+                        expiresIn: body?["expires_in"]?.int64Value ?? 3600)
                 } else {
                     let error = body?["error"]?.stringValue ?? "HTTP \(response.status)"
                     let description = body?["error_description"]?.stringValue.map { ": " + $0 } ?? ""
@@ -257,7 +192,8 @@ public final class FCMProvider: PushProvider {
                     if response.status >= 500 || response.status == 429 {
                         finishFetch(
                             businessID, epoch: epoch,
-                            .failure(.init(.retryable(reason: reason, retryAfter: response.retryAfter))))
+                            .failure(
+                                .init(.retryable(reason: reason, retryAfter: response.retryAfter(now: clock.now())))))
                     } else {
                         finishFetch(
                             businessID, epoch: epoch,
@@ -270,38 +206,15 @@ public final class FCMProvider: PushProvider {
 
     /// Hands the outcome of a fetch to every waiter.
     private func finishFetch(
-        _ businessID: Int64, epoch: Int, _ result: Result<String, PushResult.Failure>,
-        lifetime: (refreshAt: Timestamp, expiresAt: Timestamp)? = nil
+        _ businessID: Int64, epoch: Int, _ result: Result<String, PushResult.Failure>, expiresIn: Int64 = 3600
     ) {
-        let waiters = entries.withLock { entries -> [@Sendable (Result<String, PushResult.Failure>) -> Void] in
-            // Replaced meanwhile: its waiters were answered by `credentialChanged`.
-            guard var entry = entries[businessID], entry.epoch == epoch else { return [] }
-            var waiters: [@Sendable (Result<String, PushResult.Failure>) -> Void] = []
-            switch entry.token {
-            case .fetching(let pending):
-                waiters = pending
-                entry.token = .none
-            case .ready(let current, _, let expiresAt, true):
-                // A renewal that failed: the current token serves on, and the next send after a pause tries again.
-                let again = min(expiresAt, clock.now().adding(.seconds(10)))
-                entry.token = .ready(token: current, refreshAt: again, expiresAt: expiresAt, renewing: false)
-            default:
-                break
-            }
-            if let lifetime, case .success(let token) = result {
-                entry.token = .ready(
-                    token: token, refreshAt: lifetime.refreshAt, expiresAt: lifetime.expiresAt, renewing: false)
-            }
-            entries[businessID] = entry
-            return waiters
-        }
-        for waiter in waiters { waiter(result) }
+        for waiter in tokens.fetched(businessID, epoch: epoch, result, expiresIn: expiresIn) { waiter(result) }
     }
 
     // MARK: - Answers
 
-    /// What Google's answer means.
-    static func interpret(_ response: HTTPClientResponse) -> PushResult {
+    /// What Google's answer means, received at `now` (a `Retry-After` date counts from it).
+    static func interpret(_ response: HTTPClientResponse, at now: Timestamp) -> PushResult {
         let body = try? JSON.parse(response.body)
         if response.status == 200 { return .delivered(messageID: body?["name"]?.stringValue) }
         let error = body?["error"]
@@ -312,7 +225,7 @@ public final class FCMProvider: PushProvider {
             if let errorCode = detail["errorCode"]?.stringValue { code = errorCode }
         }
         let reason = message.isEmpty ? "\(response.status) \(code)" : "\(response.status) \(code): \(message)"
-        let retryAfter = response.retryAfter
+        let retryAfter = response.retryAfter(now: now)
         switch code {
         case "UNREGISTERED":
             return .unregistered(reason: reason, since: nil)

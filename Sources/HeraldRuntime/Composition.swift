@@ -38,9 +38,9 @@ public enum Composition {
         } else if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
             do {
                 database = try PostgresDatabase(url: url)
-                // Every node hears every commit: new jobs wake its engine, other changes empty its caches.
+                // Every node hears every commit: new jobs wake its engine, other changes empty its caches. The feed's
+                // listener runs as the first of the application's services (`HeraldApplication.services`).
                 feed = try PostgresChangeFeed(url: url)
-                feed?.notifications.start()
             } catch {
                 // The URL may hold a password: name only its scheme.
                 throw HeraldConfiguration.ConfigurationError(description: "cannot open database postgres://…: \(error)")

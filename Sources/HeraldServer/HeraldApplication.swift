@@ -162,9 +162,12 @@ public final class HeraldApplication: Sendable {
     /// else this server's own address (after `bind`).
     public var publicBaseURL: String { MediaController.publicBaseURL(configuration, port: port) }
 
-    /// The services to run, in start order (stopped in reverse: the API first, the delivery engine last).
+    /// The services to run, in start order (stopped in reverse: the API first, the delivery engine and then the
+    /// store's change feed last).
     public var services: [(name: String, service: any Service)] {
         var services: [(name: String, service: any Service)] = []
+        // A feed with a listener of its own (PostgreSQL's) first: every other service hears other nodes through it.
+        if let feed = store.changeFeed as? any Service { services.append(("changes", feed)) }
         if let delivery { services.append(("delivery", delivery)) }
         services.append(("scheduler", domain.scheduler))
         services.append(("campaigns", domain.campaignRunner))

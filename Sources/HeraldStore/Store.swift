@@ -22,7 +22,8 @@ public final class Store: Sendable {
     public let deliveryQueue: SQLDeliveryQueue
     private let makeUUID: @Sendable () -> String
     private let changes: ChangeSignals
-    private let feed: (any ChangeFeed)?
+    /// What carries commits between the nodes sharing the database, if several may (PostgreSQL's LISTEN/NOTIFY).
+    public let changeFeed: (any ChangeFeed)?
     private let subscription: ChangeSubscription?
 
     /// A store over `database`, which must already be migrated (`Migrator.migrate(database, Schema.migrations, …)`).
@@ -38,7 +39,7 @@ public final class Store: Sendable {
         self.database = database
         self.makeUUID = makeUUID
         self.changes = changes
-        self.feed = feed
+        self.changeFeed = feed
         deliveryQueue = SQLDeliveryQueue(database: database, changes: changes)
         subscription = try feed?.subscribe(.commits) { event in
             changes.bump()
@@ -64,7 +65,7 @@ public final class Store: Sendable {
             let transaction = StoreTransaction(connection: connection, dialect: database.dialect, makeUUID: makeUUID)
             let result = try body(transaction)
             enqueued = transaction.deliveriesEnqueued
-            try feed?.publish(.commits, payload: enqueued > 0 ? Self.jobsAdded : "", in: connection)
+            try changeFeed?.publish(.commits, payload: enqueued > 0 ? Self.jobsAdded : "", in: connection)
             return result
         }
         changes.committed(deliveriesEnqueued: enqueued)

@@ -148,16 +148,17 @@ struct APNsDeliveryTests {
         try standIn.registerAPNsKey(keyID: "NEWKEY1234", teamID: keys.teamID, topic: keys.topic, key: newKey)
         try standIn.registerAPNsKey(
             keyID: keys.keyID, teamID: keys.teamID, topic: keys.topic, key: P256PrivateKey.generate())
-        var settings = try #require(
-            try herald.application.store.read { try $0.credentials.find(businessID: business.id, platform: .apns) }?
-                .settings)
+        let stored = try #require(
+            try herald.application.store.read { try $0.credentials.find(businessID: business.id, platform: .apns) })
+        var settings = stored.settings
         settings["key_id"] = "NEWKEY1234"
-        Thread.sleep(forTimeInterval: 0.01)
+        // A later version than the stored one, even within its millisecond.
+        let version = max(WallClock.system.now(), stored.updatedAt.adding(.milliseconds(1)))
         let replaced = PushCredential(
             businessID: business.id, platform: .apns, settings: settings,
             sealedKey: try SecretSealer(key: try #require(Hex.decode(secret))).seal(
                 Array(newKey.pemRepresentation.utf8), purpose: "apns-key"),
-            updatedAt: WallClock.system.now())
+            updatedAt: version)
         try herald.application.store.transaction { try $0.credentials.save(replaced) }
 
         let second = try #require(try herald.sendNews(business, to: [app.userID!]).first)
@@ -181,11 +182,10 @@ struct APNsDeliveryTests {
         try herald.application.store.transaction { try $0.credentials.save(sealedWithAnotherKey) }
         herald.application.delivery?.credentialChanged(businessID: business.id, platform: .apns)
         let id = try #require(try herald.sendNews(business, to: [app.userID!]).first)
-        let deadline = Date().addingTimeInterval(10)
-        var job = try herald.application.store.read { try $0.deliveries.all(notificationID: id) }.first
-        while job?.lastReason == nil && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
-            job = try herald.application.store.read { try $0.deliveries.all(notificationID: id) }.first
+        let job = try CommitWaiter(herald.application.store).value(
+            timeout: .seconds(10), until: { $0?.lastReason != nil }
+        ) {
+            try $0.read { try $0.deliveries.all(notificationID: id) }.first
         }
         #expect(job?.status == .queued, "\(String(describing: job))")
         #expect(job?.lastReason?.contains("cannot be opened") == true, "\(String(describing: job))")
@@ -355,11 +355,10 @@ struct APNsDeliveryTests {
         let ids = try herald.sendNews(business, to: userIDs)
         #expect(ids.count == total)
 
-        let deadline = Date().addingTimeInterval(120)
         var accepted: Int64 = 0
-        while accepted < Int64(total) && Date() < deadline {
+        try Poll.until(timeout: .seconds(120), every: .milliseconds(50)) {
             accepted = try standIn.stats()["apns"]?["distinct_accepted_apns_ids"]?.int64Value ?? 0
-            Thread.sleep(forTimeInterval: 0.05)
+            return accepted >= Int64(total)
         }
         let stats = try #require(try standIn.stats()["apns"])
         #expect(accepted == Int64(total), "every push reached Apple: \(stats)")
@@ -367,17 +366,14 @@ struct APNsDeliveryTests {
         #expect(stats["goaways"]?.int64Value ?? 0 >= 5, "a storm: \(stats)")
         #expect(stats["rejected_by_status"]?["503"]?.int64Value == Int64(total / 100), "\(stats)")
         // And the store says so: every job delivered, the 503'd ones on their second attempt.
-        var statuses: [DeliveryStatus: Int] = [:]
-        let settle = Date().addingTimeInterval(30)
-        repeat {
-            statuses = [:]
-            let jobs = try herald.application.store.read { tx in
-                try ids.flatMap { try tx.deliveries.all(notificationID: $0) }
-            }
+        let statuses = try CommitWaiter(herald.application.store).value(
+            timeout: .seconds(30), until: { $0[.delivered] == total }
+        ) { store in
+            var statuses: [DeliveryStatus: Int] = [:]
+            let jobs = try store.read { tx in try ids.flatMap { try tx.deliveries.all(notificationID: $0) } }
             for job in jobs { statuses[job.status, default: 0] += 1 }
-            if statuses[.delivered] == total { break }
-            Thread.sleep(forTimeInterval: 0.1)
-        } while Date() < settle
+            return statuses
+        }
         #expect(statuses == [.delivered: total], "\(statuses)")
     }
 

@@ -125,11 +125,8 @@ struct CrashRecoveryTests {
         #expect(notificationIDs.count == total)
 
         // Kill it mid-send.
-        var accepted: Int64 = 0
-        let deadline = Date().addingTimeInterval(120)
-        while accepted < Int64(total / 4) && Date() < deadline {
-            accepted = try standIn.stats()["apns"]?["accepted"]?.int64Value ?? 0
-            Thread.sleep(forTimeInterval: 0.01)
+        try Poll.until(timeout: .seconds(120)) {
+            try standIn.stats()["apns"]?["accepted"]?.int64Value ?? 0 >= Int64(total / 4)
         }
         let metrics = try admin.request("GET", "/metrics", headers: auth).text
         let inFlight =
@@ -141,13 +138,13 @@ struct CrashRecoveryTests {
 
         // Restart on the same data: every job ends delivered.
         server = try Server(dataDirectory: data.path, standIn: standIn, secretKey: secretKey, adminToken: adminToken)
+        // Another process writes it: nothing here hears its commits, so the count is looked at until it is whole.
         var delivered: Int64 = 0
-        let restartDeadline = Date().addingTimeInterval(180)
-        while delivered < Int64(total) && Date() < restartDeadline {
+        try Poll.until(timeout: .seconds(180), every: .milliseconds(100)) {
             delivered = try database.read { db in
                 try db.scalar("SELECT COUNT(*) FROM deliveries WHERE status = 'delivered'")
             }
-            Thread.sleep(forTimeInterval: 0.1)
+            return delivered >= Int64(total)
         }
         let statuses = try database.read { db in
             try db.rows("SELECT status, COUNT(*) FROM deliveries GROUP BY status").map { "\($0.text(0))=\($0.int(1))" }

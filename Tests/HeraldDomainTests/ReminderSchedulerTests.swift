@@ -50,16 +50,9 @@ struct ReminderSchedulerTests {
 
     @Test("as a service it passes at once, then once per interval of its clock, and stops when asked")
     func passesFollowTheClock() async throws {
-        let world = try StoreFixture(.sqlite)
-        try world.settings { $0.offerReminderLeadSeconds = 3600 }
-        let scheduler = ReminderScheduler(
-            store: world.store, loyalty: world.loyalty, clock: world.clock.wallClock, interval: .seconds(600),
-            logger: .disabled)
-        let group = ServiceGroup([("scheduler", scheduler)], logger: .disabled)
-        let running = group.start()
+        let (world, group, running) = try await runningScheduler(interval: .seconds(600))
         let waiter = CommitWaiter(world.store)
         // The first pass ran at start (nothing due); a reward granted now expires within the lead time.
-        #expect(await waitForSleeper(world.clock))
         _ = try world.grant(try world.offer(validFor: 1800), to: [world.user.id], at: world.clock.now)
         #expect(try world.entries(of: world.user).filter { $0.event == "offer_expiry" }.isEmpty, "no pass yet")
         world.clock.advance(by: .seconds(600))
@@ -71,10 +64,39 @@ struct ReminderSchedulerTests {
         try await running.value
     }
 
-    /// Waits (a little, in real time) until the scheduler sleeps on the clock.
+    @Test("an offer about to expire is reminded once, however many passes follow")
+    func anOfferAboutToExpireIsRemindedOnce() async throws {
+        let (world, group, running) = try await runningScheduler(interval: .seconds(60))
+        _ = try world.grant(try world.offer(validFor: 1800), to: [world.user.id], at: world.clock.now)
+        func reminders() throws -> Int { try world.entries(of: world.user).filter { $0.event == "offer_expiry" }.count }
+        // Each pass ends with the scheduler asleep on the clock again: a pass has run exactly when it sleeps anew.
+        for pass in 1...4 {
+            world.clock.advance(by: .seconds(60))
+            #expect(await waitForSleeper(world.clock), "pass \(pass) ran")
+            #expect(try reminders() == 1, "after pass \(pass)")
+        }
+        group.stop()
+        try await running.value
+    }
+
+    /// A world whose rewards are reminded an hour before they expire, and its scheduler running as a service every
+    /// `interval` of the world's clock, its first pass (at start, nothing due) over.
+    private func runningScheduler(interval: Duration) async throws -> (
+        StoreFixture, ServiceGroup, Task<Void, any Error>
+    ) {
+        let world = try StoreFixture(.sqlite)
+        try world.settings { $0.offerReminderLeadSeconds = 3600 }
+        let scheduler = ReminderScheduler(
+            store: world.store, loyalty: world.loyalty, clock: world.clock.wallClock, interval: interval,
+            logger: .disabled)
+        let group = ServiceGroup([("scheduler", scheduler)], logger: .disabled)
+        let running = group.start()
+        #expect(await waitForSleeper(world.clock), "the first pass ran")
+        return (world, group, running)
+    }
+
+    /// Waits until the scheduler sleeps on the clock (it does once each pass is over).
     private func waitForSleeper(_ clock: ManualClock) async -> Bool {
-        for _ in 0..<1000 where clock.sleeperCount == 0 { await Task.yield() }
-        for _ in 0..<200 where clock.sleeperCount == 0 { try? await Task.sleep(for: .milliseconds(10)) }
-        return clock.sleeperCount > 0
+        await Poll.eventually { clock.sleeperCount > 0 }
     }
 }

@@ -4,9 +4,7 @@ import Testing
 
 /// HTTP2Client against nghttpd, nghttp2's own server: bodies both ways across frame and window boundaries, static
 /// files, trailers, a low stream limit, answers sent before the request body is read, and cleartext HTTP/2.
-@Suite(
-    "HTTP2Client against nghttpd", .serialized,
-    .enabled(if: NghttpdServer.isAvailable, Comment(rawValue: NghttpdServer.missing)))
+@Suite("HTTP2Client against nghttpd", .serialized)
 struct HTTP2ClientNghttpdTests {
     @Test("request bodies of 0 B to 1 MB come back intact (echoed), trailers are dropped")
     func bodiesRoundTrip() async throws {

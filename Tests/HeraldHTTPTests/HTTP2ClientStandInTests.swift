@@ -264,11 +264,7 @@ struct HTTP2ClientStandInTests {
         defer { idle.shutdown() }
         try apns.standIn.apnsRule(["stall_after": 1, "times": 1])
         #expect(try await idle.execute(apns.request()).status == 200)
-        var waited = Duration.zero
-        while idle.statistics.deadConnections < 1 && waited < .seconds(10) {
-            try await Task.sleep(for: .milliseconds(100))
-            waited += .milliseconds(100)
-        }
+        #expect(await Poll.eventually { idle.statistics.deadConnections >= 1 }, "the silent connection was found dead")
         #expect(idle.statistics.deadConnections == 1)
         #expect(try await idle.execute(apns.request()).status == 200)
         #expect(idle.connectionsOpened == 2)

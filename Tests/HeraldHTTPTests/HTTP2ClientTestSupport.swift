@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTesting
 import Synchronization
 
 #if canImport(Glibc)
@@ -6,22 +7,13 @@ import Synchronization
 #endif
 
 /// Peers for the HTTP2Client tests: a throwaway PKI made with the openssl CLI, nginx serving HTTP/2 over
-/// TLS, and a Python plain HTTP/1.1 server that can sleep and echo. Each lives in its own temp directory.
+/// TLS, and a Python plain HTTP/1.1 server that can sleep and echo. Each lives in its own temp directory. A test
+/// whose peer is not installed fails saying so (`TestTool`).
 enum TestPeers {
-    static let nginx = executable("nginx", in: ["/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"])
-    static let openssl = executable("openssl", in: ["/usr/bin", "/usr/local/bin"])
-    static let python = executable("python3", in: ["/usr/bin", "/usr/local/bin"])
-
-    static let hasNginx = nginx != nil && openssl != nil
-    static let hasPython = python != nil
-    static let missingNginx =
-        "nginx or openssl not installed (apt-get install nginx-light openssl; .ci/run installs them)"
-    static let missingPython = "python3 not installed"
-
-    static func executable(_ name: String, in directories: [String]) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":").map(String.init) ?? []
-        return (directories + path).map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+    static let nginx = TestTool("nginx", package: "nginx-light")
+    static let openssl = TestTool("openssl", package: "openssl")
+    static let python = TestTool("python3", package: "python3")
+    static let nghttpd = TestTool("nghttpd", package: "nghttp2-server")
 }
 
 struct TestSupportError: Error, CustomStringConvertible {
@@ -66,7 +58,7 @@ struct TestPKI {
     let keyFile: String
 
     init(in directory: String, name: String) throws {
-        guard let openssl = TestPeers.openssl else { throw TestSupportError(description: TestPeers.missingNginx) }
+        let openssl = try TestPeers.openssl.require()
         let base = "\(directory)/\(name)"
         caFile = "\(base)-ca.pem"
         certificateFile = "\(base)-server.pem"
@@ -175,10 +167,8 @@ final class PeerProcess: @unchecked Sendable {
     }
 
     func waitUntilListening(_ port: Int) throws {
-        for _ in 0..<200 {
-            if isListening(port) { return }
-            guard process.isRunning else { break }
-            usleep(25_000)
+        if Poll.until(every: .milliseconds(25), { isListening(port) || !process.isRunning }), isListening(port) {
+            return
         }
         throw TestSupportError(description: "peer did not start listening on port \(port)")
     }
@@ -197,7 +187,7 @@ struct NginxServer {
     /// (ALPN `http/1.1`).
     init(pkis: [TestPKI], directory: TemporaryDirectory, keepaliveRequests: Int = 1_000_000, http2: Bool = true) throws
     {
-        guard let nginx = TestPeers.nginx else { throw TestSupportError(description: TestPeers.missingNginx) }
+        let nginx = try TestPeers.nginx.require()
         let dir = directory.path
         try FileManager.default.createDirectory(atPath: "\(dir)/tmp", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: "\(dir)/logs", withIntermediateDirectories: true)
@@ -264,15 +254,22 @@ struct PlainHTTPServer {
     let peer: PeerProcess
 
     private static let script = #"""
-        import sys, time
+        import sys, threading, time
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        sleepers = [0]
+        sleepers_lock = threading.Lock()
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             def log_message(self, *args): pass
             def respond(self):
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
-                if self.path.startswith("/sleep"):
+                if self.path == "/sleepers":
+                    with sleepers_lock:
+                        body = str(sleepers[0]).encode()
+                elif self.path.startswith("/sleep"):
+                    with sleepers_lock:
+                        sleepers[0] += 1
                     time.sleep(int(self.path.split("ms=")[1]) / 1000.0)
                     body = b"slept"
                 self.send_response(200)
@@ -290,7 +287,7 @@ struct PlainHTTPServer {
         """#
 
     init(directory: TemporaryDirectory) throws {
-        guard let python = TestPeers.python else { throw TestSupportError(description: TestPeers.missingPython) }
+        let python = try TestPeers.python.require()
         let scriptFile = "\(directory.path)/server.py"
         try Self.script.write(toFile: scriptFile, atomically: true, encoding: .utf8)
         peer = PeerProcess(directory: directory)
@@ -315,6 +312,11 @@ struct PlainHTTPServer {
         try peer.waitUntilListening(port)
     }
 
+    /// How many `/sleep` requests have arrived so far (each counted before it sleeps).
+    func sleepers() throws -> Int {
+        Int(try TestHTTPClient(port: port).request("GET", "/sleepers").text) ?? -1
+    }
+
     func stop() { peer.stop() }
 }
 
@@ -337,10 +339,6 @@ final class Collector<Element: Sendable>: Sendable {
 /// nghttpd (Debian nghttp2-server) over TLS with a test PKI, or in cleartext HTTP/2 (`tls: false`, `--no-tls`):
 /// `--echo-upload` answers a request with a body by echoing it, and `htdocs` is served for GET and HEAD.
 struct NghttpdServer {
-    static let executable = TestPeers.executable("nghttpd", in: ["/usr/sbin", "/usr/bin", "/usr/local/bin"])
-    static let isAvailable = executable != nil && TestPeers.openssl != nil
-    static let missing = "nghttpd or openssl not installed (scripts/install-dependencies --test)"
-
     let port: Int
     let pki: TestPKI
     let htdocs: String
@@ -349,7 +347,7 @@ struct NghttpdServer {
 
     init(arguments: [String] = [], tls: Bool = true) throws {
         self.tls = tls
-        guard let executable = Self.executable else { throw TestSupportError(description: Self.missing) }
+        let executable = try TestPeers.nghttpd.require()
         let directory = try TemporaryDirectory()
         pki = try TestPKI(in: directory.path, name: "nghttpd")
         htdocs = directory.path + "/htdocs"

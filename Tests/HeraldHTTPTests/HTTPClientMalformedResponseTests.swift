@@ -1,6 +1,7 @@
 import Foundation
 import HeraldFuzzTargets
 import HeraldHTTP
+import HeraldTesting
 import Testing
 
 /// Responses no caller expects, from a server that answers with canned bytes: a status outside 100–599 fails the
@@ -61,8 +62,6 @@ struct HTTPClientMalformedResponseTests {
 
     /// Waits until the server has closed its connection, so the next request opens a new one.
     static func waitUntilClosed(_ server: CannedResponseServer) async {
-        for _ in 0..<500 where server.busy.load(ordering: .acquiring) {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        await Poll.eventually(timeout: .seconds(5)) { !server.busy.load(ordering: .acquiring) }
     }
 }

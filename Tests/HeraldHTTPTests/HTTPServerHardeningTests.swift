@@ -34,7 +34,7 @@ struct HTTPServerHardeningTests {
         let started = ContinuousClock.now
         var closedAfter: Duration?
         for index in 0..<40 {
-            Thread.sleep(forTimeInterval: 0.2)
+            Thread.sleep(forTimeInterval: 0.2)  // the trickle itself: a header line every 200 ms
             do {
                 try client.send(raw: Array("X-\(index): y\r\n".utf8))
             } catch {
@@ -56,7 +56,7 @@ struct HTTPServerHardeningTests {
         let server = try TestServer { $0.headTimeout = .seconds(1) }
         let client = server.client()
         for _ in 0..<3 {
-            Thread.sleep(forTimeInterval: 0.6)
+            Thread.sleep(forTimeInterval: 0.6)  // the client's pace: 1.8 s in all, each head well within 1 s
             try client.send(raw: Array("GET /x HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
             #expect(try client.readResponse().status == 200)
         }
@@ -65,7 +65,7 @@ struct HTTPServerHardeningTests {
     @Test func oneAddressCannotTakeEveryConnection() throws {
         let server = try TestServer { $0.perAddressConnectionLimit = 5 }
         let held = try (0..<5).map { _ in try Self.halfOpen(server, from: "127.0.0.2") }
-        Thread.sleep(forTimeInterval: 0.2)
+        #expect(Poll.until { server.server.connectionsAccepted == 5 }, "the five are in")
         let sixth = Self.client(server, from: "127.0.0.2")
         let refused = try sixth.request("GET", "/x")
         #expect(refused.status == 503, "\(refused)")
@@ -75,7 +75,7 @@ struct HTTPServerHardeningTests {
         #expect(try Self.client(server, from: "127.0.0.1").request("GET", "/x").status == 200)
         // Once one closes, the address has a place again.
         held[0].close()
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(Poll.until { server.server.openConnections == 4 }, "the server saw it close")
         #expect(try Self.client(server, from: "127.0.0.2").request("GET", "/x").status == 200)
         _ = held
     }
@@ -88,7 +88,7 @@ struct HTTPServerHardeningTests {
         }
         // 20 slow-header clients from 10 addresses, each within its address's limit, fill every ordinary place.
         let held = try (0..<20).map { index in try Self.halfOpen(server, from: "127.0.1.\(index / 2 + 1)") }
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(Poll.until { server.server.connectionsAccepted == 20 }, "every place is taken")
         let started = ContinuousClock.now
         let health = try Self.client(server, from: "127.0.0.1").request("GET", "/healthz")
         #expect(health.status == 200, "\(health)")
@@ -109,7 +109,7 @@ struct HTTPServerHardeningTests {
             $0.headTimeout = .seconds(30)
         }
         let held = try (0..<40).map { index in try Self.halfOpen(server, from: "127.0.3.\(index / 2 + 1)") }
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(Poll.until { server.server.connectionsAccepted == 40 }, "the places, the reserve and more are held")
         for path in ["/healthz", "/x"] {
             let started = ContinuousClock.now
             let answer = try Self.client(server, from: "127.0.0.1").request("GET", path)
@@ -135,11 +135,11 @@ struct HTTPServerHardeningTests {
         for index in 0..<150 {
             if let client = try? Self.halfOpen(server, from: "127.0.2.\(index / 10 + 1)") { held.append(client) }
         }
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(Poll.until { server.server.connectionsAccepted >= held.count }, "the flood is in")
         // The health check is answered at once, from the reserve.
         #expect(try Self.client(server, from: "127.0.0.1").request("GET", "/healthz").status == 200)
-        // And within the head deadline the held places are free again for everyone.
-        Thread.sleep(forTimeInterval: 2.5)
+        // And once the head deadline has passed, the held places are free again for everyone.
+        #expect(Poll.until { server.server.openConnections == 0 }, "the held connections were closed")
         #expect(try Self.client(server, from: "127.0.0.1").request("GET", "/x").status == 200)
         // Some of them at least were closed by the head deadline (how many depends on how loaded the machine is).
         #expect(server.server.connectionsClosedForSlowHeads > 0)

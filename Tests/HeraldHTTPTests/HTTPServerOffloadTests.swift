@@ -78,7 +78,7 @@ struct HTTPServerOffloadTests {
         func openGate(after seconds: Double) {
             let gate = gate
             Thread {
-                Thread.sleep(forTimeInterval: seconds)
+                Thread.sleep(forTimeInterval: seconds)  // the handler's deliberate length: what the grace is tried on
                 gate.open()
             }.start()
         }
@@ -246,7 +246,7 @@ struct HTTPServerOffloadTests {
         }
         // The worker finishes after the daemon is gone: its answer is dropped, no crash.
         server.gate.open()
-        Thread.sleep(forTimeInterval: 0.2)
+        #expect(Poll.until { server.server.offloadedRequests == 0 }, "the worker has finished")
         let port = server.port
         #expect(throws: TestHTTPClient.Failure.self) { try TestHTTPClient(port: port).request("GET", "/fast") }
     }

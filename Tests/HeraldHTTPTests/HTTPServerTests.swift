@@ -50,7 +50,7 @@ struct HTTPServerTests {
             router.post("/echo", echo)
             router.get("/slow") { request in
                 let millis = Int(request.queryValue("ms") ?? "1000") ?? 1000
-                Thread.sleep(forTimeInterval: Double(millis) / 1000)
+                Thread.sleep(forTimeInterval: Double(millis) / 1000)  // a deliberately slow handler
                 return .json(["slept": .int(Int64(millis))])
             }
             router.get("/fail") { _ in throw Unexpected() }
@@ -161,7 +161,7 @@ struct HTTPServerTests {
         let client = server.client()
         try client.send(raw: request("GET", "/x"))
         #expect(try client.readResponse().status == 200)
-        Thread.sleep(forTimeInterval: 2.5)
+        #expect(Poll.until { server.server.openConnections == 0 }, "the server closed the idle connection")
         #expect(throws: TestHTTPClient.Failure.self) {
             try client.send(raw: request("GET", "/x"))
             _ = try client.readResponse()
@@ -174,7 +174,7 @@ struct HTTPServerTests {
         let body = #"{"slow":"but steady"}"#
         try client.send(raw: request("POST", "/echo", headers: ["Content-Length: \(body.utf8.count)"]))
         for byte in body.utf8 {
-            Thread.sleep(forTimeInterval: 0.05)
+            Thread.sleep(forTimeInterval: 0.05)  // the slow client: a byte every 50 ms
             try client.send(raw: [byte])
         }
         let response = try client.readResponse(method: "POST")
@@ -194,7 +194,7 @@ struct HTTPServerTests {
         let started = Date()
         var cutOff = false
         for _ in 0..<40 where !cutOff {
-            Thread.sleep(forTimeInterval: 0.1)
+            Thread.sleep(forTimeInterval: 0.1)  // the trickle: a byte every 100 ms
             do { try client.send(raw: [UInt8(ascii: "x")]) } catch { cutOff = true }
         }
         let answer = try? client.readResponse(method: "POST")
@@ -214,7 +214,7 @@ struct HTTPServerTests {
         try client.send(raw: request("POST", "/echo", headers: ["Content-Length: \(body.utf8.count)"]))
         let bytes = Array(body.utf8)
         for start in stride(from: 0, to: bytes.count, by: 200) {
-            Thread.sleep(forTimeInterval: 0.1)
+            Thread.sleep(forTimeInterval: 0.1)  // the rate: 200 bytes every 100 ms
             try client.send(raw: Array(bytes[start..<min(start + 200, bytes.count)]))
         }
         let response = try client.readResponse(method: "POST")
@@ -625,7 +625,7 @@ struct HTTPServerTests {
         let late = Box<Result<TestHTTPClient.Response, any Error>>()
         let lateDone = DispatchSemaphore(value: 0)
         Thread {
-            Thread.sleep(forTimeInterval: 0.2)  // shutdown has begun by then
+            Poll.until { server.server.isDraining }
             late.set(Result { try TestHTTPClient(port: port).request("GET", "/x") })
             lateDone.signal()
         }.start()

@@ -191,15 +191,15 @@ struct AudienceAPITests {
             process.standardOutput = FileHandle(forWritingAtPath: output)
             process.standardError = FileHandle.nullDevice
             try process.run()
-            let deadline = ContinuousClock.now + .seconds(60)
+            let process = process
             var found: Int?
-            while found == nil && ContinuousClock.now < deadline && process.isRunning {
+            // A child process's start: no in-process event to wait on, so its output is looked at until it says.
+            Poll.until(timeout: .seconds(60), every: .milliseconds(20)) {
                 let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
                 if let range = text.range(of: "listening on http://127.0.0.1:") {
                     found = Int(text[range.upperBound...].prefix { $0.isNumber })
-                } else {
-                    usleep(20_000)  // a child process's start: no in-process event to wait on
                 }
+                return found != nil || !process.isRunning
             }
             guard let found else { throw TestHTTPClient.Failure(description: "herald serve did not start") }
             port = found

@@ -33,13 +33,10 @@ struct CampaignDeviceTests {
 
     /// Waits for the fan-out to reach the whole audience (the runner works in the background).
     func waitUntilCompleted(_ id: Int64) throws {
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline {
-            let shown = try fixture.herald.admin("GET", "\(businessPath)/campaigns/\(id)")
-            if shown.value?["status"] == "completed" { return }
-            Thread.sleep(forTimeInterval: 0.02)
+        let completed = try Poll.until(timeout: .seconds(15), every: .milliseconds(20)) {
+            try fixture.herald.admin("GET", "\(businessPath)/campaigns/\(id)").value?["status"] == "completed"
         }
-        Issue.record("campaign \(id) did not complete")
+        if !completed { Issue.record("campaign \(id) did not complete") }
     }
 
     func event(_ type: DeviceEventType, _ message: JSON, data: JSON? = nil) -> JSON {

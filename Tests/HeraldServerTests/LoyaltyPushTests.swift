@@ -413,22 +413,19 @@ struct LoyaltyPushTests {
         _ = try herald.admin(
             "POST", "/api/admin/businesses/\(business.id)/offers/\(offerID)/grant",
             json: #"{"user_ids":[\#(ann.userID!)]}"#)
-        let deadline = Date().addingTimeInterval(10)
-        var reminders: [InboxEntry] = []
-        while reminders.isEmpty && Date() < deadline {
-            reminders = try herald.application.store.read {
-                try $0.inbox.page(userID: ann.userID!, limit: 50, offset: 0)
-            }.filter {
+        let reminders = try CommitWaiter(herald.application.store).value(timeout: .seconds(10), until: { !$0.isEmpty })
+        {
+            try $0.read { try $0.inbox.page(userID: ann.userID!, limit: 50, offset: 0) }.filter {
                 $0.event == "offer_expiry"
             }
-            Thread.sleep(forTimeInterval: 0.05)
         }
         #expect(reminders.count == 1)
         let push = try apnsRequest(try #require(reminders.first).id)
         #expect(push["payload"]?["aps"]?["alert"]?["title"] == "Your offer expires soon")
         #expect(
             push["payload"]?["aps"]?["alert"]?["body"]?.stringValue?.hasPrefix("Last Call Shake expires on ") == true)
-        Thread.sleep(forTimeInterval: 0.6)  // three more scheduler passes
+        // Three more passes, run here (the scheduler's own passes may run between them): none reminds again.
+        for _ in 0..<3 { #expect(herald.application.domain.scheduler.runOnce() == 0) }
         #expect(
             try herald.application.store.read { try $0.inbox.page(userID: ann.userID!, limit: 50, offset: 0) }.filter {
                 $0.event == "offer_expiry"

@@ -34,17 +34,19 @@ struct RateLimitTests {
         let pool = PasswordPool(slots: 1)
         let inside = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
+        let left = DispatchSemaphore(value: 0)
         let thread = Thread {
             _ = try? pool.run {
                 inside.signal()
                 release.wait()
             }
+            left.signal()
         }
         thread.start()
         inside.wait()
         #expect(throws: HTTPError.self) { try pool.run { 1 } }
         release.signal()
-        Thread.sleep(forTimeInterval: 0.1)
+        left.wait()  // its slot given back
         #expect(try pool.run { 1 } == 1)
     }
 

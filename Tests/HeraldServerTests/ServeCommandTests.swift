@@ -38,14 +38,16 @@ struct ServeCommandTests {
         process.standardError = errors
         try process.run()
         let errorText = Mutex("")
+        let read = DispatchSemaphore(value: 0)
         let reader = Thread {
             let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             errorText.withLock { $0 = text }
+            read.signal()
         }
         reader.start()
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        while !reader.isFinished { usleep(1000) }
+        read.wait()
         return (process.terminationStatus, printed, errorText.withLock { $0 })
     }
 

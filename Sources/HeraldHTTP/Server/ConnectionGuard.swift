@@ -110,6 +110,7 @@ final class ConnectionGuard: Sendable {
     private let reaper = Mutex<(any DispatchSourceTimer)?>(nil)
     private let reaped = Atomic<Int>(0)
     private let evicted = Atomic<Int>(0)
+    private let accepted = Atomic<Int>(0)
 
     init(limits: Limits) {
         self.limits = limits
@@ -141,6 +142,9 @@ final class ConnectionGuard: Sendable {
 
     /// Connections shut down to make room for a newer one when every place was taken, since start.
     var evictedCount: Int { evicted.load(ordering: .relaxed) }
+
+    /// Connections accepted since start.
+    var acceptedCount: Int { accepted.load(ordering: .relaxed) }
 
     /// Connections open now (and, of them, admitted normally).
     var counts: (open: Int, normal: Int) { registry.withLock { ($0.entries.count, $0.normal) } }
@@ -174,6 +178,8 @@ final class ConnectionGuard: Sendable {
                 }
             }
         }
+        // Counted once registered: whoever sees the count sees the connection's admission.
+        accepted.add(1, ordering: .relaxed)
     }
 
     /// The connection on `socket` closes (called before libmicrohttpd closes the socket).

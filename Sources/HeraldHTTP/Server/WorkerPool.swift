@@ -41,6 +41,13 @@ final class WorkerPool: @unchecked Sendable {  // every mutable field is guarded
         return true
     }
 
+    /// Jobs queued or running.
+    var pendingCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return pending
+    }
+
     /// Drops the jobs not started yet and lets the threads end once their current job is done.
     func stop() {
         condition.lock()

@@ -1,15 +1,17 @@
+import HeraldLifecycle
 import HeraldStore
 
 /// The `ChangeFeed` of every node on one PostgreSQL database: a topic is a NOTIFY channel (`herald.<topic>`),
-/// published with `pg_notify` inside the write transaction and heard through `PostgresNotifications`.
+/// published with `pg_notify` inside the write transaction and heard through `PostgresNotifications`. It is a
+/// service: its listener runs while `run` does (under the node's `ServiceGroup`, first to start and last to stop).
 ///
 /// ```swift
 /// let feed = try PostgresChangeFeed(url: url)
-/// feed.notifications.start()
 /// let subscription = try feed.subscribe(.deliveryQueue) { _ in engine.wake() }
+/// try await ServiceGroup([("changes", feed), ("delivery", engine)], logger: logger).run()
 /// ```
-public final class PostgresChangeFeed: ChangeFeed {
-    /// The listener (start and stop it with the node).
+public final class PostgresChangeFeed: ChangeFeed, Service {
+    /// The listener (`run` starts and stops it; tests may `start` and `stop` it by hand).
     public let notifications: PostgresNotifications
     private let channelPrefix: String
 
@@ -23,6 +25,9 @@ public final class PostgresChangeFeed: ChangeFeed {
     public convenience init(url: String, options: PostgresNotifications.Options = .init()) throws {
         self.init(notifications: try PostgresNotifications(url: url, options: options))
     }
+
+    /// Runs the listener until asked to stop (`PostgresNotifications.run`).
+    public func run() async throws { await notifications.run() }
 
     public func publish(_ topic: ChangeTopic, payload: String, in transaction: any SQLConnection) throws {
         try PostgresNotifications.notify(channel: channelPrefix + topic.rawValue, payload: payload, on: transaction)

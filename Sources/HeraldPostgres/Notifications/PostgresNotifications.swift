@@ -1,6 +1,7 @@
 import CLibPQ
 import Dispatch
 import Foundation
+import HeraldLifecycle
 import HeraldStore
 import Synchronization
 
@@ -13,6 +14,8 @@ import Synchronization
 /// re-check. Notifications are sent inside a write transaction with `notify(channel:payload:on:)` and delivered
 /// when it commits (never if it rolls back).
 ///
+/// Run it as a service (`run`, under a `ServiceGroup` with the node's others), or start and stop it by hand:
+///
 /// ```swift
 /// let notifications = try PostgresNotifications(url: url)
 /// notifications.start()
@@ -23,7 +26,7 @@ import Synchronization
 /// }
 /// notifications.stop()
 /// ```
-public final class PostgresNotifications: Sendable {
+public final class PostgresNotifications: Service {
     /// A listener's handler.
     public typealias Handler = @Sendable (PostgresNotification) -> Void
 
@@ -97,10 +100,11 @@ public final class PostgresNotifications: Sendable {
         state.withLock { $0.thread = nil }
     }
 
-    /// Runs the listener until the task is cancelled.
+    /// Runs the listener as a service: starts it (unless `start` was called), listens until asked to stop
+    /// (`GracefulShutdown`) or cancelled, then stops it — its thread ended, its connection closed — and returns.
     public func run() async {
         start()
-        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        await GracefulShutdown.wait()
         stop()
     }
 

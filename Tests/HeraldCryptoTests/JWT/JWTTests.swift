@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func es256TokenVerifiesWithOpenSSLCommand() throws {
-        try #require(OpenSSLCLI.isAvailable)
+        _ = try OpenSSLCLI.tool.require()
         let key = P256PrivateKey.generate()
         let token = try JWT.signES256(headerJSON: header, claimsJSON: claims, key: key)
         let signingInput = Array(token[..<token.lastIndex(of: ".")!].utf8)

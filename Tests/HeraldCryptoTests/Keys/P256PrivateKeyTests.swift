@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func signatureVerifiesWithOpenSSLCommand() throws {
-        try #require(OpenSSLCLI.isAvailable)
+        _ = try OpenSSLCLI.tool.require()
         let key = try P256PrivateKey(pemRepresentation: TestKeys.p256PKCS8)
         let signature = try key.signature(for: message)
         try OpenSSLCLI.withTemporaryDirectory { directory in
@@ -95,7 +95,6 @@ import Testing
     }
 
     @Test func readsAKeyGeneratedByOpenSSLCommand() throws {
-        try #require(OpenSSLCLI.isAvailable)
         let parameters = try OpenSSLCLI.run(["ecparam", "-name", "prime256v1", "-genkey", "-noout"])
         let pkcs8 = try OpenSSLCLI.run(["pkcs8", "-topk8", "-nocrypt"], input: parameters.output)
         #expect(parameters.status == 0 && pkcs8.status == 0)

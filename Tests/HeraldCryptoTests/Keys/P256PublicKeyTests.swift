@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func verifiesASignatureMadeByOpenSSLCommand() throws {
-        try #require(OpenSSLCLI.isAvailable)
+        _ = try OpenSSLCLI.tool.require()
         let signature = try OpenSSLCLI.withTemporaryDirectory { directory in
             let privateKey = directory.appendingPathComponent("key.pem")
             try Data(TestKeys.p256PKCS8.utf8).write(to: privateKey)
@@ -66,7 +66,6 @@ import Testing
 extension P256PublicKey {
     /// The SubjectPublicKeyInfo PEM of any private key, via the `openssl` command.
     fileprivate static func publicPEM(ofPrivate pem: String) throws -> String {
-        try #require(OpenSSLCLI.isAvailable)
         let result = try OpenSSLCLI.run(["pkey", "-pubout"], input: Array(pem.utf8))
         try #require(result.status == 0)
         return String(decoding: result.output, as: UTF8.self)

@@ -1,18 +1,15 @@
 import Foundation
+import HeraldTesting
 
 /// Runs the `openssl` command-line tool, as an independent implementation to check HeraldCrypto against.
 enum OpenSSLCLI {
-    /// The tool's path, if installed.
-    static let path: String? = ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"]
-        .first { FileManager.default.isExecutableFile(atPath: $0) }
-
-    /// Whether tests that need the tool can run.
-    static var isAvailable: Bool { path != nil }
+    /// The tool: a test that runs it fails, saying so, when it is not installed.
+    static let tool = TestTool("openssl", package: "openssl")
 
     /// Runs `openssl arguments…` with `input` on stdin; returns the exit status and stdout.
     static func run(_ arguments: [String], input: [UInt8] = []) throws -> (status: Int32, output: [UInt8]) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path ?? "/usr/bin/openssl")
+        process.executableURL = URL(fileURLWithPath: try tool.require())
         process.arguments = arguments
         let stdin = Pipe()
         let stdout = Pipe()

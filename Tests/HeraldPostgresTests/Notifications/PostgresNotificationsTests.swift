@@ -1,4 +1,5 @@
 import Foundation
+import HeraldLifecycle
 @testable import HeraldPostgres
 import HeraldStore
 import HeraldTesting
@@ -129,6 +130,29 @@ struct PostgresNotificationsTests {
         #expect(kept.wait { $0 == ["1", "2"] })
         #expect(cancelled.all == ["1"])
         withExtendedLifetime(other) {}
+    }
+
+    @Test func asAServiceItListensWhileItsGroupRunsAndClosesItsConnectionWhenItStops() async throws {
+        let (a, b) = try Self.nodes()
+        let channel = Self.channel()
+        let heard = Recorder<PostgresNotification>()
+        let subscription = try b.notifications.listen(channel, heard.record)
+        func sessions() throws -> Int64 {
+            try a.database.read { db in
+                try db.scalar("SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = \(b.name)")
+            }
+        }
+        #expect(try sessions() == 0, "nothing listens before the group runs it")
+        let group = ServiceGroup([("changes", b.notifications)], logger: .disabled)
+        let running = group.start()
+        // Listening from the group's start: it says so with a missed-notifications word, then hears what comes.
+        #expect(heard.wait { $0 == [PostgresNotification(channel: channel, payload: "", mayHaveMissed: true)] })
+        try a.database.write { db in try PostgresNotifications.notify(channel: channel, payload: "now", on: db) }
+        #expect(heard.wait { $0.last?.payload == "now" })
+        group.stop()
+        try await running.value
+        #expect(await Poll.eventually { (try? sessions()) == 0 }, "its connection was closed")
+        withExtendedLifetime(subscription) {}
     }
 
     @Test func channelNamesAreChecked() throws {

@@ -27,10 +27,11 @@ struct StoreChangeFeedTests {
         let woken = Atomic<Int>(0)
         nodeB.deliveryQueue.onJobsAdded { woken.add(1, ordering: .relaxed) }
 
-        // A commit on A (a logout, say) changes B's change count: what B cached is read again.
+        // A commit on A (a logout, say) changes B's change count: what B cached is read again (LISTEN/NOTIFY arrives
+        // on B's listener thread).
         let before = nodeB.changeCount
         try nodeA.transaction { _ in }
-        #expect(eventually { nodeB.changeCount != before }, "B heard A's commit")
+        #expect(Poll.until(timeout: .seconds(5)) { nodeB.changeCount != before }, "B heard A's commit")
         #expect(woken.load(ordering: .relaxed) == 0, "a commit without new jobs does not wake the engine")
 
         // A news push A publishes (an inbox entry and its delivery job, through the one publishing path) wakes B's
@@ -46,16 +47,7 @@ struct StoreChangeFeedTests {
             try world.notifications.publish(world.draft(world.user), in: tx, at: now)
         }
         #expect(try subscriber.read { try $0.deliveries.all(notificationID: entry.id) }.count == 1)
-        #expect(eventually { jobs.load(ordering: .relaxed) > 0 }, "B's engine woke for A's new job")
+        #expect(
+            Poll.until(timeout: .seconds(5)) { jobs.load(ordering: .relaxed) > 0 }, "B's engine woke for A's new job")
     }
-}
-
-/// Whether `condition` holds within five seconds (LISTEN/NOTIFY arrives on another connection's thread).
-private func eventually(_ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(5)
-    while Date() < deadline {
-        if condition() { return true }
-        Thread.sleep(forTimeInterval: 0.01)
-    }
-    return condition()
 }

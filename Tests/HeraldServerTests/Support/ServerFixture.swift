@@ -15,9 +15,13 @@ final class ServerFixture: @unchecked Sendable {
     /// Its store, for assertions about devices and events.
     var store: Store { herald.application.store }
 
-    /// Starts a Herald (delivery workers off: these tests look at the queue, not at sends) and creates one business.
-    init(businessName: String = "Burger Co", configure: (inout HeraldConfiguration) -> Void = { _ in }) throws {
-        herald = try LiveHerald { configuration in
+    /// Starts a Herald (delivery workers off: these tests look at the queue, not at sends) on `clock` and creates one
+    /// business.
+    init(
+        businessName: String = "Burger Co", clock: WallClock = .system,
+        configure: (inout HeraldConfiguration) -> Void = { _ in }
+    ) throws {
+        herald = try LiveHerald(clock: clock) { configuration in
             configuration.delivery.enabled = false
             configure(&configuration)
         }
