@@ -11,8 +11,10 @@ let package = Package(
         .library(name: "HeraldModel", targets: ["HeraldModel"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
         .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
-        // Static, so `swift build --product HeraldSDK` builds it alone; apps and their extensions each link a copy.
+        // Static, so `swift build --product HeraldSDK` builds it alone. The app links HeraldSDK; its notification
+        // service extension links HeraldNotificationService, which holds only extension-safe code.
         .library(name: "HeraldSDK", type: .static, targets: ["HeraldSDK"]),
+        .library(name: "HeraldNotificationService", type: .static, targets: ["HeraldNotificationService"]),
     ],
     targets: [
         // C libraries from Debian, each wrapped once.
@@ -65,8 +67,12 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "herald", dependencies: ["HeraldRuntime", "CJemalloc"]),
-        // The client library apps embed: Foundation (and FoundationNetworking) only, HMAC in Swift, no C.
-        .target(name: "HeraldSDK", dependencies: ["HeraldModel"]),
+        // The client library apps embed: Foundation (and FoundationNetworking) only, HMAC in Swift, no C. What a push's
+        // content needs (its media, its action button) is extension-safe and shared with the service extension's
+        // product; scripts/check-ios-sdk checks what no Linux build can (iOS 16, extension-safe API).
+        .target(name: "HeraldPushContent", dependencies: ["HeraldModel"]),
+        .target(name: "HeraldNotificationService", dependencies: ["HeraldPushContent", "HeraldModel"]),
+        .target(name: "HeraldSDK", dependencies: ["HeraldModel", "HeraldPushContent", "HeraldNotificationService"]),
         // HTTP2Client alone against a server, for bench/client/run (which runs h2load beside it).
         .executableTarget(
             name: "http2-client-bench", dependencies: ["HeraldHTTP"], path: "bench/client/HTTP2ClientBench"),
@@ -131,7 +137,8 @@ let package = Package(
         .testTarget(
             name: "HeraldSDKTests",
             dependencies: [
-                "HeraldSDK", "HeraldModel", "HeraldHTTP", "HeraldCrypto", "HeraldObservability",
+                "HeraldSDK", "HeraldPushContent", "HeraldNotificationService", "HeraldModel", "HeraldHTTP", "HeraldCrypto",
+                "HeraldObservability",
                 // The end-to-end tests run the SDK against a whole Herald in the process.
                 "HeraldTesting", "HeraldDomain", "HeraldStore",
             ]),

@@ -35,6 +35,15 @@ struct DeviceRequest: Sendable {
             method: "PUT", path: "/api/v1/device/segments",
             body: .object([("segments", .array(segments.map { .string($0) }))]))
     }
+    /// `PUT /api/v1/device/user`: the install belongs to the user with `externalID`, vouched for by the business's
+    /// backend (`identityToken`).
+    static func identify(externalID: String, identityToken: String) -> DeviceRequest {
+        DeviceRequest(
+            method: "PUT", path: "/api/v1/device/user",
+            body: .object([("external_id", .string(externalID)), ("identity_token", .string(identityToken))]))
+    }
+    /// `DELETE /api/v1/device/user`: the install belongs to nobody.
+    static let forgetUser = DeviceRequest(method: "DELETE", path: "/api/v1/device/user")
     /// `DELETE /api/v1/device`.
     static let deleteDevice = DeviceRequest(method: "DELETE", path: "/api/v1/device")
     /// `POST /api/v1/notifications/pull`.

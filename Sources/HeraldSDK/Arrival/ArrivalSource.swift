@@ -18,7 +18,8 @@ public enum ArrivalSource: Sendable, Equatable {
 public enum ArrivalOutcome: Sendable, Equatable {
     /// Shown on the notification screen.
     case shownOnScreen
-    /// Posted as a system notification (the app was in the background).
+    /// Shown as a system notification: posted by the SDK (the app was in the background), or — a push in front the
+    /// card couldn't show — left to the push's own banner (`willPresent` asks iOS to show it).
     case postedSystemNotification
     /// Handed to the app's notification listener.
     case handedToListener

@@ -1,16 +1,18 @@
 import Foundation
 import HeraldModel
+import HeraldPushContent
 
 /// The SDK's front door, as apps call it: `Herald.start(…)` once at launch, then the static calls below, each
 /// forwarded to the one `HeraldClient`. Calls before `start` do nothing (or throw `notStarted`).
 ///
 /// ```swift
-/// await Herald.start(configuration, environment: .live(presenter: presenter))
-/// await Herald.setPushToken(deviceToken)            // from application(_:didRegisterForRemoteNotificationsWithDeviceToken:)
-/// try await Herald.pull()
+/// Herald.start(apiKey: "live_…", baseURL: "https://push.example.com")  // iOS, at launch
+/// Task { await Herald.setPushToken(deviceToken) }  // from application(_:didRegisterForRemoteNotificationsWithDeviceToken:)
+/// await Herald.requestNotificationPermission()
 /// guard let message = HeraldMessage(json: savedJSON) else { return }
 /// await Herald.present(message)
 /// ```
+/// Elsewhere (tests, other platforms) `Herald.start(_:environment:)` takes a configuration and the ports.
 public enum Herald {
     private static let current = ClientSlot()
 
@@ -40,6 +42,36 @@ public enum Herald {
     /// See `HeraldClient.setPermissions(_:)`.
     public static func setPermissions(_ permissions: Permissions) async { await client?.setPermissions(permissions) }
 
+    /// See `HeraldClient.requestNotificationPermission(provisional:)`.
+    @discardableResult
+    public static func requestNotificationPermission(provisional: Bool = false) async -> Bool {
+        await client?.requestNotificationPermission(provisional: provisional) ?? false
+    }
+
+    /// See `HeraldClient.requestLocationPermission()`.
+    @discardableResult
+    public static func requestLocationPermission() async -> Permissions.Location {
+        await client?.requestLocationPermission() ?? .none
+    }
+
+    /// See `HeraldClient.identify(externalID:identityToken:)`.
+    public static func identify(externalID: String, identityToken: String) async throws(HeraldError) {
+        guard let client else { throw HeraldError(code: .notStarted) }
+        try await client.identify(externalID: externalID, identityToken: identityToken)
+    }
+
+    /// See `HeraldClient.logout()`.
+    public static func logout() async throws(HeraldError) {
+        guard let client else { throw HeraldError(code: .notStarted) }
+        try await client.logout()
+    }
+
+    /// See `HeraldClient.setLinkHandler(_:)`.
+    public static func setLinkHandler(_ handler: LinkHandler?) { client?.setLinkHandler(handler) }
+
+    /// See `HeraldClient.setBadgeCount(_:)`.
+    public static func setBadgeCount(_ count: Int) async { await client?.setBadgeCount(count) }
+
     /// See `HeraldClient.handlePush(_:tapped:)`.
     public static func handlePush(_ payload: JSON, tapped: Bool) async -> PushHandling {
         guard let client else { return .notHerald }
@@ -50,6 +82,19 @@ public enum Herald {
     public static func handlePush(userInfo: [AnyHashable: Any], tapped: Bool) async -> PushHandling {
         guard let payload = PushPayload.json(fromUserInfo: userInfo) else { return .notHerald }
         return await handlePush(payload, tapped: tapped)
+    }
+
+    /// See `HeraldClient.willPresent(_:)`, with the notification's `userInfo`.
+    public static func willPresent(userInfo: [AnyHashable: Any]) async -> ForegroundPresentation? {
+        guard let client, let payload = PushPayload.json(fromUserInfo: userInfo) else { return nil }
+        return await client.willPresent(payload)
+    }
+
+    /// See `HeraldClient.handleResponse(_:action:)`, with the notification's `userInfo`.
+    @discardableResult
+    public static func handleResponse(userInfo: [AnyHashable: Any], action: NotificationResponseAction) async -> Bool {
+        guard let client, let payload = PushPayload.json(fromUserInfo: userInfo) else { return false }
+        return await client.handleResponse(payload, action: action)
     }
 
     /// See `HeraldClient.pull()`.
@@ -104,6 +149,7 @@ public enum Herald {
     public static func protectedDataDidBecomeAvailable() async { await client?.protectedDataDidBecomeAvailable() }
 
     /// See `HeraldClient.logOut()`.
+    @available(*, deprecated, message: "use logout(): it unlinks the user and keeps the install's own pushes")
     public static func logOut() async throws(HeraldError) {
         guard let client else { throw HeraldError(code: .notStarted) }
         try await client.logOut()

@@ -1,4 +1,5 @@
 import HeraldModel
+import HeraldPushContent
 
 /// The SDK: one per app, made by `Herald.start(_:environment:)` (or directly, in tests, with fake ports).
 ///
@@ -17,9 +18,12 @@ public actor HeraldClient {
     let geofences: GeofenceTracker
     /// The link policy calls to action pass.
     public nonisolated let linkPolicy: LinkPolicy
+    let links = LinkHandlerSlot()
     private var isForeground = false
+    private var lifecycle = LifecycleTracker()
     private var notificationListener: (@Sendable (HeraldMessage) -> Void)?
     private var startRetry: ScheduledWork?
+    private var locationStarted = false
     private var stopped = false
 
     /// A client; nothing happens until `start()`.
@@ -32,7 +36,8 @@ public actor HeraldClient {
         let diagnostics = environment.diagnostics
         session = InstallSession(
             configuration: configuration, transport: environment.transport, storage: environment.storage,
-            clock: environment.clock, random: environment.random, diagnostics: diagnostics)
+            secureStorage: environment.secureStorage, clock: environment.clock, random: environment.random,
+            diagnostics: diagnostics)
         queue = EventQueue(
             options: configuration.options, storage: environment.storage, clock: environment.clock,
             random: environment.random, scheduler: environment.scheduler, diagnostics: diagnostics)
@@ -44,15 +49,15 @@ public actor HeraldClient {
             session: session, storage: environment.storage, clock: environment.clock, random: environment.random,
             monitor: environment.regionMonitor, options: configuration.options, diagnostics: diagnostics)
         let session = self.session
-        queue.setSender { events async throws(HeraldError) -> TransportResponse in
-            try await session.send(.events(events))
-        }
+        queue.setSender { events in try await session.send(.events(events)) }
     }
 
     // MARK: - Life cycle
 
-    /// Starts: finishes a deletion left pending, registers (or sends changed details, or the daily refresh), and
-    /// sends waiting events. Before the first unlock (storage unavailable) it tries again later, assuming nothing.
+    /// Starts: finishes a deletion left pending, registers (or sends changed details, or the daily refresh), sends
+    /// waiting events, reads the notification and location permissions, and — location allowed — has the system
+    /// watch the stored geofences and report significant location changes. Before the first unlock (storage
+    /// unavailable) it tries again later, assuming nothing.
     public func start() async {
         stopped = false
         await session.restart()
@@ -67,6 +72,8 @@ public actor HeraldClient {
             if error.code == .storageUnavailable { scheduleStartRetry() }
         }
         await queue.flush()
+        await refreshPermissions()
+        await startLocationIfAllowed()
     }
 
     /// Protected data became available (the first unlock): start now if `start()` had to wait.
@@ -88,23 +95,44 @@ public actor HeraldClient {
         await start()
     }
 
-    /// The app came to the front: records `app.opened`, refreshes the registration if due, pulls missed messages
-    /// and sends waiting events.
-    public func appDidBecomeActive() async {
-        isForeground = true
+    /// The app came to the front (`applicationDidBecomeActive`): once per time it comes to the front, however many
+    /// of the app's and its scenes' notifications say so, records `app.opened`, reads the permissions again, refreshes
+    /// the registration if due, pulls missed messages and sends waiting events. The live environment observes this
+    /// itself: forwarding it too counts once.
+    public func appDidBecomeActive() async { await lifecycle(.becameActive(.app)) }
+
+    /// The app went to the background: new notifications become system notifications.
+    public func appDidEnterBackground() {
+        isForeground = false
+        _ = lifecycle.handle(.enteredBackground(.app))
+    }
+
+    /// What UIKit posted about the app or one of its scenes (the live environment's observer calls this).
+    func lifecycle(_ event: LifecycleTracker.Event) async {
+        switch lifecycle.handle(event) {
+        case .cameToFront?:
+            isForeground = true
+            await cameToFront()
+        case .wentToBackground?:
+            isForeground = false
+        case nil:
+            break
+        }
+    }
+
+    private func cameToFront() async {
         guard !stopped else { return }
         recorder.record(
             .appOpened,
             data: DeviceEvent.appOpenedData(
                 sdkVersion: configuration.sdkVersion, appVersion: configuration.device.appVersion,
                 osVersion: configuration.device.osVersion))
+        await refreshPermissions(send: false)
         try? await session.synchronize()
+        await startLocationIfAllowed()
         _ = try? await pull()
         await queue.retryNow()
     }
-
-    /// The app went to the background: new notifications become system notifications.
-    public func appDidEnterBackground() { isForeground = false }
 
     /// Whether the app is in front.
     public func setForeground(_ value: Bool) { isForeground = value }
@@ -122,9 +150,64 @@ public actor HeraldClient {
         try? await session.setPushToken(token)
     }
 
-    /// What the user allowed; sent when it changed.
+    /// What the user allowed; sent when it changed. With the live environment the SDK reads this itself (at start and
+    /// each time the app comes to the front): call it only when your environment has no authorizer.
     public func setPermissions(_ permissions: Permissions) async {
         try? await session.setPermissions(permissions)
+    }
+
+    // MARK: - Permissions
+
+    /// Asks for notification permission — alerts, sounds and badges, the system's prompt the first time — or, with
+    /// `provisional`, delivers quietly to the notification centre without asking; reports the answer to Herald.
+    /// Answers whether notifications reach the user. False without an authorizer.
+    @discardableResult
+    public func requestNotificationPermission(provisional: Bool = false) async -> Bool {
+        guard let authorizer = environment.notificationAuthorizer else { return false }
+        let answer = await authorizer.requestAuthorization(provisional: provisional)
+        await refreshPermissions()
+        return answer.allowsNotifications
+    }
+
+    /// Where the user stands on notifications now; nil without an authorizer.
+    public func notificationAuthorization() async -> NotificationAuthorization? {
+        await environment.notificationAuthorizer?.authorization()
+    }
+
+    /// Asks for the location permission the configuration names (`Options.locationAuthorization`), reports the
+    /// answer, and, allowed, starts geofencing. Answers what the user allows; `none` without a location service.
+    @discardableResult
+    public func requestLocationPermission() async -> Permissions.Location {
+        guard let location = environment.location, configuration.options.locationAuthorization != .none else {
+            return .none
+        }
+        let answer = await location.requestAuthorization(configuration.options.locationAuthorization)
+        await refreshPermissions()
+        await startLocationIfAllowed()
+        return answer
+    }
+
+    /// Reads both permissions from the system (those it can) and keeps them; `send`s them when they changed.
+    private func refreshPermissions(send: Bool = true) async {
+        guard environment.notificationAuthorizer != nil || environment.location != nil,
+            var permissions = try? await session.permissions()
+        else { return }
+        if let authorizer = environment.notificationAuthorizer {
+            permissions.notifications = await authorizer.authorization().allowsNotifications
+        }
+        if let location = environment.location { permissions.location = await location.authorization() }
+        try? await session.setPermissions(permissions, send: send)
+    }
+
+    /// Location allowed: the stored geofences watched at once, and significant changes reported from now on.
+    private func startLocationIfAllowed() async {
+        guard !stopped, !locationStarted, let location = environment.location,
+            configuration.options.locationAuthorization != .none
+        else { return }
+        guard await location.authorization() != .none else { return }
+        locationStarted = true
+        await geofences.resume()
+        await location.startUpdates { [weak self] fix in await self?.locationDidUpdate(fix) }
     }
 
     /// Replaces the device's segments (at most 100, each 1 to 255 characters).
@@ -138,10 +221,34 @@ public actor HeraldClient {
     /// A sandbox install's standing and approval code.
     public func testDevice() async -> TestDevice? { await session.testDevice() }
 
-    /// The user logged out: the push token and segments are cleared, here and on the server.
+    /// The user logged out, the way versions before `logout()` did it: the user, the push token and the segments are
+    /// cleared, here and on the server, so the install gets no pushes at all until a token is set again.
+    @available(*, deprecated, message: "use logout(): it unlinks the user and keeps the install's own pushes")
     public func logOut() async throws(HeraldError) {
         try await session.logOut()
     }
+
+    // MARK: - Identity
+
+    /// The install belongs to your user `externalID` from now on — the id the user import knows them by — so their
+    /// attributes and segments reach it, and messages to them. `identityToken` vouches for the id: the lowercase hex
+    /// HMAC-SHA256 of `externalID` under the business's identity key, computed by your backend (never by the app).
+    /// Kept and sent again at the next start when offline; a token Herald refuses throws `rejected`, and the install
+    /// then belongs to nobody.
+    public func identify(externalID: String, identityToken: String) async throws(HeraldError) {
+        guard !stopped else { throw HeraldError(code: .stopped) }
+        try await session.identify(externalID: externalID, identityToken: identityToken)
+    }
+
+    /// The install belongs to nobody from now on: messages to the user stop reaching it (its own campaigns still
+    /// do). Kept and sent again at the next start when offline.
+    public func logout() async throws(HeraldError) {
+        guard !stopped else { throw HeraldError(code: .stopped) }
+        try await session.logout()
+    }
+
+    /// The user the install was last identified as; nil after `logout()`.
+    public func externalID() async -> String? { await session.externalID() }
 
     /// Deletes the install on the server (`DELETE /api/v1/device`: its token and events go too) and everything the
     /// SDK keeps on the device, and stops: nothing is recorded or sent until `start()` begins a new install.
@@ -152,6 +259,10 @@ public actor HeraldClient {
         queue.clear()
         dedupe.clear()
         await geofences.clear()
+        if locationStarted {
+            locationStarted = false
+            await environment.location?.stopUpdates()
+        }
         try await session.deleteDevice()
     }
 
@@ -168,7 +279,52 @@ public actor HeraldClient {
         notificationListener = listener
     }
 
+    /// Sees every call to action before it opens (the card's button, the notification's action button,
+    /// `openCta`): answer true when the app took the link, false to let the SDK open it. Set it at launch, before the
+    /// tap that launched the app is handled. Nil removes it.
+    public nonisolated func setLinkHandler(_ handler: LinkHandler?) { links.set(handler) }
+
+    /// Shows `count` on the app's icon (0 removes the badge). Pushes carrying `aps.badge` set it themselves, in the
+    /// background and, through `willPresent`, in front.
+    public func setBadgeCount(_ count: Int) async { await environment.badge?.setCount(max(0, count)) }
+
     // MARK: - Arrival
+
+    /// A push arriving while the app is in front (`userNotificationCenter(_:willPresent:)`, `userInfo` as JSON): how
+    /// iOS should present it — nothing more when the card shows it, the system's banner when the card can't, the
+    /// push's badge either way — or nil when it isn't Herald's. A notification the SDK posted itself shows as posted.
+    public func willPresent(_ payload: JSON) async -> ForegroundPresentation? {
+        guard MessagePush(apnsPayload: payload) != nil else { return nil }
+        if payload[PushPayload.postedLocallyKey]?.boolValue == true { return .posted }
+        return ForegroundPresentation.of(await handlePush(payload, tapped: false), payload: payload)
+    }
+
+    /// What the user did with one of Herald's system notifications (`userNotificationCenter(_:didReceive:)`): a tap
+    /// opens the card (`notification.opened`); the call-to-action button opens the link as the card's button would
+    /// (`notification.opened`, `notification.cta_clicked`, the link handler, the link); a dismissal records
+    /// `notification.dismissed`. Answers false when the notification isn't Herald's, or the action is the app's own.
+    public func handleResponse(_ payload: JSON, action: NotificationResponseAction) async -> Bool {
+        guard let push = MessagePush(apnsPayload: payload) else { return false }
+        switch action {
+        case .open:
+            _ = await handle(push, tapped: true)
+        case .callToAction:
+            guard !stopped, let message = await message(of: push) else { return true }
+            if recordArrival(of: message, via: .pushTapped) { _ = await ctaOpener.open(message) }
+        case .dismiss:
+            guard !stopped else { return true }
+            if let message = push.message {
+                _ = recordArrival(of: message, via: .pull)
+                recorder.record(.notificationDismissed, message: message)
+            } else {
+                if dedupe.admit(push.id) { recorder.record(.notificationReceived, notificationID: push.id) }
+                recorder.record(.notificationDismissed, notificationID: push.id)
+            }
+        default:
+            return false
+        }
+        return true
+    }
 
     /// A push the app received (`userInfo` as JSON), in front (`tapped: false`) or tapped by the user. The message
     /// is fetched by id when the push left it out.
@@ -185,19 +341,27 @@ public actor HeraldClient {
 
     private func handle(_ push: MessagePush, tapped: Bool) async -> PushHandling {
         if !tapped, push.message == nil, dedupe.contains(push.id) { return .handled(.duplicate) }
-        let message: HeraldMessage
-        if let carried = push.message {
-            message = carried
-        } else {
-            do {
-                message = try await fetchMessage(id: push.id)
-            } catch {
-                environment.diagnostics(
-                    HeraldDiagnostic(code: .messageUnavailable, message: "message \(push.id): \(error)"))
-                return .unavailable(error)
-            }
+        switch await fetchedMessage(of: push) {
+        case .success(let message): return .handled(await arrive(message, via: tapped ? .pushTapped : .pushInForeground))
+        case .failure(let error): return .unavailable(error)
         }
-        return .handled(await arrive(message, via: tapped ? .pushTapped : .pushInForeground))
+    }
+
+    /// The push's message, fetched by id when the push left it out.
+    private func fetchedMessage(of push: MessagePush) async -> Result<HeraldMessage, HeraldError> {
+        if let carried = push.message { return .success(carried) }
+        do {
+            return .success(try await fetchMessage(id: push.id))
+        } catch {
+            environment.diagnostics(
+                HeraldDiagnostic(code: .messageUnavailable, message: "message \(push.id): \(error)"))
+            return .failure(error)
+        }
+    }
+
+    private func message(of push: MessagePush) async -> HeraldMessage? {
+        if case .success(let message) = await fetchedMessage(of: push) { return message }
+        return nil
     }
 
     /// `GET /api/v1/notifications/{id}`.
@@ -233,27 +397,45 @@ public actor HeraldClient {
     /// The one path every message takes: remembered by id (the last 200 per install), `notification.received`
     /// the first time, then shown once — a tap always opens it (and records `notification.opened`).
     func arrive(_ message: HeraldMessage, via source: ArrivalSource) async -> ArrivalOutcome {
-        guard !stopped else { return .duplicate }
+        guard recordArrival(of: message, via: source) else { return .duplicate }
+        return await show(message, via: source)
+    }
+
+    /// Remembers `message` and records `notification.received` the first time, `notification.opened` on a tap;
+    /// answers whether it is to be shown (false: stopped, or seen before and not tapped).
+    private func recordArrival(of message: HeraldMessage, via source: ArrivalSource) -> Bool {
+        guard !stopped else { return false }
         let first = dedupe.admit(message.id)
         if first { recorder.record(.notificationReceived, message: message) }
         if source == .pushTapped {
             recorder.record(.notificationOpened, message: message)
-        } else if !first {
-            return .duplicate
+            return true
         }
+        return first
+    }
+
+    /// Shows a message never shown: to the app's listener; on the card when the app is in front (a push in front
+    /// or tapped is, whatever the app said) and the card can show; else as a system notification — the push's own
+    /// banner for a push in front, one the SDK posts for the others. Never nothing.
+    private func show(_ message: HeraldMessage, via source: ArrivalSource) async -> ArrivalOutcome {
+        let presenter = environment.presenter
         if source == .pull {
             // iOS may have drawn this message's push already: don't leave it to be seen twice.
-            await environment.presenter.removeSystemNotification(messageID: message.id)
+            await presenter.removeSystemNotification(messageID: message.id)
         }
         if let notificationListener {
             notificationListener(message)
             return .handedToListener
         }
-        if isForeground || source == .pushTapped {
-            await environment.presenter.showScreen(screen(for: message, source: source))
+        // A tap is shown on the card whatever the window: the presenter waits for the app's window to show it.
+        var onCard = source == .pushTapped
+        if !onCard, isForeground || source == .pushInForeground { onCard = await presenter.canShowScreen() }
+        if onCard {
+            await presenter.showScreen(screen(for: message, source: source))
             return .shownOnScreen
         }
-        await environment.presenter.postSystemNotification(message)
+        // A push in front that the card can't show: `willPresent` answers with the system's banner.
+        if source != .pushInForeground { await presenter.postSystemNotification(message) }
         return .postedSystemNotification
     }
 
@@ -279,7 +461,7 @@ public actor HeraldClient {
 
     private nonisolated var ctaOpener: CTAOpener {
         CTAOpener(
-            policy: linkPolicy, opener: environment.urlOpener, recorder: recorder,
+            policy: linkPolicy, opener: environment.urlOpener, recorder: recorder, links: links,
             diagnostics: environment.diagnostics)
     }
 

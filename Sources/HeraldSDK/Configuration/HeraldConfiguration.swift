@@ -1,10 +1,13 @@
-/// What the app tells the SDK at start: its key, where Herald is, and about itself.
+/// What the app tells the SDK at start: its key, where Herald is, and about itself. On iOS,
+/// `Herald.start(apiKey:baseURL:)` makes it (the device read from the system, the APNs environment from the app's
+/// provisioning profile).
 ///
 /// ```swift
 /// let configuration = HeraldConfiguration(
 ///     apiKey: "live_…", baseURL: "https://push.example.com",
-///     device: DeviceInfo(platform: .ios, appVersion: "3.2", osVersion: "17.4", deviceModel: "iPhone15,2",
-///                        locale: "en_US", timezone: "America/New_York"))
+///     device: DeviceInfo(appVersion: "3.2", osVersion: "17.4", deviceModel: "iPhone15,2", locale: "en_US",
+///                        timezone: "America/New_York"),
+///     apnsEnvironment: "sandbox")
 /// ```
 public struct HeraldConfiguration: Sendable {
     /// The business's `api_key` (live) or `sandbox_api_key`, from `POST /api/admin/businesses`.
@@ -15,7 +18,9 @@ public struct HeraldConfiguration: Sendable {
     public var device: DeviceInfo
     /// `apns` or `fcm`.
     public var pushTokenType: String
-    /// `sandbox` for development builds' APNs tokens, `production` otherwise; nil when not APNs.
+    /// `sandbox` for the APNs tokens of builds signed for development (Xcode's debug builds), `production` for
+    /// TestFlight, ad hoc and App Store builds; nil when not APNs. A token sent with the wrong one never gets a push
+    /// (APNs answers `BadDeviceToken`): `Herald.start(apiKey:baseURL:)` reads it from the app's provisioning profile.
     public var apnsEnvironment: String?
     /// The SDK's version, as `app.opened` and registration report it.
     public var sdkVersion: String
@@ -37,8 +42,8 @@ public struct HeraldConfiguration: Sendable {
         self.options = options
     }
 
-    /// This SDK's version.
-    public static let currentSDKVersion = "1.0.0"
+    /// This SDK's version: the Herald package's (`herald version`), tagged at release.
+    public static let currentSDKVersion = "0.1.0"
 
     /// Limits and timings; the defaults are what the device API and iOS expect.
     public struct Options: Sendable {
@@ -66,6 +71,9 @@ public struct HeraldConfiguration: Sendable {
         public var geofenceHysteresisMeters: Double = 20
         /// Location fixes less accurate than this don't move geofence states, in metres.
         public var geofenceMaximumAccuracyMeters: Double = 250
+        /// The location permission `requestLocationPermission()` asks for: `always` (geofences work with the app
+        /// closed), `whenInUse` (only while it is open), or `none` (the SDK never uses location).
+        public var locationAuthorization: Permissions.Location = .always
 
         /// The defaults.
         public init() {}

@@ -5,7 +5,9 @@ import HeraldModel
 /// a 2xx (rules in `EventQueueState`). Recording is synchronous, so a tap records its event before the screen
 /// goes; sending happens on the scheduler.
 final class EventQueue: @unchecked Sendable {
-    typealias Sender = @Sendable ([DeviceEvent]) async throws(HeraldError) -> TransportResponse
+    /// Sends a batch. Plain `throws`, though only `HeraldError` is thrown: a typed-throws function type stored (or
+    /// made optional, or passed to a generic) needs the runtime of iOS 18, and the SDK runs on iOS 16.
+    typealias Sender = @Sendable ([DeviceEvent]) async throws -> TransportResponse
 
     private let lock = NSLock()
     private var state: EventQueueState
@@ -126,6 +128,7 @@ final class EventQueue: @unchecked Sendable {
         do {
             response = try await sender(batch)
         } catch {
+            guard let error = error as? HeraldError else { return .retryable(retryAfter: nil) }
             if error.isRetryable || error.code == .unauthorized { return .retryable(retryAfter: nil) }
             if let status = error.status { return .refused(status: status) }
             return .retryable(retryAfter: nil)

@@ -32,10 +32,23 @@ final class EventRecorder: @unchecked Sendable {
     /// is stopped.
     @discardableResult
     func record(_ type: DeviceEventType, message: HeraldMessage? = nil, data: JSON? = nil) -> HeraldEvent? {
+        record(type, message: message, notificationID: message?.id, data: data)
+    }
+
+    /// Records an event about the message `notificationID` when only its id is known (a push that left its message
+    /// out, dismissed without the app fetching it).
+    @discardableResult
+    func record(_ type: DeviceEventType, notificationID: String, data: JSON? = nil) -> HeraldEvent? {
+        record(type, message: nil, notificationID: notificationID, data: data)
+    }
+
+    private func record(_ type: DeviceEventType, message: HeraldMessage?, notificationID: String?, data: JSON?)
+        -> HeraldEvent?
+    {
         let (isEnabled, listener) = lock.withLock { (enabled, self.listener) }
         guard isEnabled else { return nil }
         let event = DeviceEvent(
-            id: random.uuid(), type: type, occurredAt: clock.now(), notificationID: message?.id, data: data)
+            id: random.uuid(), type: type, occurredAt: clock.now(), notificationID: notificationID, data: data)
         let check = DeviceEventValidator().check(event.json) { id in id == message?.id ? message?.survey : nil }
         guard check.isAccepted else {
             diagnostics(

@@ -54,6 +54,14 @@ actor GeofenceTracker {
     /// Crossings not yet posted.
     var pendingCount: Int { pending.count }
 
+    /// At launch, before any fix: the system watches the regions of the stored list again (picked around where it
+    /// was fetched), and crossings left unposted are posted.
+    func resume() async {
+        load()
+        if let list, monitored.isEmpty { await pick(around: list.around) }
+        await postPending()
+    }
+
     /// A new location fix: fetch the list again if due, move the states, post crossings, re-pick the regions.
     func locationDidUpdate(_ fix: LocationFix) async {
         guard fix.coordinate.isValid else { return }

@@ -23,6 +23,12 @@ struct InstallRecord: Sendable, Equatable {
     var config: JSON?
     /// A credential whose install `deleteMyData()` has not managed to delete yet.
     var pendingDeletion: Credential?
+    /// The user the install belongs to (`Herald.identify`), nil after `logout()`.
+    var externalID: String?
+    /// What vouches for `externalID`: its HMAC under the business's identity key, from the business's backend.
+    var identityToken: String?
+    /// True once the server holds `externalID` (or, when it is nil, holds no user); false while it is to be sent.
+    var identitySent = true
 
     /// A new install.
     init(installID: String, apiKeyDigest: String) {
@@ -47,6 +53,9 @@ struct InstallRecord: Sendable, Equatable {
         if let testDevice { pairs.append(("test_device", testDevice.json)) }
         if let config { pairs.append(("config", config)) }
         if let pendingDeletion { pairs.append(("pending_deletion", pendingDeletion.json)) }
+        if let externalID { pairs.append(("external_id", .string(externalID))) }
+        if let identityToken { pairs.append(("identity_token", .string(identityToken))) }
+        if !identitySent { pairs.append(("identity_sent", .bool(false))) }
         return .object(pairs)
     }
 
@@ -67,6 +76,9 @@ struct InstallRecord: Sendable, Equatable {
         testDevice = json["test_device"].flatMap(TestDevice.init(json:))
         config = json["config"]
         pendingDeletion = Credential(json: json["pending_deletion"])
+        externalID = json["external_id"]?.stringValue
+        identityToken = json["identity_token"]?.stringValue
+        identitySent = json["identity_sent"]?.boolValue ?? true
     }
 }
 

@@ -5,10 +5,13 @@ import HeraldModel
 ///
 /// Nothing is assumed while storage is unavailable: an app pre-warmed before the first unlock gets
 /// `storageUnavailable` errors rather than a new install id, and the same identity once the device unlocks.
+///
+/// The record, credential included, is kept in `secureStorage` (the Keychain on iOS) when there is one, moved there
+/// from the plain storage an earlier version used (`MovingStoredValue`).
 actor InstallSession {
     private let configuration: HeraldConfiguration
     private let transport: any HTTPTransport
-    private let store: StoredValue
+    private let store: MovingStoredValue
     private let clock: WallClock
     private let random: RandomSource
     private let diagnostics: @Sendable (HeraldDiagnostic) -> Void
@@ -20,11 +23,13 @@ actor InstallSession {
 
     init(
         configuration: HeraldConfiguration, transport: any HTTPTransport, storage: any PersistentStorage,
-        clock: WallClock, random: RandomSource, diagnostics: @escaping @Sendable (HeraldDiagnostic) -> Void
+        secureStorage: (any PersistentStorage)? = nil, clock: WallClock, random: RandomSource,
+        diagnostics: @escaping @Sendable (HeraldDiagnostic) -> Void
     ) {
         self.configuration = configuration
         self.transport = transport
-        store = StoredValue(storage: storage, key: "install")
+        store = MovingStoredValue(
+            primary: secureStorage ?? storage, legacy: secureStorage == nil ? nil : storage, key: "install")
         self.clock = clock
         self.random = random
         self.diagnostics = diagnostics
@@ -69,6 +74,12 @@ actor InstallSession {
 
     /// True once registered.
     func isRegistered() -> Bool { record?.credential != nil }
+
+    /// What the user allowed, as last set.
+    func permissions() throws(HeraldError) -> Permissions { try loadedRecord().permissions }
+
+    /// The user the install belongs to, as last identified.
+    func externalID() -> String? { record?.externalID }
 
     private func save(_ value: InstallRecord) throws(HeraldError) {
         do {
@@ -139,6 +150,8 @@ actor InstallSession {
             record.credential = credential
             record.config = answer["config"]
             record.testDevice = answer["test_device"].flatMap(TestDevice.init(json:))
+            // A registration starts a fresh install record on the server, which belongs to nobody yet.
+            record.identitySent = record.externalID == nil
             record.lastSentDigest = InstallBody.digest(record, configuration: configuration)
             record.lastSentAt = clock.now()
         }
@@ -148,25 +161,28 @@ actor InstallSession {
     /// Sends the registration's details (`PUT /api/v1/installs/current`) when they changed since last sent, when
     /// they were last sent longer ago than the refresh interval, or when `force`d. Registers instead when there is
     /// no credential yet (registration sends them all).
+    /// The user the install belongs to is sent too when it hasn't been yet.
     func synchronize(force: Bool = false) async throws(HeraldError) {
         let current = try loadedRecord()
-        guard current.credential != nil else {
+        if current.credential == nil {
             _ = try await credential()
-            return
+        } else {
+            let digest = InstallBody.digest(current, configuration: configuration)
+            let due =
+                current.lastSentAt.map { clock.now().since($0) >= configuration.options.registrationRefreshInterval }
+                ?? true
+            if force || due || digest != current.lastSentDigest {
+                let response = try await send(.update(InstallBody.update(current, configuration: configuration)))
+                guard response.isSuccess else { throw Self.error(from: response) }
+                let sentAt = clock.now()
+                try update { record in
+                    // What was sent, even if the record changed meanwhile (then the next call sends again).
+                    record.lastSentDigest = digest
+                    record.lastSentAt = sentAt
+                }
+            }
         }
-        let digest = InstallBody.digest(current, configuration: configuration)
-        let due =
-            current.lastSentAt.map { clock.now().since($0) >= configuration.options.registrationRefreshInterval }
-            ?? true
-        guard force || due || digest != current.lastSentDigest else { return }
-        let response = try await send(.update(InstallBody.update(current, configuration: configuration)))
-        guard response.isSuccess else { throw Self.error(from: response) }
-        let sentAt = clock.now()
-        try update { record in
-            // What was sent, even if the record changed meanwhile (then the next call sends again).
-            record.lastSentDigest = digest
-            record.lastSentAt = sentAt
-        }
+        try await sendIdentity()
     }
 
     /// Keeps a new push token (nil clears it) and sends it if it changed.
@@ -176,10 +192,10 @@ actor InstallSession {
         try await synchronize()
     }
 
-    /// Keeps new permissions and sends them if they changed.
-    func setPermissions(_ permissions: Permissions) async throws(HeraldError) {
+    /// Keeps new permissions and, `send`, sends them if they changed.
+    func setPermissions(_ permissions: Permissions, send: Bool = true) async throws(HeraldError) {
         if try loadedRecord().permissions != permissions { try update { $0.permissions = permissions } }
-        try await synchronize()
+        if send { try await synchronize() }
     }
 
     /// The longest segment, in characters, and the most segments.
@@ -199,14 +215,90 @@ actor InstallSession {
         guard response.isSuccess else { throw Self.error(from: response) }
     }
 
-    /// Logging out: forgets the push token and the segments, and tells the server (`push_token: null`).
+    /// Logging out the old way: forgets the user, the push token and the segments, and tells the server
+    /// (`push_token: null`, `DELETE /api/v1/device/user`).
     func logOut() async throws(HeraldError) {
         try update { record in
             record.pushToken = nil
             record.segments = []
+            if record.externalID != nil {
+                record.externalID = nil
+                record.identityToken = nil
+                record.identitySent = false
+            }
         }
         guard try loadedRecord().credential != nil else { return }
         try await synchronize(force: true)
+    }
+
+    // MARK: - Identity
+
+    /// The longest external id, in characters (as the user import takes them).
+    static let externalIDLength = 1...255
+
+    /// The install belongs to the user with `externalID` from now on (`PUT /api/v1/device/user`), vouched for by
+    /// `identityToken`. Kept first, so an identity that can't be sent now (offline) is sent by the next
+    /// `synchronize()`; one the server refuses (a wrong token) is dropped, and the install then belongs to nobody.
+    func identify(externalID: String, identityToken: String) async throws(HeraldError) {
+        guard Self.externalIDLength.contains(externalID.count),
+            !externalID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { throw HeraldError(code: .invalidArgument, detail: "an external id is 1 to 255 printable characters") }
+        guard !identityToken.isEmpty else {
+            throw HeraldError(code: .invalidArgument, detail: "an identity token is needed (from your backend)")
+        }
+        let current = try loadedRecord()
+        if current.externalID == externalID, current.identityToken == identityToken, current.identitySent { return }
+        try update { record in
+            record.externalID = externalID
+            record.identityToken = identityToken
+            record.identitySent = false
+        }
+        try await synchronize()
+    }
+
+    /// The install belongs to nobody from now on (`DELETE /api/v1/device/user`): messages for the user stop reaching
+    /// it. Kept first and sent by the next `synchronize()` when it can't be sent now.
+    func logout() async throws(HeraldError) {
+        let current = try loadedRecord()
+        guard current.externalID != nil || !current.identitySent else { return }
+        try update { record in
+            record.externalID = nil
+            record.identityToken = nil
+            record.identitySent = false
+        }
+        try await synchronize()
+    }
+
+    /// Sends the identity kept when the server doesn't hold it yet.
+    private func sendIdentity() async throws(HeraldError) {
+        let current = try loadedRecord()
+        guard !current.identitySent, current.credential != nil else { return }
+        let externalID = current.externalID
+        let request: DeviceRequest =
+            externalID.map { .identify(externalID: $0, identityToken: current.identityToken ?? "") } ?? .forgetUser
+        let response = try await send(request)
+        // 404 to a logout: the install belongs to nobody already.
+        if response.isSuccess || (externalID == nil && response.status == 404) {
+            try update { record in
+                if record.externalID == externalID { record.identitySent = true }
+            }
+            return
+        }
+        let error = Self.error(from: response)
+        if !error.isRetryable, error.code != .unauthorized, externalID != nil {
+            // Refused (a token that doesn't vouch for the id): sending it again can't help. The install should not
+            // stay with the user it belonged to before either: it belongs to nobody.
+            diagnostics(
+                HeraldDiagnostic(
+                    code: .requestRejected, message: "PUT /api/v1/device/user answered \(response.status)"))
+            try update { record in
+                record.externalID = nil
+                record.identityToken = nil
+                record.identitySent = false
+            }
+            try? await sendIdentity()
+        }
+        throw error
     }
 
     // MARK: - Deleting

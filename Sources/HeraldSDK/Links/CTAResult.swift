@@ -1,6 +1,7 @@
 /// What opening a call to action (or another link of the notification screen) did.
 public enum CTAResult: Sendable, Equatable {
-    /// Opened (and, for a call to action, `notification.cta_clicked` recorded).
+    /// Opened — by the SDK, or taken by the app's link handler — and, for a call to action,
+    /// `notification.cta_clicked` recorded.
     case opened(String)
     /// The link policy refused it (nothing recorded; a diagnostic says why).
     case refused(String)

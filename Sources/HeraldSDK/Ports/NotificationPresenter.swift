@@ -7,12 +7,20 @@ public protocol NotificationPresenter: Sendable {
     /// user goes through it (`CardBridge`: `notification.displayed` once it is on view); the presenter calls
     /// `screen.close()` if it goes away without the user.
     func showScreen(_ screen: NotificationScreen) async
-    /// Posts a system notification for `message` (the app is in the background); tapping it comes back through
-    /// `HeraldClient.handleNotificationResponse`.
+    /// Posts a system notification for `message` (the app is in the background), with its call to action as an
+    /// action button; tapping it comes back through `HeraldClient.handleResponse(_:action:)`.
     func postSystemNotification(_ message: HeraldMessage) async
     /// Removes the system notification for `messageID` if it is still in the notification centre (the message was
     /// shown another way, so the user doesn't see it twice).
     func removeSystemNotification(messageID: String) async
+    /// Whether the screen can be shown now (a window in front to show it over). When it can't, a push in front is
+    /// left to the system's banner and other messages are posted as system notifications: never shown as nothing.
+    func canShowScreen() async -> Bool
+}
+
+extension NotificationPresenter {
+    /// True: presenters written before `canShowScreen` existed always show.
+    public func canShowScreen() async -> Bool { true }
 }
 
 /// Where a geofence notice goes when there is no UI (a presenter that shows nothing); the default before the app

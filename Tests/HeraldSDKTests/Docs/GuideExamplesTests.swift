@@ -103,7 +103,7 @@ enum GuideExamples {
     }
 
     static func signOut() async throws {
-        try await Herald.logOut()  // the push token and segments are cleared, here and on the server
+        try await Herald.logout()  // the install belongs to nobody: messages to the user stop
     }
 
     static func forgetMe() async throws {

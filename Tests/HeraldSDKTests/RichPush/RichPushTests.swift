@@ -2,6 +2,7 @@ import Foundation
 import HeraldModel
 import Testing
 
+@testable import HeraldPushContent
 @testable import HeraldSDK
 
 /// A body served from memory in chunks, recording how it was read.

@@ -2,6 +2,7 @@ import Foundation
 import HeraldModel
 import Testing
 
+@testable import HeraldPushContent
 @testable import HeraldSDK
 
 /// The real transport and fetcher against a local HTTP server (the project's own, port 0): the signature bytes

@@ -22,9 +22,16 @@ public enum PushPayload {
         return object
     }
 
+    /// The key marking a notification the SDK posted itself (`"herald_local": true`).
+    public static let postedLocallyKey = "herald_local"
+
     /// The `userInfo` of the system notification the SDK posts for `message`: the same `herald` object a push
-    /// carries, so tapping it comes back through `handlePush` like a push does.
+    /// carries, so tapping it comes back through `handlePush` like a push does, and the mark `herald_local`, so the
+    /// SDK tells it from a push when iOS asks how to show it.
     public static func userInfo(for message: HeraldMessage) -> [String: Any] {
-        userInfo(from: .object([(MessagePush.key, MessagePush(id: message.id, message: message).json)])) ?? [:]
+        userInfo(
+            from: .object([
+                (MessagePush.key, MessagePush(id: message.id, message: message).json), (postedLocallyKey, .bool(true)),
+            ])) ?? [:]
     }
 }
