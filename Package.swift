@@ -137,7 +137,8 @@ let package = Package(
         .testTarget(
             name: "HeraldSDKTests",
             dependencies: [
-                "HeraldSDK", "HeraldPushContent", "HeraldNotificationService", "HeraldModel", "HeraldHTTP", "HeraldCrypto",
+                "HeraldSDK", "HeraldPushContent", "HeraldNotificationService", "HeraldModel", "HeraldHTTP",
+                "HeraldCrypto",
                 "HeraldObservability",
                 // The end-to-end tests run the SDK against a whole Herald in the process.
                 "HeraldTesting", "HeraldDomain", "HeraldStore",

@@ -342,7 +342,8 @@ public actor HeraldClient {
     private func handle(_ push: MessagePush, tapped: Bool) async -> PushHandling {
         if !tapped, push.message == nil, dedupe.contains(push.id) { return .handled(.duplicate) }
         switch await fetchedMessage(of: push) {
-        case .success(let message): return .handled(await arrive(message, via: tapped ? .pushTapped : .pushInForeground))
+        case .success(let message):
+            return .handled(await arrive(message, via: tapped ? .pushTapped : .pushInForeground))
         case .failure(let error): return .unavailable(error)
         }
     }

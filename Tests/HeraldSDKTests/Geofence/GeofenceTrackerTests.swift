@@ -9,8 +9,8 @@ import Testing
     static let center = GeometryTests.timesSquare
     static let start = Timestamp(iso8601: "2025-05-01T09:30:00Z")!
 
-    static func harness() -> Harness {
-        let harness = Harness()
+    static func harness(location: FakeLocationService? = nil) -> Harness {
+        let harness = Harness(location: location)
         harness.api.set(
             \.geofences,
             [

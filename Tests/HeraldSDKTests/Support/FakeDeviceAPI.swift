@@ -44,6 +44,12 @@ final class FakeDeviceAPI: @unchecked Sendable {
     private(set) var signatureFailures = 0
     /// Answer every call `offline` while true.
     var offline = false
+    /// The business's identity key: what vouches for an external id (`identity_token`).
+    static let identityKey = "identity-key-of-the-business"
+    /// The user each install belongs to, by install id.
+    private(set) var users: [String: String] = [:]
+    /// Every identity call: the external id (nil for a logout), in order.
+    private(set) var identityCalls: [String?] = []
     /// The raw signing inputs the server checked (METHOD\npath\n…), for golden tests.
     private(set) var checkedMessages: [[UInt8]] = []
 
@@ -117,6 +123,18 @@ final class FakeDeviceAPI: @unchecked Sendable {
             installs[install.keyID] = nil
             deletedInstalls.append(install.installID)
             return .success(TransportResponse(status: 204))
+        case ("PUT", "/api/v1/device/user"):
+            let externalID = body?["external_id"]?.stringValue ?? ""
+            identityCalls.append(externalID)
+            guard body?["identity_token"]?.stringValue == Self.identityToken(for: externalID) else {
+                return .success(.json(403, ["errors": ["identity_token": ["does not vouch for external_id"]]]))
+            }
+            users[install.installID] = externalID
+            return .success(.json(200, ["external_id": .string(externalID)]))
+        case ("DELETE", "/api/v1/device/user"):
+            identityCalls.append(nil)
+            users[install.installID] = nil
+            return .success(TransportResponse(status: 204))
         case ("POST", "/api/v1/notifications/pull"):
             let handed = pullQueue
             pullQueue = []
@@ -148,11 +166,24 @@ final class FakeDeviceAPI: @unchecked Sendable {
         }
     }
 
+    /// The token the business's backend computes for `externalID`: hex HMAC-SHA256 under the identity key.
+    static func identityToken(for externalID: String) -> String {
+        Hex.encode(HMACSHA256.authenticationCode(for: Array(externalID.utf8), key: Array(identityKey.utf8)))
+    }
+
+    /// The user install `installID` belongs to.
+    func user(of installID: String) -> String? { lock.withLock { users[installID] } }
+
+    /// Every identity call so far.
+    var identities: [String?] { lock.withLock { identityCalls } }
+
     private func register(_ request: TransportRequest) -> TransportResponse {
         guard let body = try? JSON.parse(request.body), body["api_key"]?.stringValue?.hasSuffix("_key") == true,
             let installID = body["install_id"]?.stringValue
         else { return .json(422, ["errors": ["api_key": ["is not a key"]]]) }
         nextKey += 1
+        // A registration starts a fresh install: it belongs to nobody.
+        users[installID] = nil
         let install = Install(installID: installID, keyID: "k\(nextKey)", secret: "secret-\(nextKey)", fields: body)
         installs[install.keyID] = install
         var answer: [(key: String, value: JSON)] = [

@@ -105,6 +105,10 @@ final class RecordingPresenter: NotificationPresenter, @unchecked Sendable {
         ([], [], []))
     /// Whether shown screens report `didAppear` at once, as the real card does.
     var appearsAtOnce = true
+    /// Whether there is a window to show the screen over.
+    let hasWindow = LockedValue(true)
+
+    func canShowScreen() async -> Bool { hasWindow.current }
 
     func showScreen(_ screen: NotificationScreen) async {
         state.update { $0.screens.append(screen) }
@@ -198,4 +202,72 @@ func testMessage(
         id: id, campaignID: "c-1", type: questions.isEmpty ? .message : .survey, headline: headline,
         body: "Two for one",
         isSandbox: sandbox, media: media, cta: cta, questions: questions)
+}
+
+/// The system's notification permission, as the test sets it; records what was asked.
+final class FakeNotificationAuthorizer: NotificationAuthorizer, @unchecked Sendable {
+    let status: LockedValue<NotificationAuthorization>
+    /// What a request turns the status into.
+    let answer: LockedValue<NotificationAuthorization>
+    let requests = LockedValue<[Bool]>([])
+
+    init(_ status: NotificationAuthorization = .notDetermined, answer: NotificationAuthorization = .authorized) {
+        self.status = LockedValue(status)
+        self.answer = LockedValue(answer)
+    }
+
+    func authorization() async -> NotificationAuthorization { status.current }
+
+    func requestAuthorization(provisional: Bool) async -> NotificationAuthorization {
+        requests.update { $0.append(provisional) }
+        let answer = provisional ? NotificationAuthorization.provisional : answer.current
+        status.update { $0 = answer }
+        return answer
+    }
+}
+
+/// The system's location service: a permission the test sets, and fixes the test hands to whoever started updates.
+final class FakeLocationService: LocationService, @unchecked Sendable {
+    let status: LockedValue<Permissions.Location>
+    let answer: LockedValue<Permissions.Location>
+    let requests = LockedValue<[Permissions.Location]>([])
+    private let deliver = LockedValue<(@Sendable (LocationFix) async -> Void)?>(nil)
+    let starts = LockedValue(0)
+    let stops = LockedValue(0)
+
+    init(_ status: Permissions.Location = .none, answer: Permissions.Location = .always) {
+        self.status = LockedValue(status)
+        self.answer = LockedValue(answer)
+    }
+
+    func authorization() async -> Permissions.Location { status.current }
+
+    func requestAuthorization(_ level: Permissions.Location) async -> Permissions.Location {
+        requests.update { $0.append(level) }
+        let answer = answer.current
+        status.update { $0 = answer }
+        return answer
+    }
+
+    func startUpdates(_ deliver: @escaping @Sendable (LocationFix) async -> Void) async {
+        starts.update { $0 += 1 }
+        self.deliver.update { $0 = deliver }
+    }
+
+    func stopUpdates() async {
+        stops.update { $0 += 1 }
+        deliver.update { $0 = nil }
+    }
+
+    /// True while updates are on.
+    var isUpdating: Bool { deliver.current != nil }
+
+    /// A significant location change (or a fix after a region event), as the system reports it.
+    func report(_ fix: LocationFix) async { await deliver.current?(fix) }
+}
+
+/// Records the badge counts set.
+final class RecordingBadge: AppBadge, @unchecked Sendable {
+    let counts = LockedValue<[Int]>([])
+    func setCount(_ count: Int) async { counts.update { $0.append(count) } }
 }

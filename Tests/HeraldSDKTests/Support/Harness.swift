@@ -15,17 +15,27 @@ final class Harness: @unchecked Sendable {
     let opener = RecordingOpener()
     let monitor = RecordingRegionMonitor()
     let diagnostics = DiagnosticLog()
+    let badge = RecordingBadge()
     let events = LockedValue<[HeraldEvent]>([])
+    /// The system's permissions, when the test gives them (the live environment always does).
+    let authorizer: FakeNotificationAuthorizer?
+    let location: FakeLocationService?
+    /// The Keychain's stand-in, when the test gives one.
+    let secureStorage: MemoryStorage?
     private(set) var client: HeraldClient
     let configuration: HeraldConfiguration
 
     init(
         configuration: HeraldConfiguration = testConfiguration(), storage: MemoryStorage = MemoryStorage(),
-        api: FakeDeviceAPI = FakeDeviceAPI()
+        secureStorage: MemoryStorage? = nil, api: FakeDeviceAPI = FakeDeviceAPI(),
+        authorizer: FakeNotificationAuthorizer? = nil, location: FakeLocationService? = nil
     ) {
         self.api = api
         self.storage = storage
+        self.secureStorage = secureStorage
         self.configuration = configuration
+        self.authorizer = authorizer
+        self.location = location
         clock = TestClock(api.serverTime)
         api.set(\.clock, clock.wallClock)
         scheduler = ManualScheduler(clock: clock)
@@ -33,24 +43,28 @@ final class Harness: @unchecked Sendable {
         client = HeraldClient(
             configuration: configuration,
             environment: Self.environment(
-                transport: transport, storage: storage, clock: clock, scheduler: scheduler, presenter: presenter,
-                monitor: monitor, opener: opener, diagnostics: diagnostics))
+                transport: transport, storage: storage, secureStorage: secureStorage, clock: clock,
+                scheduler: scheduler, presenter: presenter, monitor: monitor, location: location,
+                authorizer: authorizer, badge: badge, opener: opener, diagnostics: diagnostics))
     }
 
     var environment: HeraldEnvironment {
         Self.environment(
-            transport: transport, storage: storage, clock: clock, scheduler: scheduler, presenter: presenter,
-            monitor: monitor, opener: opener, diagnostics: diagnostics)
+            transport: transport, storage: storage, secureStorage: secureStorage, clock: clock, scheduler: scheduler,
+            presenter: presenter, monitor: monitor, location: location, authorizer: authorizer, badge: badge,
+            opener: opener, diagnostics: diagnostics)
     }
 
     private static func environment(
-        transport: ScriptedTransport, storage: MemoryStorage, clock: TestClock, scheduler: ManualScheduler,
-        presenter: RecordingPresenter, monitor: RecordingRegionMonitor, opener: RecordingOpener,
-        diagnostics: DiagnosticLog
+        transport: ScriptedTransport, storage: MemoryStorage, secureStorage: MemoryStorage?, clock: TestClock,
+        scheduler: ManualScheduler, presenter: RecordingPresenter, monitor: RecordingRegionMonitor,
+        location: FakeLocationService?, authorizer: FakeNotificationAuthorizer?, badge: RecordingBadge,
+        opener: RecordingOpener, diagnostics: DiagnosticLog
     ) -> HeraldEnvironment {
         HeraldEnvironment(
-            transport: transport, storage: storage, clock: clock.wallClock, scheduler: scheduler,
-            random: seededRandom(UInt64(storage.writeCount) &+ 7), presenter: presenter, regionMonitor: monitor,
+            transport: transport, storage: storage, secureStorage: secureStorage, clock: clock.wallClock,
+            scheduler: scheduler, random: seededRandom(UInt64(storage.writeCount) &+ 7), presenter: presenter,
+            regionMonitor: monitor, location: location, notificationAuthorizer: authorizer, badge: badge,
             urlOpener: opener, diagnostics: diagnostics.handler)
     }
 
