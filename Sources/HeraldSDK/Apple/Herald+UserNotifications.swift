@@ -1,25 +1,37 @@
-#if canImport(UserNotifications)
+#if canImport(UserNotifications) && os(iOS)
     @preconcurrency import UserNotifications
+    import HeraldModel
 
     extension Herald {
-        /// Forward `userNotificationCenter(_:willPresent:)` here (no swizzling): answers the options to show a
-        /// Herald push with — none, because the SDK shows its own screen (or handed it to your listener) — or nil
-        /// for a push that isn't Herald's, which your app decides about.
+        /// For an app that keeps its own `UNUserNotificationCenter` delegate after `start` (the SDK's relay does this
+        /// otherwise): forward `userNotificationCenter(_:willPresent:)` here. Answers how to present a Herald
+        /// notification — nothing more when the SDK's card shows it, the system's banner when it can't, the push's
+        /// badge — or nil for a notification that isn't Herald's, which your app decides about.
+        @MainActor
         public static func willPresent(_ notification: UNNotification) async -> UNNotificationPresentationOptions? {
-            switch await handlePush(userInfo: notification.request.content.userInfo, tapped: false) {
-            case .notHerald: return nil
-            case .handled: return []
-            case .unavailable: return [.banner, .list, .sound]
-            }
+            let userInfo = PushPayload.json(fromUserInfo: notification.request.content.userInfo)
+            guard let client, let userInfo, let presentation = await client.willPresent(userInfo) else { return nil }
+            return presentationOptions(presentation)
         }
 
-        /// Forward `userNotificationCenter(_:didReceive:)` here: answers true when it was a Herald notification
-        /// (opened on the SDK's screen, `notification.opened` recorded).
+        /// For an app that keeps its own delegate: forward `userNotificationCenter(_:didReceive:)` here. Answers true
+        /// when it was Herald's (a tap opens the card, the action button its link, a dismissal is recorded).
+        @MainActor
         @discardableResult
         public static func didReceive(_ response: UNNotificationResponse) async -> Bool {
-            guard response.actionIdentifier == UNNotificationDefaultActionIdentifier else { return false }
-            let handling = await handlePush(userInfo: response.notification.request.content.userInfo, tapped: true)
-            return handling != .notHerald
+            let action = NotificationResponseAction(rawValue: response.actionIdentifier)
+            let userInfo = PushPayload.json(fromUserInfo: response.notification.request.content.userInfo)
+            guard let client, let userInfo else { return false }
+            return await client.handleResponse(userInfo, action: action)
+        }
+
+        /// iOS's options for a presentation.
+        static func presentationOptions(_ presentation: ForegroundPresentation) -> UNNotificationPresentationOptions {
+            var options: UNNotificationPresentationOptions = []
+            if presentation.banner { options.formUnion([.banner, .list]) }
+            if presentation.sound { options.insert(.sound) }
+            if presentation.badge { options.insert(.badge) }
+            return options
         }
     }
 #endif

@@ -1,45 +1,56 @@
-#if canImport(UIKit) && canImport(UserNotifications) && canImport(WebKit)
+#if canImport(UIKit) && canImport(UserNotifications) && canImport(WebKit) && os(iOS)
     import Foundation
     import UIKit
     import HeraldModel
 
+    @available(iOSApplicationExtension, unavailable)
     extension HeraldEnvironment {
-        /// The real ports on iOS: URLSession, files in Application Support readable after the first unlock, the
-        /// system clock, the SDK's card (looking as `appearance` says) and `UNUserNotificationCenter`,
-        /// `UIApplication.open` for links. App only (not in an app extension).
+        /// The real ports on iOS: URLSession; the install's record and credential in the Keychain (moved there from the
+        /// file earlier versions wrote), the rest in Application Support, readable after the first unlock; the system
+        /// clock; the SDK's card (looking as `appearance` says) and `UNUserNotificationCenter`; CoreLocation
+        /// (`regionMonitor`, or one made here); the notification permission and the badge; `UIApplication.open` for
+        /// links. App only (not in an app extension).
         @MainActor
-        @available(iOSApplicationExtension, unavailable)
         public static func live(
             regionMonitor: (any RegionMonitor)? = nil, appearance: CardAppearance = CardAppearance(),
             diagnostics: @escaping @Sendable (HeraldDiagnostic) -> Void = { _ in }
         ) throws -> HeraldEnvironment {
-            HeraldEnvironment(
+            let monitor = regionMonitor ?? CoreLocationRegionMonitor()
+            let availability = ProtectedDataAvailability.shared
+            return HeraldEnvironment(
                 transport: URLSessionTransport(), storage: try FileStorage.applicationSupport(),
-                presenter: UserNotificationsPresenter(appearance: appearance), regionMonitor: regionMonitor,
+                secureStorage: KeychainStorage { availability.isAvailable },
+                presenter: UserNotificationsPresenter(appearance: appearance),
+                regionMonitor: monitor, location: monitor as? any LocationService,
+                notificationAuthorizer: UserNotificationsAuthorizer(), badge: UserNotificationsBadge(),
                 urlOpener: UIApplicationURLOpener(), diagnostics: diagnostics)
         }
     }
 
+    @available(iOSApplicationExtension, unavailable)
     extension FileStorage {
         /// Storage in `Application Support/Herald`, available once protected data is (after the first unlock).
         @MainActor
-        @available(iOSApplicationExtension, unavailable)
         public static func applicationSupport() throws -> FileStorage {
             let base = try FileManager.default.url(
                 for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
-            let availability = ProtectedDataAvailability()
+            let availability = ProtectedDataAvailability.shared
             return try FileStorage(directory: base.appendingPathComponent("Herald")) { availability.isAvailable }
         }
     }
 
-    /// Tracks `UIApplication.isProtectedDataAvailable` from its notifications, readable from any thread.
+    /// Tracks `UIApplication.isProtectedDataAvailable` from its notifications, readable from any thread; starts the SDK
+    /// when protected data becomes available (an app pre-warmed before the first unlock).
     @available(iOSApplicationExtension, unavailable)
     final class ProtectedDataAvailability: @unchecked Sendable {
         private let lock = NSLock()
         private var available: Bool
 
+        /// The one tracker (made on first use, on the main thread).
+        @MainActor static let shared = ProtectedDataAvailability()
+
         @MainActor
-        init() {
+        private init() {
             available = UIApplication.shared.isProtectedDataAvailable
             let center = NotificationCenter.default
             center.addObserver(
@@ -53,9 +64,17 @@
             ) { [weak self] _ in self?.set(false) }
         }
 
-        var isAvailable: Bool { lock.withLock { available } }
+        var isAvailable: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return available
+        }
 
-        private func set(_ value: Bool) { lock.withLock { available = value } }
+        private func set(_ value: Bool) {
+            lock.lock()
+            available = value
+            lock.unlock()
+        }
     }
 
     /// Opens links with `UIApplication.open`.
@@ -64,11 +83,14 @@
         /// An opener.
         public init() {}
 
-        /// Opens `url` with `UIApplication.open`; answers whether something did.
+        /// Opens `url` (universal links in their app, the rest in Safari); answers whether something opened it.
         public func open(_ url: String) async -> Bool {
             guard let target = URL(string: url) else { return false }
-            return await UIApplication.shared.open(target)
+            return await Self.open(target)
         }
+
+        @MainActor
+        private static func open(_ url: URL) async -> Bool { await UIApplication.shared.open(url) }
     }
 
     extension DeviceInfo {

@@ -1,11 +1,12 @@
-#if canImport(UserNotifications) && canImport(UIKit) && canImport(WebKit)
+#if canImport(UserNotifications) && canImport(UIKit) && canImport(WebKit) && os(iOS)
     import UIKit
     @preconcurrency import UserNotifications
     import HeraldModel
+    import HeraldNotificationService
 
     /// The SDK's presenter on iOS: the notification screen as the card (`CardViewController`, the web component)
-    /// over the app's top view controller, system notifications through `UNUserNotificationCenter`. App only: it
-    /// finds the top view controller through `UIApplication.shared`.
+    /// over the app's top view controller, system notifications through `UNUserNotificationCenter` (with the call to
+    /// action as their action button). App only: it finds the top view controller through `UIApplication.shared`.
     @available(iOSApplicationExtension, unavailable)
     public struct UserNotificationsPresenter: NotificationPresenter {
         /// How the card looks.
@@ -14,27 +15,39 @@
         /// A presenter showing cards as `appearance` says.
         public init(appearance: CardAppearance = CardAppearance()) { self.appearance = appearance }
 
-        /// Presents the card over the app's top view controller.
+        /// Presents the card over the app's top view controller; a tap that launched the app waits (a few seconds at
+        /// most) for its first window.
         public func showScreen(_ screen: NotificationScreen) async {
-            let appearance = self.appearance
-            await MainActor.run {
-                guard let top = Self.topViewController() else { return }
-                top.present(CardViewController(screen: screen, appearance: appearance), animated: true)
-            }
+            await Self.present(screen, appearance: appearance)
         }
 
-        /// Posts the message as a local notification (tapping it comes back through `Herald.didReceive`).
+        @MainActor
+        private static func present(_ screen: NotificationScreen, appearance: CardAppearance) async {
+            guard let top = await WindowScenes.topViewController(waiting: .seconds(5)) else { return }
+            top.present(CardViewController(screen: screen, appearance: appearance), animated: true)
+        }
+
+        /// True when a scene is in front with a window to show the card over.
+        public func canShowScreen() async -> Bool {
+            await MainActor.run { WindowScenes.topViewController() != nil }
+        }
+
+        /// Posts the message as a local notification, its call to action as an action button (tapping it comes back
+        /// through the SDK's `UNUserNotificationCenter` delegate, or `Herald.didReceive(_:)`).
         public func postSystemNotification(_ message: HeraldMessage) async {
             let content = UNMutableNotificationContent()
             content.title = message.headline
             content.body = message.body
             content.sound = .default
             content.userInfo = PushPayload.userInfo(for: message)
+            if let plan = NotificationActionPlan(message: message), await NotificationCategories.register(plan) {
+                content.categoryIdentifier = plan.categoryIdentifier
+            }
             let request = UNNotificationRequest(identifier: "herald.\(message.id)", content: content, trigger: nil)
             try? await UNUserNotificationCenter.current().add(request)
         }
 
-        /// Removes the message's delivered notifications.
+        /// Removes the message's delivered notifications (pushed or posted).
         public func removeSystemNotification(messageID: String) async {
             let center = UNUserNotificationCenter.current()
             let delivered = await center.deliveredNotifications()
@@ -46,14 +59,31 @@
             }.map(\.request.identifier)
             if !ids.isEmpty { center.removeDeliveredNotifications(withIdentifiers: ids) }
         }
+    }
 
-        @MainActor
-        private static func topViewController() -> UIViewController? {
+    /// The app's windows, found through its scenes.
+    @available(iOSApplicationExtension, unavailable)
+    @MainActor
+    enum WindowScenes {
+        /// The top view controller of the key window of a scene in front; nil when no scene is.
+        static func topViewController() -> UIViewController? {
             let scenes = UIApplication.shared.connectedScenes.compactMap { $0 as? UIWindowScene }
-            let window = scenes.flatMap(\.windows).first { $0.isKeyWindow }
-            var top = window?.rootViewController
+                .filter { $0.activationState == .foregroundActive }
+            let windows = scenes.flatMap(\.windows)
+            var top = (windows.first { $0.isKeyWindow } ?? windows.first)?.rootViewController
             while let presented = top?.presentedViewController { top = presented }
             return top
+        }
+
+        /// The top view controller once there is one, checked every tenth of a second up to `limit`.
+        static func topViewController(waiting limit: Duration) async -> UIViewController? {
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: limit)
+            while true {
+                if let top = topViewController() { return top }
+                guard clock.now < deadline else { return nil }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
         }
     }
 #endif

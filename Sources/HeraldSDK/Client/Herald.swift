@@ -33,6 +33,9 @@ public enum Herald {
     /// Forgets the client (tests; an app never needs it).
     public static func reset() { current.set(nil) }
 
+    /// Installs `client` for the static calls (the iOS one-line start, which starts it itself).
+    static func install(_ client: HeraldClient) { current.set(client) }
+
     /// See `HeraldClient.setPushToken(_:)`.
     public static func setPushToken(_ token: [UInt8]) async { await client?.setPushToken(token) }
 
