@@ -121,6 +121,10 @@ public final class HeraldApplication: Sendable {
         DeviceController(auth: deviceAuth, sealer: sealer, devices: devices, events: deviceEvents).register(in: &router)
         DeviceGeofenceController(auth: deviceAuth, geofences: geofences, clock: clock, events: deviceEvents)
             .register(in: &router)
+        DeviceIdentityController(
+            admin: admin, auth: deviceAuth, identities: DeviceIdentityService(store: store, clock: clock),
+            verifier: IdentityVerifier(sealer: sealer)
+        ).register(in: &router)
         media.register(in: &router)
         ConsoleController().register(in: &router)
         SurveyCheckController(admin: admin).register(in: &router)

@@ -25,6 +25,8 @@ struct BadInputTests {
         let apiKey: String
         /// The approval code of the harness's sandbox install.
         let approvalCode: String
+        /// The business's identity key (what its backend signs external ids with).
+        let identityKey: String
     }
 
     /// A place in the body where a hostile value goes, and which wrong-typed values the endpoint may accept there.
@@ -384,6 +386,15 @@ struct BadInputTests {
             ],
             body: { _ in .object(DeviceTestClient.detailFields() + [("segments", ["vip"])]) }),
         Endpoint(
+            method: "PUT", path: "/api/v1/device/user", access: .device,
+            slots: [Slot("external_id"), Slot("identity_token")],
+            body: { context in
+                let token = Hex.encode(
+                    HMACSHA256.authenticationCode(
+                        for: Array("hostile-user".utf8), key: Array(context.identityKey.utf8)))
+                return ["external_id": "hostile-user", "identity_token": .string(token)]
+            }),
+        Endpoint(
             method: "PUT", path: "/api/v1/device/segments", access: .device,
             slots: [Slot("segments"), Slot("segments.0"), Slot("segments.1")],
             body: { _ in ["segments": ["vip", "beta"]] }),
@@ -468,6 +479,7 @@ struct BadInputTests {
         /// A live install signing the device calls, and a sandbox one whose code the admin approves.
         let phone: DeviceTestClient
         let tester: DeviceTestClient
+        let identityKey: String
         private var serial = 0
 
         init() throws {
@@ -482,6 +494,8 @@ struct BadInputTests {
             tester = try fixture.install("harness-tester", sandbox: true)
             http = fixture.herald.client()
             http.timeout = 10
+            let key = try fixture.herald.admin("GET", "/api/admin/businesses/\(fixture.business.id)/identity-key")
+            identityKey = try #require(key.value?["identity_key"]?.stringValue, "\(key)")
         }
 
         func context() -> Context {
@@ -489,7 +503,7 @@ struct BadInputTests {
             return Context(
                 businessID: fixture.business.id, userID: app.userID!, locationID: locationID, serial: serial,
                 apiKey: fixture.business.apiKey,
-                approvalCode: tester.testDevice?["approval_code"]?.stringValue ?? "")
+                approvalCode: tester.testDevice?["approval_code"]?.stringValue ?? "", identityKey: identityKey)
         }
 
         /// Sends `body` (a mobile body gets the digest a correct app computes over it).
