@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCrypto
 import HeraldDomain
 import HeraldModel
 import HeraldStore
@@ -163,5 +164,76 @@ import Testing
             try herald.store.read { try $0.devices.find(businessID: business.id, key: installID) })
         #expect(fresh.id != device.id && fresh.install?.testStatus == "pending")
         #expect(await client.testDevice()?.status == "pending")
+    }
+}
+
+/// `Herald.identify` and `Herald.logout` against a whole Herald: the install belongs to the user the import knows by
+/// that external id, so the user's attributes and messages reach it, and stop when it logs out.
+@Suite(.serialized) struct LiveHeraldIdentityTests {
+    /// How many devices the segment `filter` reaches now.
+    static func count(_ herald: LiveHerald, _ path: String, _ filter: String) throws -> Int64? {
+        try JSON.parse(try herald.admin("POST", path, json: filter).body)["count"]?.int64Value
+    }
+
+    @Test func identifyLinksTheInstallToTheImportedUserAndLogoutUnlinksIt() async throws {
+        let herald = try LiveHerald { $0.delivery.enabled = false }
+        let business = try herald.createBusiness()
+        let directory = LiveHeraldEndToEndTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let admin = [("Authorization", "Bearer \(herald.adminToken)"), ("Content-Type", "application/x-ndjson")]
+        let imported = try herald.client().request(
+            "POST", "/api/admin/businesses/\(business.id)/users/import", headers: admin,
+            body: Array(#"{"external_id":"cust-42","attributes":{"tier":"gold"}}"#.utf8))
+        #expect(imported.status == 200, "\(imported)")
+        let keyResponse = try herald.admin("GET", "/api/admin/businesses/\(business.id)/identity-key")
+        let key = try #require(try JSON.parse(keyResponse.body)["identity_key"]?.stringValue, "\(keyResponse)")
+        // What the business's backend computes when its user logs in, handed to the app.
+        let token = Hex.encode(
+            HeraldCrypto.HMACSHA256.authenticationCode(for: Array("cust-42".utf8), key: Array(key.utf8)))
+
+        let client = try LiveHeraldEndToEndTests.client(
+            herald, apiKey: business.apiKey, directory: directory, presenter: RecordingPresenter())
+        await client.start()
+        try await client.identify(externalID: "cust-42", identityToken: token)
+        let installID = try await client.installID()
+        let user = try #require(
+            try herald.store.read { try $0.users.find(businessID: business.id, externalIDs: ["cust-42"]) }.first)
+        let device = try #require(
+            try herald.store.read { try $0.devices.find(businessID: business.id, key: installID) })
+        #expect(device.userID == user.id)
+        let gold = #"{"filter":{"attribute":"tier","op":"eq","value":"gold"}}"#
+        let segments = "/api/admin/businesses/\(business.id)/segments/count"
+        #expect(try Self.count(herald, segments, gold) == 1)
+
+        // A campaign's message to the user: the install fetches it by id while it belongs to them.
+        let campaign = try herald.store.transaction { tx in
+            try tx.campaigns.insert(
+                Campaign(
+                    id: 0, businessID: business.id, name: "Gold", message: [:], audience: ["user_ids": [1]],
+                    channels: ["push"], trigger: ["type": "now"], limits: [:], sandbox: false, status: .completed,
+                    createdAt: WallClock.system.now(), updatedAt: WallClock.system.now()))
+        }
+        let draft = NotificationDraft(
+            businessID: business.id, userID: user.id, kind: .campaign, event: "campaign", title: "Gold only",
+            body: "For you", campaignID: campaign.id, triggerKey: "gold", deviceID: nil,
+            message: ["type": "message", "headline": "Gold only", "body": "For you", "sandbox": false],
+            pullable: false)
+        let entry = try herald.store.transaction { tx in
+            try NotificationService().publish(draft, in: tx, at: WallClock.system.now())
+        }
+        #expect(try await client.fetchMessage(id: String(entry.id)).headline == "Gold only")
+
+        try await client.logout()
+        #expect(try herald.store.read { try $0.devices.find(id: device.id) }?.userID == nil)
+        #expect(try Self.count(herald, segments, gold) == 0)
+        await #expect(throws: HeraldError(code: .rejected, status: 404)) {
+            try await client.fetchMessage(id: String(entry.id))
+        }
+        // An id the backend didn't vouch for: refused, and the install belongs to nobody.
+        await #expect(throws: HeraldError(code: .rejected, status: 403)) {
+            try await client.identify(externalID: "someone-else", identityToken: token)
+        }
+        #expect(try herald.store.read { try $0.devices.find(id: device.id) }?.userID == nil)
+        #expect(await client.externalID() == nil)
     }
 }
