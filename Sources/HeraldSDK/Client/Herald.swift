@@ -2,7 +2,7 @@ import Foundation
 import HeraldModel
 import HeraldPushContent
 
-/// The SDK's front door, as apps call it: `Herald.start(…)` once at launch, then the static calls below, each
+/// The SDK's front door, as apps call it: `Herald.start(apiKey:baseURL:)` once at launch, then the static calls below, each
 /// forwarded to the one `HeraldClient`. Calls before `start` do nothing (or throw `notStarted`).
 ///
 /// ```swift

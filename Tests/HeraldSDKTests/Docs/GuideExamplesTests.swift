@@ -1,63 +1,58 @@
 import Foundation
 import HeraldModel
+import HeraldObservability
 import HeraldSDK
 import Testing
 
-// The code of docs/sdk.md, compiled. Apple-only examples are compiled where UIKit is.
+// The code of docs/sdk.md's `swift` examples, compiled here; its `swift ios` examples are the sample apps' (Examples/).
 
-#if canImport(UIKit) && canImport(UserNotifications) && canImport(CoreLocation)
-    import UIKit
-    import UserNotifications
+enum GuideExamples {
+    static func askForNotifications() async {
+        let allowed = await Herald.requestNotificationPermission()
+        print("notifications allowed:", allowed)
+    }
 
-    final class AppDelegate: UIResponder, UIApplicationDelegate, UNUserNotificationCenterDelegate {
-        func application(
-            _ application: UIApplication, didFinishLaunchingWithOptions options: [UIApplication.LaunchOptionsKey: Any]?
-        ) -> Bool {
-            UNUserNotificationCenter.current().delegate = self
-            let configuration = HeraldConfiguration(
-                apiKey: "live_…", baseURL: "https://push.example.com", device: DeviceInfo.current())
-            Task {
-                guard let environment = try? HeraldEnvironment.live(regionMonitor: CoreLocationRegionMonitor()) else {
-                    return
-                }
-                await Herald.start(configuration, environment: environment)
-                application.registerForRemoteNotifications()
-            }
+    static func deliverQuietlyFirst() async {
+        await Herald.requestNotificationPermission(provisional: true)
+    }
+
+    static func askForLocation() async {
+        let allowed = await Herald.requestLocationPermission()
+        print("location:", allowed.rawValue)  // always, when_in_use or none
+    }
+
+    static func neverUseLocation() -> HeraldConfiguration.Options {
+        var options = HeraldConfiguration.Options()
+        options.locationAuthorization = .none
+        return options
+    }
+
+    static func userLoggedIn(externalID: String, identityToken: String) async throws {
+        try await Herald.identify(externalID: externalID, identityToken: identityToken)
+    }
+
+    static func userLoggedOut() async throws {
+        try await Herald.logout()
+    }
+
+    static func handleOwnLinks() {
+        Herald.setLinkHandler { link in
+            guard link.url.hasPrefix("coffee://") else { return false }  // web links: the SDK opens them
+            print("show", link.url, "for", link.message.id)
             return true
-        }
-
-        func application(_ application: UIApplication, didRegisterForRemoteNotificationsWithDeviceToken token: Data) {
-            Task { await Herald.setPushToken(token) }
-        }
-
-        func applicationDidBecomeActive(_ application: UIApplication) {
-            Task { await Herald.appDidBecomeActive() }
-        }
-
-        func applicationDidEnterBackground(_ application: UIApplication) {
-            Task { await Herald.appDidEnterBackground() }
-        }
-
-        func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification) async
-            -> UNNotificationPresentationOptions
-        {
-            await Herald.willPresent(notification) ?? [.banner, .sound]
-        }
-
-        func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse)
-            async
-        {
-            if await Herald.didReceive(response) { return }
-            // Not Herald's: handle your own notifications here.
         }
     }
 
-    final class NotificationService: HeraldNotificationService {}
-#endif
+    static func followLink(of message: HeraldMessage) async {
+        switch await Herald.openCta(message) {
+        case .opened(let url): print("opened", url)
+        case .refused(let reason): print("refused:", reason)
+        case .failed, .noCallToAction: break
+        }
+    }
 
-enum GuideExamples {
-    static func notificationsAllowed(_ granted: Bool) async {
-        await Herald.setPermissions(Permissions(notifications: granted, location: .whenInUse))
+    static func inboxRead() async {
+        await Herald.setBadgeCount(0)
     }
 
     static func keep(_ message: HeraldMessage, in inbox: inout [String]) {
@@ -67,14 +62,6 @@ enum GuideExamples {
     static func showAgain(_ saved: String) async {
         guard let message = HeraldMessage(json: saved) else { return }  // nil if it isn't one
         await Herald.present(message)
-    }
-
-    static func followLink(of message: HeraldMessage) async {
-        switch await Herald.openCta(message) {
-        case .opened(let url): print("opened", url)
-        case .refused(let reason): print("refused:", reason)
-        case .failed, .noCallToAction: break
-        }
     }
 
     static func listen() async {
@@ -102,10 +89,6 @@ enum GuideExamples {
         try await Herald.setSegments(["vip", "coffee-lovers"])  // at most 100, each 1–255 characters
     }
 
-    static func signOut() async throws {
-        try await Herald.logout()  // the install belongs to nobody: messages to the user stop
-    }
-
     static func forgetMe() async throws {
         try await Herald.deleteMyData()  // the install, its token and events, on the server and on the device
     }
@@ -123,11 +106,13 @@ enum GuideExamples {
     }
 }
 
-/// The guide's code is this file's code, and the Linux-compilable examples work as the guide says.
+/// The guide's code is this file's code (the `swift ios` examples the sample apps'), the names it uses exist, and the
+/// Linux-compilable examples work as the guide says.
 @Suite(.serialized) struct GuideExamplesTests {
-    static let guide = URL(fileURLWithPath: #filePath)
+    static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("docs/sdk.md")
+        .deletingLastPathComponent()
+    static let guide = root.appendingPathComponent("docs/sdk.md")
 
     /// Lines without their indentation, blank lines dropped.
     static func normalized(_ text: String) -> String {
@@ -137,13 +122,27 @@ enum GuideExamples {
             .joined(separator: "\n")
     }
 
-    @Test func everySwiftExampleOfTheGuideIsCompiledHere() throws {
-        let guide = try String(contentsOf: Self.guide, encoding: .utf8)
-        let source = Self.normalized(try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8))
-        let blocks = guide.components(separatedBy: "```swift\n").dropFirst().map {
+    /// The guide's fenced blocks whose info string is `info`.
+    static func blocks(_ info: String) throws -> [String] {
+        let guide = try String(contentsOf: guide, encoding: .utf8)
+        return guide.components(separatedBy: "```\(info)\n").dropFirst().map {
             String($0.components(separatedBy: "```").first ?? "")
         }
-        #expect(blocks.count >= 9)
+    }
+
+    /// Every Swift file under `directory`, concatenated.
+    static func sources(_ directory: String) throws -> String {
+        let base = root.appendingPathComponent(directory)
+        let files =
+            FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }.sorted { $0.path < $1.path } ?? []
+        return try files.map { try String(contentsOf: $0, encoding: .utf8) }.joined(separator: "\n")
+    }
+
+    @Test func everySwiftExampleOfTheGuideIsCompiledHere() throws {
+        let source = Self.normalized(try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8))
+        let blocks = try Self.blocks("swift")
+        #expect(blocks.count >= 10)
         for block in blocks {
             var lines = Self.normalized(block)
             // Functions are shown free; here they are static members of GuideExamples.
@@ -151,6 +150,89 @@ enum GuideExamples {
                 lines = "static " + lines.replacingOccurrences(of: "\nfunc ", with: "\nstatic func ")
             }
             #expect(source.contains(lines), "docs/sdk.md's example is not compiled here:\n\(block)")
+        }
+    }
+
+    @Test func everyAppleOnlyExampleIsInASampleApp() throws {
+        let samples = Self.normalized(try Self.sources("Examples"))
+        let blocks = try Self.blocks("swift ios")
+        #expect(blocks.count >= 5)
+        for block in blocks {
+            #expect(samples.contains(Self.normalized(block)), "not in Examples/:\n\(block)")
+        }
+    }
+
+    @Test func thePackageLineNamesTheVersionHeraldReports() throws {
+        let manifest = try #require(try Self.blocks("swift package").first)
+        #expect(manifest.contains(#"from: "\#(BuildInfo.version)""#), "\(manifest)")
+        #expect(HeraldConfiguration.currentSDKVersion == BuildInfo.version)
+        let guide = try String(contentsOf: Self.guide, encoding: .utf8)
+        #expect(guide.contains("from `\(BuildInfo.version)`") && guide.contains("The tag `\(BuildInfo.version)`"))
+    }
+
+    @Test func everyAPINameTheGuideUsesExists() throws {
+        let index = try APINameIndex(sources: [
+            Self.root.appendingPathComponent("Sources/HeraldSDK"),
+            Self.root.appendingPathComponent("Sources/HeraldPushContent"),
+            Self.root.appendingPathComponent("Sources/HeraldNotificationService"),
+            Self.root.appendingPathComponent("Sources/HeraldModel"),
+            Self.root.appendingPathComponent("Examples"),
+            URL(fileURLWithPath: #filePath),
+        ])
+        let guide = try String(contentsOf: Self.guide, encoding: .utf8)
+        var code: [String] = []
+        for (index, part) in guide.components(separatedBy: "```").enumerated() {
+            if index % 2 == 1 {
+                // A fenced block: Swift (not the manifest, not shell or text).
+                if part.hasPrefix("swift\n") || part.hasPrefix("swift ios\n") { code.append(part) }
+            } else {
+                code.append(
+                    contentsOf: part.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(
+                        \.element
+                    ).filter(APINameIndex.mayNameAPI))
+            }
+        }
+        #expect(code.count > 100)
+        for text in code {
+            let unknown = index.unknownNames(in: text)
+            #expect(unknown.isEmpty, "docs/sdk.md names what doesn't exist: \(unknown) in `\(text)`")
+        }
+    }
+
+    @Test func theNameCheckCatchesWhatEarlierDocsGotWrong() throws {
+        let index = try APINameIndex(sources: [Self.root.appendingPathComponent("Sources/HeraldSDK")])
+        for wrong in [
+            "HeraldEnvironment.live(storage:)", "environment: .live(presenter: presenter)",
+            "HeraldClient.handleNotificationResponse", "Herald.logIn()", "Herald.identify(userID: id)",
+            "NotificationCardController",
+        ] {
+            #expect(!index.unknownNames(in: wrong).isEmpty, "\(wrong) passed")
+        }
+        #expect(index.unknownNames(in: "HeraldEnvironment.live(diagnostics: log)").isEmpty)
+        #expect(index.unknownNames(in: "Herald.identify(externalID:identityToken:)").isEmpty)
+    }
+
+    @Test func everyAPINameTheSDKsDocCommentsUseExists() throws {
+        let directories = ["Sources/HeraldSDK", "Sources/HeraldPushContent", "Sources/HeraldNotificationService"]
+        let index = try APINameIndex(
+            sources: directories.map { Self.root.appendingPathComponent($0) } + [
+                Self.root.appendingPathComponent("Sources/HeraldModel")
+            ])
+        for directory in directories {
+            let files =
+                FileManager.default.enumerator(
+                    at: Self.root.appendingPathComponent(directory), includingPropertiesForKeys: nil)?
+                .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+            for file in files {
+                let comments = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+                    .filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("///") }.joined(separator: "\n")
+                let spans = comments.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }
+                for span in spans.map(\.element) where !span.contains("\n") && APINameIndex.mayNameAPI(span) {
+                    let unknown = index.unknownNames(in: span)
+                    #expect(
+                        unknown.isEmpty, "\(file.lastPathComponent) names what doesn't exist: \(unknown) in `\(span)`")
+                }
+            }
         }
     }
 
@@ -171,6 +253,16 @@ enum GuideExamples {
         await GuideExamples.listen()
         try? await GuideExamples.tagAndTrack()
         #expect(Herald.client?.pendingEvents.map(\.type).contains(.custom) == true)
+        GuideExamples.handleOwnLinks()
+        let deep = testMessage("deep", cta: CallToAction(label: "Menu", url: "coffee://menu"))
+        #expect(await Herald.openCta(deep) == .opened("coffee://menu"))
+        #expect(GuideExamples.neverUseLocation().locationAuthorization == .none)
+        // Without the live environment there is nothing to ask.
+        await GuideExamples.askForNotifications()
+        await GuideExamples.askForLocation()
+        await #expect(throws: HeraldError.self) {
+            try await GuideExamples.userLoggedIn(externalID: "a", identityToken: "")
+        }
     }
 
     @Test func theAppearanceExampleReachesTheCard() {

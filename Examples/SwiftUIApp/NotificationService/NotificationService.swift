@@ -1,0 +1,3 @@
+import HeraldNotificationService
+
+final class NotificationService: HeraldNotificationService {}
