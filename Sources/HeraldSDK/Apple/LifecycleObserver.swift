@@ -15,8 +15,10 @@
             func watch(_ name: Notification.Name, _ event: @escaping @Sendable (Any?) -> LifecycleTracker.Event) {
                 observers.append(
                     center.addObserver(forName: name, object: nil, queue: .main) { [weak client] notification in
-                        let event = event(notification.object)
-                        Task { @MainActor in await client?.lifecycle(event) }
+                        guard let client else { return }
+                        let happened = event(notification.object)
+                        // Tasks made on the main actor start in the order UIKit posted.
+                        Task { @MainActor in await client.lifecycle(happened) }
                     })
             }
             watch(UIApplication.didBecomeActiveNotification) { _ in .becameActive(.app) }
