@@ -65,6 +65,8 @@ public actor HeraldClient {
         await geofences.setArrive { [weak self] message, source in
             _ = await self?.arrive(message, via: source)
         }
+        // Read first, so that a first registration carries them.
+        await refreshPermissions(send: false)
         do {
             try await session.retryPendingDeletion()
             try await session.synchronize()
@@ -72,7 +74,6 @@ public actor HeraldClient {
             if error.code == .storageUnavailable { scheduleStartRetry() }
         }
         await queue.flush()
-        await refreshPermissions()
         await startLocationIfAllowed()
     }
 

@@ -23,6 +23,14 @@ import Testing
         #expect(harness.api.updates.last?["permissions"]?["notifications"] == false)
     }
 
+    @Test func theFirstRegistrationCarriesWhatTheUserAllowedAlready() async {
+        let harness = Harness(
+            authorizer: FakeNotificationAuthorizer(.authorized), location: FakeLocationService(.whenInUse))
+        _ = await harness.start()
+        #expect(harness.api.lastInstallFields?["permissions"] == ["notifications": true, "location": "when_in_use"])
+        #expect(harness.api.updates.isEmpty, "no update right after registering")
+    }
+
     @Test func provisionalNotificationsAskNothingAndCountAsAllowed() async {
         let authorizer = FakeNotificationAuthorizer()
         let harness = Harness(authorizer: authorizer)
