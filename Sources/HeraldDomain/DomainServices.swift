@@ -48,6 +48,8 @@ public struct DomainServices: Sendable {
     public let devices: DeviceService
     /// What installs report, and campaign reports.
     public let deviceEvents: DeviceEventService
+    /// Which user an install belongs to (identify, logout).
+    public let identities: DeviceIdentityService
     /// Segments.
     public let segments: SegmentService
     /// The NDJSON user import.
@@ -76,6 +78,7 @@ public struct DomainServices: Sendable {
         var eventOptions = DeviceEventService.Options()
         eventOptions.influenceWindow = options.influenceWindow
         deviceEvents = DeviceEventService(store: store, clock: clock, options: eventOptions)
+        identities = DeviceIdentityService(store: store, clock: clock)
         segments = SegmentService(store: store, clock: clock)
         importer = UserImporter(store: store, clock: clock)
         scheduler = ReminderScheduler(

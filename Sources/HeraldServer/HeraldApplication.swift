@@ -122,8 +122,7 @@ public final class HeraldApplication: Sendable {
         DeviceGeofenceController(auth: deviceAuth, geofences: geofences, clock: clock, events: deviceEvents)
             .register(in: &router)
         DeviceIdentityController(
-            admin: admin, auth: deviceAuth, identities: DeviceIdentityService(store: store, clock: clock),
-            verifier: IdentityVerifier(sealer: sealer)
+            admin: admin, auth: deviceAuth, identities: domain.identities, verifier: IdentityVerifier(sealer: sealer)
         ).register(in: &router)
         media.register(in: &router)
         ConsoleController().register(in: &router)
