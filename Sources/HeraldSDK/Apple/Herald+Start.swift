@@ -1,4 +1,4 @@
-#if canImport(UIKit) && canImport(UserNotifications) && os(iOS)
+#if canImport(UIKit) && canImport(UserNotifications) && canImport(WebKit) && os(iOS)
     import Foundation
     import UIKit
     @preconcurrency import UserNotifications
@@ -15,7 +15,7 @@
         ///
         /// It reads the device (`DeviceInfo.current()`) and the APNs environment from the app's provisioning profile
         /// (`apnsEnvironment` overrides it: `sandbox` or `production`), makes the live environment (Keychain, files,
-        /// UserNotifications, CoreLocation, UIKit), becomes `UNUserNotificationCenter`'s delegate — forwarding what
+        /// UserNotifications, CoreLocation, UIKit; the card as `appearance` says), becomes `UNUserNotificationCenter`'s delegate — forwarding what
         /// isn't Herald's to `notificationDelegate`, or to the delegate set before — watches the app's and its scenes'
         /// lifecycle, registers for remote notifications and starts the SDK. Nothing is asked of the user: call
         /// `requestNotificationPermission()` (and `requestLocationPermission()`) when your app is ready to. The device
@@ -25,7 +25,8 @@
         @discardableResult
         public static func start(
             apiKey: String, baseURL: String, options: HeraldConfiguration.Options = HeraldConfiguration.Options(),
-            apnsEnvironment: String? = nil, notificationDelegate: (any UNUserNotificationCenterDelegate)? = nil,
+            appearance: CardAppearance = CardAppearance(), apnsEnvironment: String? = nil,
+            notificationDelegate: (any UNUserNotificationCenterDelegate)? = nil,
             diagnostics: @escaping @Sendable (HeraldDiagnostic) -> Void = { _ in }
         ) -> HeraldClient? {
             if let client { return client }
@@ -34,7 +35,7 @@
                 apnsEnvironment: apnsEnvironment ?? AppleApp.apnsEnvironment, options: options)
             let environment: HeraldEnvironment
             do {
-                environment = try HeraldEnvironment.live(diagnostics: diagnostics)
+                environment = try HeraldEnvironment.live(appearance: appearance, diagnostics: diagnostics)
             } catch {
                 diagnostics(HeraldDiagnostic(code: .storage, message: "Herald not started: \(error)"))
                 return nil

@@ -63,6 +63,8 @@ struct APINameIndex {
         "current", "Date", "BadDeviceToken", "NSLocationWhenInUseUsageDescription",
         "NSLocationAlwaysAndWhenInUseUsageDescription", "UIBackgroundModes",
         "GET", "POST", "PUT", "DELETE", "ETag", "Entitlements",
+        // The card's web side: JavaScript and CSS.
+        "postMessage", "rgb", "rgba", "hsl",
         // The package's modules.
         "HeraldSDK", "HeraldModel", "HeraldPushContent",
     ]
