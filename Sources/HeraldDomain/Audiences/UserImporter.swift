@@ -77,7 +77,10 @@ public struct UserImporter: Sendable {
     }
 }
 
-/// One batch's users and devices, read once up front and kept current as the batch writes.
+/// One batch's users and devices, read once up front and kept current as the batch decides. Updates of what the
+/// store already holds are written as each line makes them (few: a re-import changes little); what the batch creates
+/// is written at its end, many rows a statement — its users, then the devices moved to them, then its new devices —
+/// with the state the whole batch left them in (a statement per created row was a round trip each on PostgreSQL).
 private struct ImportBatch {
     let tx: StoreTransaction
     let businessID: Int64
@@ -88,6 +91,12 @@ private struct ImportBatch {
     var devices: [String: Device] = [:]
     /// The key of the device holding each token (`platform \n token`).
     var holders: [String: String] = [:]
+    /// The users the batch creates, by the provisional (negative) ids it knows them by until they are written.
+    var createdUsers: [Int64] = []
+    /// The keys of the devices the batch creates, and of devices the store holds that it changed, in order.
+    var createdDevices: [String] = []
+    var changedDevices: [String] = []
+    var changedDeviceKeys = Set<String>()
 
     init(tx: StoreTransaction, businessID: Int64, users lines: [ImportedUser], at now: Timestamp) throws {
         self.tx = tx
@@ -131,6 +140,12 @@ private struct ImportBatch {
         if let token = device.token { holders[Self.tokenKey(device.platform, token)] = device.deviceKey }
     }
 
+    /// Remembers a device the store holds as changed: written with the batch's users.
+    private mutating func changed(_ device: Device) {
+        remember(device)
+        if changedDeviceKeys.insert(device.deviceKey).inserted { changedDevices.append(device.deviceKey) }
+    }
+
     private static func tokenKey(_ platform: PushPlatform, _ token: String) -> String {
         platform.rawValue + "\n" + token
     }
@@ -144,7 +159,25 @@ private struct ImportBatch {
             case .rejected(let errors): result.rejected.append(.init(line: line.line, errors: errors))
             }
         }
+        try writeCreated()
         return result
+    }
+
+    /// Writes the users and devices the batch created, and the devices it changed (which may now belong to a user
+    /// it created): with the ids the store gives the new users.
+    private mutating func writeCreated() throws {
+        var ids: [Int64: Int64] = [:]
+        let created = try tx.users.insertImported(createdUsers.compactMap { users[$0] })
+        for (provisional, user) in zip(createdUsers, created) { ids[provisional] = user.id }
+        func written(_ device: Device) -> Device {
+            var device = device
+            if let user = device.userID, user < 0 { device.userID = ids[user] }
+            return device
+        }
+        for key in changedDevices {
+            if let device = devices[key] { try tx.devices.save(written(device)) }
+        }
+        _ = try tx.devices.insertImported(createdDevices.compactMap { devices[$0] }.map(written))
     }
 
     private enum Outcome {
@@ -184,7 +217,8 @@ private struct ImportBatch {
             changed.attributes = .object(attributes)
             if changed != existing {
                 changed.updatedAt = now
-                try tx.users.saveImported(changed)
+                // A user created earlier in the batch is written at its end, as it stands then.
+                if changed.id > 0 { try tx.users.saveImported(changed) }
                 remember(changed)
             }
             user = changed
@@ -193,10 +227,11 @@ private struct ImportBatch {
             if let email = line.email, userByEmail[email] != nil {
                 return .rejected([.init("email", ["has already been taken"])])
             }
-            user = try tx.users.insertImported(
-                businessID: businessID, externalID: line.externalID, email: line.email,
-                firstName: line.firstName ?? "", lastName: line.lastName ?? "", attributes: .object(attributes),
-                at: now)
+            user = User(
+                id: -Int64(createdUsers.count + 1), businessID: businessID, email: line.email, passwordHash: "",
+                firstName: line.firstName ?? "", lastName: line.lastName ?? "", externalID: line.externalID,
+                attributes: .object(attributes), createdAt: now, updatedAt: now)
+            createdUsers.append(user.id)
             remember(user)
             outcome = .created
         }
@@ -219,10 +254,11 @@ private struct ImportBatch {
             remember(other)
         }
         guard var device = devices[key] else {
+            createdDevices.append(key)
             remember(
-                try tx.devices.insertImported(
-                    businessID: businessID, key: key, userID: userID, platform: imported.platform,
-                    token: imported.token, at: now))
+                Device(
+                    id: 0, businessID: businessID, userID: userID, deviceKey: key, platform: imported.platform,
+                    token: imported.token, tokenUpdatedAt: now, userAgent: nil, createdAt: now, updatedAt: now))
             return
         }
         if device.userID == userID && device.platform == imported.platform && device.token == imported.token {
@@ -235,7 +271,7 @@ private struct ImportBatch {
         }
         device.userID = userID
         device.updatedAt = now
-        try tx.devices.save(device)
-        remember(device)
+        // A device created earlier in the batch is written at its end, as it stands then.
+        if device.id > 0 { changed(device) } else { remember(device) }
     }
 }

@@ -24,13 +24,42 @@ extension DeviceRecords {
     public func insertImported(
         businessID: Int64, key: String, userID: Int64?, platform: PushPlatform, token: String, at now: Timestamp
     ) throws -> Device {
-        Self.decode(
-            try tx.connection.row(
-                """
-                INSERT INTO devices (business_id, user_id, device_key, platform, token, token_updated_at, created_at,
-                    updated_at)
-                VALUES (\(businessID), \(userID), \(key), \(platform.rawValue), \(token), \(now), \(now), \(now))
-                RETURNING \(raw: Self.columns)
-                """)!)
+        try insertImported([
+            Device(
+                id: 0, businessID: businessID, userID: userID, deviceKey: key, platform: platform, token: token,
+                tokenUpdatedAt: now, userAgent: nil, createdAt: now, updatedAt: now)
+        ])[0]
+    }
+
+    /// Creates devices known from an import (their ids ignored; no install details), many a statement; returns
+    /// them with their ids, in the order given, each read back by its key (one business's devices, keys of their
+    /// own).
+    public func insertImported(_ devices: [Device]) throws -> [Device] {
+        guard !devices.isEmpty else { return [] }
+        var ids: [String: Int64] = [:]
+        ids.reserveCapacity(devices.count)
+        try tx.connection.insertRows(
+            into: "devices",
+            columns: [
+                "business_id", "user_id", "device_key", "platform", "token", "token_updated_at", "created_at",
+                "updated_at",
+            ],
+            devices.map { device in
+                [
+                    device.businessID.sqlValue, device.userID.sqlValue, device.deviceKey.sqlValue,
+                    device.platform.rawValue.sqlValue, device.token.sqlValue, device.tokenUpdatedAt.sqlValue,
+                    device.createdAt.sqlValue, device.updatedAt.sqlValue,
+                ]
+            }, returning: "id, device_key"
+        ) { ids[$0.text(1)] = $0.int(0) }
+        return try devices.map { device in
+            guard let id = ids[device.deviceKey] else {
+                throw StoreError(.database, "an imported device came back without its id")
+            }
+            var created = device
+            created.id = id
+            created.install = nil
+            return created
+        }
     }
 }
