@@ -108,6 +108,9 @@ struct CampaignMessageWriter {
         // earlier batch (or trigger run) wrote.
         var userPublications: [Int64: Int] = [:]
         var laterPushes: [(entry: InboxEntry, device: (id: Int64, platform: PushPlatform), due: Timestamp)] = []
+        // The users' entries earlier batches or runs wrote, read at once (not a statement per target).
+        let users = Array(Set(targets.compactMap { $0.target.userID }))
+        let written = try tx.campaigns.userEntries(campaignID: campaign.id, userIDs: users, triggerKey: triggerKey)
         for (index, (target, due)) in targets.enumerated() {
             let push = channels.contains(.push) && target.hasToken
             guard let userID = target.userID, !target.isInstall else {
@@ -127,9 +130,7 @@ struct CampaignMessageWriter {
                     publications[known].devices.append(device)
                     publications[known].draft.pushStyle = .alert
                 }
-            } else if let written = try tx.campaigns.userEntry(
-                campaignID: campaign.id, userID: userID, triggerKey: triggerKey)
-            {
+            } else if let written = written[userID] {
                 // Pushed to this device too, unless it was already (the same batch written again).
                 if push,
                     try !tx.deliveries.all(notificationID: written.id).contains(where: { $0.deviceID == device.id })
@@ -146,9 +147,9 @@ struct CampaignMessageWriter {
         // The users reached through SDK installs: an entry in their inbox, and the offer granted once.
         if inbox || offer != nil {
             for (index, (target, due)) in targets.enumerated() where target.isInstall {
-                guard let userID = target.userID, userPublications[userID] == nil,
-                    try tx.campaigns.userEntry(campaignID: campaign.id, userID: userID, triggerKey: triggerKey) == nil
-                else { continue }
+                guard let userID = target.userID, userPublications[userID] == nil, written[userID] == nil else {
+                    continue
+                }
                 userPublications[userID] = publications.count
                 publications.append(
                     try userPublication(userID, due: due, pushedTo: [], punchh: false, triggerKey: triggerKey))
