@@ -47,20 +47,16 @@ extension DeliveryRecords {
     /// Makes `businessID`'s queued jobs (only `notificationID`'s when given) due at `now`, whatever backoff they
     /// were waiting out; the delivery engine is woken when the transaction commits. Returns how many.
     public func retryNow(businessID: Int64, notificationID: Int64?, at now: Timestamp) throws -> Int {
-        let changed: Int
-        if let notificationID {
-            changed = try tx.connection.execute(
-                """
-                UPDATE deliveries SET next_attempt_at = \(now), updated_at = \(now)
-                WHERE business_id = \(businessID) AND notification_id = \(notificationID) AND status = 'queued'
-                """)
-        } else {
-            changed = try tx.connection.execute(
-                """
-                UPDATE deliveries SET next_attempt_at = \(now), updated_at = \(now)
-                WHERE business_id = \(businessID) AND status = 'queued'
-                """)
-        }
+        var jobs: SQLQuery = "business_id = \(businessID) AND status = 'queued'"
+        if let notificationID { jobs += " AND notification_id = \(notificationID)" }
+        let update: SQLQuery = "UPDATE deliveries SET next_attempt_at = \(now), updated_at = \(now) WHERE \(jobs)"
+        // Where the queue keeps its due jobs apart, they are made due there too.
+        let changed = try tx.connection.execute(
+            tx.dialect.queueTables
+                ? """
+                WITH job AS (\(update) RETURNING id)
+                UPDATE delivery_due SET due_at = \(now) FROM job WHERE delivery_due.id = job.id
+                """ : update)
         tx.deliveriesEnqueued += changed
         return changed
     }

@@ -13,33 +13,7 @@ ROOT = hb.ROOT
 TOPIC = "com.example.bench"
 
 
-class Postgres:
-    """A cluster started by scripts/postgres (fsync off: test data only), stopped and removed by stop()."""
-
-    def __init__(self, options=""):
-        out = subprocess.run([os.path.join(ROOT, "scripts", "postgres"), "start"], check=True, capture_output=True,
-                             text=True, env=dict(os.environ, HERALD_POSTGRES_OPTIONS=options)).stdout
-        values = dict(re.findall(r"export (\w+)='([^']*)'", out))
-        self.url, self.dir = values["HERALD_TEST_POSTGRES_URL"], values["HERALD_TEST_POSTGRES_DIR"]
-
-    def psql(self, sql, quiet=True):
-        """Runs SQL; returns the rows as lists of strings (unaligned, tab-separated)."""
-        out = subprocess.run(["psql", self.url, "-X", "-v", "ON_ERROR_STOP=1", "-A", "-t", "-F", "\t", "-q", "-c", sql],
-                             check=True, capture_output=True, text=True).stdout
-        return [line.split("\t") for line in out.splitlines() if line]
-
-    def scalar(self, sql):
-        return int(self.psql(sql)[0][0])
-
-    def backend_pids(self):
-        """The server's processes (postmaster and every backend) — what PostgreSQL's CPU is summed over."""
-        with open(os.path.join(self.dir, "data", "postmaster.pid")) as f:
-            postmaster = int(f.readline())
-        children = subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True, text=True).stdout.split()
-        return [postmaster] + [int(p) for p in children]
-
-    def stop(self):
-        subprocess.run([os.path.join(ROOT, "scripts", "postgres"), "stop", self.dir], check=False)
+Postgres = hb.Postgres
 
 
 class Node(hb.Herald):
@@ -102,12 +76,23 @@ def queue_pushes(pg, business, count, first=1):
                                 apns_id, created_at, updated_at)
           SELECT i, {business}, i, 'apns', 'queued', 0, 0, gen_random_uuid()::text, 0, 0
           FROM generate_series({first}, {last}) i;
+        INSERT INTO delivery_due (id, due_at, business_id, platform)
+          SELECT id, next_attempt_at, business_id, platform FROM deliveries WHERE notification_id >= {first};
         COMMIT;
         ANALYZE;
         """)
     # Identity columns: ids written by hand leave the sequences behind.
     for table in ("users", "devices", "notifications"):
         pg.psql(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT MAX(id) FROM {table}))")
+
+
+def requeue(pg):
+    """Makes every push queued and due again, as a fan-out leaves them (the queue's due table written too)."""
+    pg.psql("BEGIN; UPDATE deliveries SET status = 'queued', attempts = 0, next_attempt_at = 0, "
+            "lease_owner = NULL, lease_until = NULL, provider_message_id = NULL, updated_at = 0; "
+            "DELETE FROM delivery_claims; DELETE FROM delivery_due; "
+            "INSERT INTO delivery_due (id, due_at, business_id, platform) "
+            "SELECT id, next_attempt_at, business_id, platform FROM deliveries ORDER BY id; COMMIT")
 
 
 def machine_cpu():

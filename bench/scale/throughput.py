@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
-"""bench/scale/throughput: pushes/s with 1, 2 and 3 `herald serve` nodes on one PostgreSQL, against the same fast
-HTTP/2 server (nghttpd --echo-upload, as bench/delivery), next to h2load against that server in the same run; and
-what caps each run, measured while it runs:
+"""bench/scale/throughput: pushes/s of one `herald serve` on SQLite (the reference), then of 1, 2 and 3 nodes on one
+PostgreSQL, against the same fast HTTP/2 server (nghttpd --echo-upload, as bench/delivery), next to h2load against that
+server in the same run; and what caps each run, measured while it runs:
 
   - CPU of every process group (/proc): the nodes, PostgreSQL (postmaster and backends), nghttpd, and the machine's
     idle time — on this 2-core machine, all of them share the two cores;
-  - the statements PostgreSQL spent its time on (pg_stat_statements: total execution time, calls, rows);
+  - the statements PostgreSQL spent its time on (pg_stat_statements: total execution time, calls, rows), and their
+    total a push;
   - PostgreSQL's sessions sampled every 100 ms from pg_stat_activity: how many are active on CPU, active waiting
     (and on what: Lock/transactionid, LWLock/WALWrite, IO/…), or idle in transaction (waiting for a node).
 
-    bench/scale/throughput [N] [--nodes 1,2,3] [--binary PATH]      (default N = 100,000)
+    bench/scale/throughput [N] [--nodes 1,2,3] [--binary PATH] [--no-sqlite]     (default N = 100,000)
     HERALD_DELIVERY_MIN_CONCURRENCY=512 bench/scale/throughput …      (a fixed window on every node)
 
 Each run re-queues the same N pushes (one transaction), with the nodes already started and idle; the rate is N
 over the span from the first delivery's write to the last one's (`deliveries.updated_at`, written by the nodes).
+The SQLite node gets the same N pushes written into its database file the same way.
 """
 import argparse
 import collections
@@ -25,6 +27,8 @@ import tempfile
 import threading
 import time
 import shutil
+import sqlite3
+import uuid
 
 sys.path.insert(0, os.path.dirname(__file__))
 import cluster  # noqa: E402
@@ -75,11 +79,59 @@ def h2load(port, payload_file, n):
     return float(match.group(1)) if match else float("nan")
 
 
+def sqlite_run(binary, work, env, total):
+    """One node on SQLite with the same N pushes: (pushes/s, node CPU a push in µs, span in s, statuses, cores)."""
+    data = os.path.join(work, "sqlite")
+    node = hb.Herald(binary, data, env, ["--no-delivery"])
+    business, _ = cluster.setup_business(node, work)
+    node.stop()
+    db = sqlite3.connect(os.path.join(data, "herald.db"), timeout=60)
+    rows = range(1, total + 1)
+    with db:
+        db.executemany("INSERT INTO users (id, business_id, email, password_hash, first_name, last_name, created_at, "
+                       "updated_at) VALUES (?, ?, ?, 'x', 'Scale', 'User', 0, 0)",
+                       ((i, business, f"u{i}@example.com") for i in rows))
+        db.executemany("INSERT INTO devices (id, business_id, user_id, device_key, platform, token, token_updated_at, "
+                       "created_at, updated_at) VALUES (?, ?, ?, ?, 'apns', ?, 0, 0, 0)",
+                       ((i, business, i, f"d{i}", f"{i:064x}") for i in rows))
+        db.executemany("INSERT INTO notifications (id, business_id, user_id, kind, event, title, subtitle, body, sound, "
+                       "extras, push_style, visible, created_at) VALUES (?, ?, ?, 'news', 'news', 'Flash sale', "
+                       "'Today only', 'Everything is half price until 6pm!', 'default', ?, 'alert', 1, 0)",
+                       ((i, business, i, f'{{"u":{i}}}') for i in rows))
+        db.executemany("INSERT INTO deliveries (notification_id, business_id, device_id, platform, status, attempts, "
+                       "next_attempt_at, apns_id, created_at, updated_at) VALUES (?, ?, ?, 'apns', 'delivered', 0, 0, "
+                       "?, 0, 0)", ((i, business, i, str(uuid.uuid4())) for i in rows))
+    db.execute("ANALYZE")
+    node = hb.Herald(binary, data, env)
+    try:
+        time.sleep(1)
+        cpu_before = node.cpu_seconds()
+        wall_before = time.monotonic()
+        with db:
+            db.execute("UPDATE deliveries SET status = 'queued', attempts = 0, next_attempt_at = 0, lease_owner = NULL, "
+                       "lease_until = NULL, provider_message_id = NULL, updated_at = 0")
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline and db.execute(
+                "SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'queued') "
+                "OR EXISTS (SELECT 1 FROM deliveries WHERE status = 'sending')").fetchone()[0]:
+            time.sleep(0.25)
+        wall = time.monotonic() - wall_before
+        cpu = node.cpu_seconds() - cpu_before
+        first, last, statuses = db.execute(
+            "SELECT MIN(updated_at), MAX(updated_at), group_concat(DISTINCT status) FROM deliveries").fetchone()
+    finally:
+        node.stop()
+        db.close()
+    span = (last - first) / 1000
+    return total / span, cpu / total * 1e6, span, statuses, cpu / wall
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("pushes", nargs="?", type=int, default=100_000)
     parser.add_argument("--nodes", default="1,2,3")
     parser.add_argument("--binary", default=os.environ.get("HERALD_BENCH_BINARY"))
+    parser.add_argument("--no-sqlite", action="store_true", help="skip the SQLite reference")
     args = parser.parse_args()
     total = args.pushes
     counts = [int(c) for c in args.nodes.split(",")]
@@ -93,16 +145,28 @@ def main():
     payload_file = os.path.join(work, "payload.json")
     with open(payload_file, "w") as f:
         f.write(PAYLOAD)
-    pg = cluster.Postgres("-c shared_preload_libraries=pg_stat_statements")
+    env = {"HERALD_APNS_URL": f"https://127.0.0.1:{port}", "HERALD_CA_FILE": ca}
+    sqlite_result = None
+    if not args.no_sqlite:
+        reference = [h2load(port, payload_file, total)]
+        rate, cpu_push, span, statuses, cores = sqlite_run(binary, work, env, total)
+        reference.append(h2load(port, payload_file, total))
+        h2 = sum(reference) / len(reference)
+        sqlite_result = (rate, h2, reference, cpu_push)
+        print(f"SQLite, 1 node: {rate:,.0f} pushes/s ({span:.1f} s), h2load {h2:,.0f} req/s "
+              f"({', '.join(f'{r:,.0f}' for r in reference)}), ratio {rate / h2:.1%}; statuses {statuses}; "
+              f"node {cores:.2f} cores, {cpu_push:.0f} µs CPU per push (the database in it)", flush=True)
+    pg = cluster.Postgres("-c shared_preload_libraries=pg_stat_statements -c shared_buffers=512MB")
     pg.psql("CREATE EXTENSION pg_stat_statements")
     results = []
     try:
-        env = {"HERALD_APNS_URL": f"https://127.0.0.1:{port}", "HERALD_CA_FILE": ca}
         setup = cluster.Node(binary, work, 0, pg.url, env, ["--no-delivery"])
         business, _ = cluster.setup_business(setup, work)
         setup.stop()
         cluster.queue_pushes(pg, business, total)
-        pg.psql("UPDATE deliveries SET status = 'delivered'")
+        pg.psql("BEGIN; UPDATE deliveries SET status = 'delivered'; DELETE FROM delivery_due; COMMIT")
+        pg.psql("VACUUM FULL deliveries")
+        pg.psql("VACUUM ANALYZE")
         server_pids = [server.pid] + [int(p) for p in subprocess.run(
             ["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()]
         for count in counts:
@@ -115,18 +179,17 @@ def main():
             groups = {"nodes": [n.process.pid for n in nodes], "postgres": pg_pids, "nghttpd": server_pids}
             before = {g: sum(hb.process_cpu_seconds(p) for p in pids) for g, pids in groups.items()}
             machine_before = cluster.machine_cpu()
+            pg_before = pg.cpu_seconds()
             wall_before = time.monotonic()
             pg.psql("SELECT pg_stat_statements_reset()")
             sampler.recording = True
-            pg.psql("BEGIN; UPDATE deliveries SET status = 'queued', attempts = 0, next_attempt_at = 0, "
-                    "lease_owner = NULL, lease_until = NULL, provider_message_id = NULL, updated_at = 0; COMMIT")
-            # Done when no row is queued or sending: two EXISTS over the queue's partial indexes, which stop at the
-            # first entry (counting rows, or reading the nodes' /metrics, whose queue gauges count them, took a
-            # visible share of PostgreSQL's CPU from what is measured).
+            cluster.requeue(pg)
+            # Done when no job is due or leased: the due table empty, and no claim holding a job not yet answered
+            # (cheap reads: counting `deliveries` took a visible share of PostgreSQL's CPU from what is measured).
             deadline = time.monotonic() + 600
             while time.monotonic() < deadline and pg.psql(
-                    "SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'queued') "
-                    "OR EXISTS (SELECT 1 FROM deliveries WHERE status = 'sending')")[0][0] == "t":
+                    "SELECT EXISTS (SELECT 1 FROM delivery_due) OR EXISTS (SELECT 1 FROM deliveries WHERE id IN "
+                    "(SELECT unnest(jobs) FROM delivery_claims) AND status = 'sending')")[0][0] == "t":
                 time.sleep(0.25)
             sampler.recording = False
             wall = time.monotonic() - wall_before
@@ -134,10 +197,14 @@ def main():
             groups["postgres"] = sorted(set(groups["postgres"]) | set(pg_pids))
             after = {g: sum(hb.process_cpu_seconds(p) for p in pids) for g, pids in groups.items()}
             machine_after = cluster.machine_cpu()
+            pg_after = pg.cpu_seconds()
             first, last, statuses = pg.psql(
                 "SELECT MIN(updated_at), MAX(updated_at), string_agg(DISTINCT status, ',') FROM deliveries")[0]
             span = (int(last) - int(first)) / 1000
             rate = total / span
+            statement_ms = float(pg.psql(
+                "SELECT COALESCE(SUM(total_exec_time), 0) FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat%' "
+                "AND query NOT LIKE '%EXISTS%' AND query NOT LIKE '%DELETE FROM delivery_claims; DELETE%'")[0][0])
             top = pg.psql(
                 "SELECT round(total_exec_time::numeric, 0), calls, rows, "
                 "regexp_replace(left(query, 90), '\\s+', ' ', 'g') FROM pg_stat_statements "
@@ -150,16 +217,21 @@ def main():
             reference.append(h2load(port, payload_file, total))
             h2 = sum(reference) / len(reference)
             cores = {g: (after[g] - before[g]) / wall for g in groups}
+            cores["postgres"] = (pg_after - pg_before) / wall  # ended backends' CPU included
             busy = (machine_after[0] - machine_before[0]) / (machine_after[1] - machine_before[1]) * os.cpu_count()
             waits = {k: v / max(1, sampler.samples) for k, v in sampler.counts.most_common(6)}
-            results.append((count, rate, h2, reference, cores, busy, waits, span, windows, rss, statuses))
+            pg_push = cores['postgres'] * wall / total * 1e6
+            statements_push = statement_ms * 1000 / total
+            results.append((count, rate, h2, reference, cores, busy, waits, span, windows, rss, statuses, pg_push,
+                            statements_push))
             print(f"{count} node(s): {rate:,.0f} pushes/s ({span:.1f} s), h2load {h2:,.0f} req/s "
                   f"({', '.join(f'{r:,.0f}' for r in reference)}), ratio {rate / h2:.1%}; statuses {statuses}",
                   flush=True)
             print(f"   CPU (cores, of {os.cpu_count()}): machine busy {busy:.2f}; nodes {cores['nodes']:.2f}, "
                   f"PostgreSQL {cores['postgres']:.2f}, nghttpd {cores['nghttpd']:.2f}; "
                   f"node CPU per push {cores['nodes'] * wall / total * 1e6:.0f} µs, "
-                  f"PostgreSQL CPU per push {cores['postgres'] * wall / total * 1e6:.0f} µs", flush=True)
+                  f"PostgreSQL CPU per push {pg_push:.0f} µs (its statements' time {statements_push:.0f} µs)",
+                  flush=True)
             print("   PostgreSQL sessions, mean per 100 ms sample: "
                   + ", ".join(f"{state} {event} {n:.2f}" for (state, event), n in waits.items()), flush=True)
             for ms, calls, rows, query in top:
@@ -167,10 +239,19 @@ def main():
             print(f"   windows at the end {', '.join(f'{w:.0f}' for w in windows)}; peak RSS "
                   f"{', '.join(f'{r:.0f}' for r in rss)} MB", flush=True)
         print("\nbench/scale/throughput  N =", f"{total:,}")
-        print("| nodes | pushes/s | h2load (before, after) | ratio | machine CPU busy | nodes | PostgreSQL | nghttpd |")
-        for count, rate, h2, reference, cores, busy, waits, span, windows, rss, statuses in results:
-            print(f"| {count} | {rate:,.0f} | {h2:,.0f} ({', '.join(f'{r:,.0f}' for r in reference)}) | {rate / h2:.1%} "
-                  f"| {busy:.2f} cores | {cores['nodes']:.2f} | {cores['postgres']:.2f} | {cores['nghttpd']:.2f} |")
+        print("| database, nodes | pushes/s | vs SQLite | h2load (before, after) | ratio | machine CPU busy | nodes "
+              "| PostgreSQL | nghttpd | PostgreSQL CPU a push | its statements' time a push |")
+        if sqlite_result:
+            rate, h2, reference, cpu_push = sqlite_result
+            print(f"| SQLite, 1 | {rate:,.0f} | 100 % | {h2:,.0f} ({', '.join(f'{r:,.0f}' for r in reference)}) "
+                  f"| {rate / h2:.1%} | | {cpu_push:.0f} µs a push | | | | |")
+        for (count, rate, h2, reference, cores, busy, waits, span, windows, rss, statuses, pg_push,
+             statements_push) in results:
+            versus = f"{rate / sqlite_result[0]:.0%}" if sqlite_result else "—"
+            print(f"| PostgreSQL, {count} | {rate:,.0f} | {versus} | {h2:,.0f} "
+                  f"({', '.join(f'{r:,.0f}' for r in reference)}) | {rate / h2:.1%} | {busy:.2f} cores "
+                  f"| {cores['nodes']:.2f} | {cores['postgres']:.2f} | {cores['nghttpd']:.2f} | {pg_push:.0f} µs "
+                  f"| {statements_push:.0f} µs |")
     finally:
         pg.stop()
         server.terminate()

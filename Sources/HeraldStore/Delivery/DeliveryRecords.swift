@@ -36,6 +36,13 @@ public struct DeliveryRecords {
     public func enqueue(
         _ jobs: [(entry: InboxEntry, deviceID: Int64, platform: PushPlatform, dueAt: Timestamp)], at now: Timestamp
     ) throws {
+        // Where the queue keeps its due jobs apart, each statement writes the jobs on to it.
+        let due: ((String) -> String)? =
+            tx.dialect.queueTables
+            ? { insert in
+                "WITH job AS (\(insert) RETURNING id, next_attempt_at, business_id, platform) "
+                    + "INSERT INTO delivery_due (id, due_at, business_id, platform) SELECT * FROM job"
+            } : nil
         try tx.connection.insertRows(
             into: "deliveries",
             columns: [
@@ -48,7 +55,7 @@ public struct DeliveryRecords {
                     job.platform.rawValue.sqlValue, .text("queued"), .integer(0), job.dueAt.sqlValue,
                     tx.makeUUID().sqlValue, now.sqlValue, now.sqlValue,
                 ]
-            })
+            }, statement: due)
         tx.deliveriesEnqueued += jobs.count
     }
 

@@ -1,11 +1,19 @@
 import HeraldModel
 import HeraldQueue
+import Synchronization
 
-/// `DeliveryQueue` over the store's SQL database. Claims take due rows with `FOR UPDATE SKIP LOCKED` where rows
-/// can be locked, so several nodes claim from one table without taking the same job.
+/// `DeliveryQueue` over the store's SQL database. SQLite, whose one writer claims alone, walks `deliveries`' partial
+/// indexes of due and leased jobs.
+///
+/// On PostgreSQL (`SQLDialect.queueTables`) the due jobs wait in a table of their own and each claim is a row of
+/// `delivery_claims` (see `Schema.queueTables` and `SQLDeliveryQueue+QueueTables.swift`); SQLite walks the partial
+/// indexes of `deliveries`.
 public final class SQLDeliveryQueue: DeliveryQueue {
-    private let database: any SQLDatabase
-    private let changes: ChangeSignals
+    let database: any SQLDatabase
+    let changes: ChangeSignals
+    /// This process's claims still holding jobs not yet answered (PostgreSQL): a claim's row is deleted with its
+    /// last answer.
+    let claimBook = Mutex(ClaimBook())
 
     init(database: any SQLDatabase, changes: ChangeSignals) {
         self.database = database
@@ -18,44 +26,69 @@ public final class SQLDeliveryQueue: DeliveryQueue {
     public func jobsAddedElsewhere() { changes.deliveriesAdded() }
 
     /// The entry's columns a push is worded from (`QueuedNotification`), and whom it is for.
-    private static let notificationColumns = """
+    static let notificationColumns = """
         n.id, n.business_id, n.title, n.subtitle, n.body, n.sound, n.media_url, n.media_type, n.extras, \
         n.push_style, n.collapse_id, n.campaign_id, n.created_at, n.user_id, n.device_id
         """
     /// What a claim reads before the entry's columns: the job, its device's token, and the badge (the recipient's
     /// unread count).
-    private static let claimColumns = """
+    static let claimColumns = """
         d.id, d.attempts, d.apns_id, d.platform, v.token, v.token_updated_at, d.device_id, v.user_id, \
         (SELECT COUNT(*) FROM notifications u WHERE u.user_id = n.user_id AND u.read_at IS NULL \
         AND u.deleted_at IS NULL AND u.visible = 1), c.message, v.workspace, c.status
         """
-    private static let claimColumnCount = Columns.count(claimColumns)
+    static let claimColumnCount = Columns.count(claimColumns)
+    /// How many columns a claimed job is read from: `claimColumns` then `notificationColumns`.
+    static let claimedColumnCount = claimColumnCount + Columns.count(notificationColumns)
+
+    /// A claimed job read from `claimColumns` and `notificationColumns`; its attempts are the row's plus `added`
+    /// (SQLite reads the row before its update, PostgreSQL's statement returns it after). A campaign's message is
+    /// the same for each of its pushes: parsed once a claim (a few µs each) and kept in `campaignMessages`.
+    static func claimed(_ row: SQLRow, attemptsAdded added: Int64, campaignMessages: inout [Int64: JSON])
+        -> ClaimedDelivery
+    {
+        let o = claimColumnCount
+        let entry = QueuedNotification(
+            id: row.int(o), businessID: row.int(o + 1), title: row.text(o + 2),
+            subtitle: row.optionalText(o + 3), body: row.text(o + 4), sound: row.optionalText(o + 5),
+            media: row.optionalText(o + 6).map { MediaAttachment(url: $0, type: row.text(o + 7)) },
+            extras: Columns.json(row.text(o + 8)), pushStyle: PushStyle(row.text(o + 9)),
+            collapseID: row.optionalText(o + 10), campaignID: row.optionalInt(o + 11),
+            createdAt: row.timestamp(o + 12))
+        let (recipient, addressedDevice) = (row.optionalInt(o + 13), row.optionalInt(o + 14))
+        let campaignMessage = entry.campaignID.flatMap { campaignID -> JSON? in
+            if let parsed = campaignMessages[campaignID] { return parsed }
+            let parsed = row.optionalText(9).map(Columns.json)
+            campaignMessages[campaignID] = parsed
+            return parsed
+        }
+        // An entry addressed to one device goes to it; one for a user, to a device still theirs.
+        return ClaimedDelivery(
+            id: row.int(0), attempts: Int(row.int(1) + added), apnsID: row.text(2),
+            platform: PushPlatform(row.text(3)), token: row.optionalText(4),
+            tokenUpdatedAt: row.optionalTimestamp(5), deviceID: row.int(6),
+            deviceBelongsToRecipient: addressedDevice.map { $0 == row.int(6) } ?? (row.optionalInt(7) == recipient),
+            notification: entry, badge: Int(row.int(8)), campaignMessage: campaignMessage,
+            deviceIsInstall: row.optionalText(10) != nil, campaignStatus: row.optionalText(11))
+    }
 
     public func claim(owner: String, limit: Int, leaseUntil: Timestamp, at now: Timestamp) throws
         -> [ClaimedDelivery]
     {
         guard limit > 0 else { return [] }
-        let lock = database.dialect.skipLocked
+        if database.dialect.queueTables {
+            return try claimFromQueueTables(owner: owner, limit: limit, leaseUntil: leaseUntil, at: now)
+        }
         defer { changes.queueWritten() }
         return try database.write { db in
             var claimed: [ClaimedDelivery] = []
             claimed.reserveCapacity(limit)
-            // A campaign's message is the same for each of its pushes: read and parsed once a claim (a few µs each).
             var campaignMessages: [Int64: JSON] = [:]
             // The first `count` jobs `filter` finds in `order`, read with all a push needs, then one update of
             // their rows (an `UPDATE … RETURNING` cost SQLite more: it buffers what it returns). SQLite reads each
             // job in the walk of the index that finds it: finding the ids first and reading their rows by an `IN`
-            // list cost a second pass and a temporary index, 0.5 µs a push. Where rows can be locked, a sub-select
-            // of the jobs alone finds and locks them, skipping those another node holds before any join is made.
+            // list cost a second pass and a temporary index, 0.5 µs a push.
             func read(_ filter: SQLQuery, order: String, count: Int) throws {
-                let jobs: SQLQuery =
-                    lock.isEmpty
-                    ? "\(filter) ORDER BY \(raw: order) LIMIT \(count)"
-                    : """
-                    d.id IN (
-                        SELECT d.id FROM deliveries d WHERE \(filter) ORDER BY \(raw: order) LIMIT \(count) \(raw: lock))
-                    ORDER BY \(raw: order)
-                    """
                 try db.forEachRow(
                     """
                     SELECT \(raw: Self.claimColumns), \(raw: Self.notificationColumns)
@@ -63,34 +96,10 @@ public final class SQLDeliveryQueue: DeliveryQueue {
                     JOIN notifications n ON n.id = d.notification_id
                     JOIN devices v ON v.id = d.device_id
                     LEFT JOIN campaigns c ON c.id = n.campaign_id
-                    WHERE \(jobs)
+                    WHERE \(filter) ORDER BY \(raw: order) LIMIT \(count)
                     """
                 ) { row in
-                    let o = Self.claimColumnCount
-                    let entry = QueuedNotification(
-                        id: row.int(o), businessID: row.int(o + 1), title: row.text(o + 2),
-                        subtitle: row.optionalText(o + 3), body: row.text(o + 4), sound: row.optionalText(o + 5),
-                        media: row.optionalText(o + 6).map { MediaAttachment(url: $0, type: row.text(o + 7)) },
-                        extras: Columns.json(row.text(o + 8)), pushStyle: PushStyle(row.text(o + 9)),
-                        collapseID: row.optionalText(o + 10), campaignID: row.optionalInt(o + 11),
-                        createdAt: row.timestamp(o + 12))
-                    let (recipient, addressedDevice) = (row.optionalInt(o + 13), row.optionalInt(o + 14))
-                    let campaignMessage = entry.campaignID.flatMap { campaignID -> JSON? in
-                        if let parsed = campaignMessages[campaignID] { return parsed }
-                        let parsed = row.optionalText(9).map(Columns.json)
-                        campaignMessages[campaignID] = parsed
-                        return parsed
-                    }
-                    // An entry addressed to one device goes to it; one for a user, to a device still theirs.
-                    claimed.append(
-                        ClaimedDelivery(
-                            id: row.int(0), attempts: Int(row.int(1)) + 1, apnsID: row.text(2),
-                            platform: PushPlatform(row.text(3)), token: row.optionalText(4),
-                            tokenUpdatedAt: row.optionalTimestamp(5), deviceID: row.int(6),
-                            deviceBelongsToRecipient: addressedDevice.map { $0 == row.int(6) }
-                                ?? (row.optionalInt(7) == recipient), notification: entry,
-                            badge: Int(row.int(8)), campaignMessage: campaignMessage,
-                            deviceIsInstall: row.optionalText(10) != nil, campaignStatus: row.optionalText(11)))
+                    claimed.append(Self.claimed(row, attemptsAdded: 1, campaignMessages: &campaignMessages))
                 }
             }
             // Jobs whose worker died (their lease ran out), then jobs due.
@@ -153,16 +162,18 @@ public final class SQLDeliveryQueue: DeliveryQueue {
                     preconditionFailure("accepted pushes are written above")
                 case .retry(let at, let reason):
                     changed = try db.execute(
-                        """
-                        UPDATE deliveries SET status = 'queued', next_attempt_at = \(at), last_reason = \(reason),
-                            lease_owner = NULL, lease_until = NULL, updated_at = \(now)\(owned)
-                        """)
+                        requeued(
+                            """
+                            UPDATE deliveries SET status = 'queued', next_attempt_at = \(at), last_reason = \(reason),
+                                lease_owner = NULL, lease_until = NULL, updated_at = \(now)\(owned)
+                            """))
                 case .wait(let until, let reason):
                     changed = try db.execute(
-                        """
-                        UPDATE deliveries SET status = 'queued', next_attempt_at = \(until), last_reason = \(reason),
-                            attempts = attempts - 1, lease_owner = NULL, lease_until = NULL, updated_at = \(now)\(owned)
-                        """)
+                        requeued(
+                            """
+                            UPDATE deliveries SET status = 'queued', next_attempt_at = \(until), last_reason = \(reason),
+                                attempts = attempts - 1, lease_owner = NULL, lease_until = NULL, updated_at = \(now)\(owned)
+                            """))
                 case .failed, .skipped, .pruned:
                     changed = try db.execute(
                         """
@@ -188,6 +199,7 @@ public final class SQLDeliveryQueue: DeliveryQueue {
                     campaignOutcomes[campaign, default: (0, 0)].failed += 1
                 }
             }
+            if database.dialect.queueTables { try forgetClaims(answered: completions, in: db) }
             // A campaign's report counts its pushes as they are answered, in the same transaction.
             let campaigns = StoreTransaction(connection: db, dialect: database.dialect, makeUUID: { "" }).campaigns
             // In id order: two nodes counting the same campaigns take their rows' locks in the same order.
@@ -256,6 +268,7 @@ public final class SQLDeliveryQueue: DeliveryQueue {
 
     @discardableResult
     public func handBack(owner: String, at now: Timestamp) throws -> Int {
+        if database.dialect.queueTables { return try handBackClaims(owner: owner, at: now) }
         defer { changes.queueWritten() }
         return try database.write { db in
             try db.execute(
@@ -268,7 +281,8 @@ public final class SQLDeliveryQueue: DeliveryQueue {
     }
 
     public func depth(at now: Timestamp) throws -> QueueDepth {
-        try database.read { db in
+        if database.dialect.queueTables { return try queueTablesDepth(at: now) }
+        return try database.read { db in
             let row = try db.row(
                 """
                 SELECT
@@ -308,10 +322,15 @@ public final class SQLDeliveryQueue: DeliveryQueue {
 
     public func reschedule(businessID: Int64, platform: PushPlatform, dueAt: Timestamp) throws {
         try database.write { db in
-            try db.execute(
-                """
+            let update: SQLQuery = """
                 UPDATE deliveries SET next_attempt_at = \(dueAt)
                 WHERE business_id = \(businessID) AND platform = \(platform.rawValue) AND status = 'queued'
+                """
+            guard database.dialect.queueTables else { return try db.execute(update) }
+            return try db.execute(
+                """
+                WITH job AS (\(update) RETURNING id)
+                UPDATE delivery_due SET due_at = \(dueAt) FROM job WHERE delivery_due.id = job.id
                 """)
         }
         changes.deliveriesAdded()

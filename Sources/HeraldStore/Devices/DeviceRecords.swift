@@ -158,11 +158,14 @@ extension DeviceRecords {
         try connection.execute("DELETE FROM device_segments WHERE device_id = \(id)")
         try connection.execute("DELETE FROM device_events WHERE device_id = \(id)")
         try connection.execute("DELETE FROM idempotency_keys WHERE device_id = \(id)")
-        try connection.execute(
+        let deliveries: SQLQuery = """
+            device_id = \(id) OR notification_id IN (SELECT id FROM notifications WHERE device_id = \(id))
             """
-            DELETE FROM deliveries WHERE device_id = \(id)
-               OR notification_id IN (SELECT id FROM notifications WHERE device_id = \(id))
-            """)
+        if tx.dialect.queueTables {
+            try connection.execute(
+                "DELETE FROM delivery_due WHERE id IN (SELECT id FROM deliveries WHERE \(deliveries))")
+        }
+        try connection.execute("DELETE FROM deliveries WHERE \(deliveries)")
         try connection.execute(
             """
             DELETE FROM notification_milestones

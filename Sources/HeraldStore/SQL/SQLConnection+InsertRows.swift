@@ -6,9 +6,11 @@ extension SQLConnection {
     /// For writes of many rows at once (a campaign's batch of messages): a statement per row cost SQLite more in
     /// its own setup (text, bindings, the statement's start and end) than in writing the row. Statements carry at
     /// most 64 rows and otherwise a power of two, so that any number of rows shares a few prepared statements.
+    /// `statement`, when given, makes each `INSERT … VALUES …` part of a larger statement (a `WITH` that writes the
+    /// inserted rows on to another table).
     func insertRows(
         into table: String, columns: [String], _ rows: [[SQLValue]], returning: String? = nil,
-        _ returned: (SQLRow) throws -> Void = { _ in }
+        _ returned: (SQLRow) throws -> Void = { _ in }, statement: ((String) -> String)? = nil
     ) throws {
         // Far under SQLite's limit on bound values (32,766) and PostgreSQL's (65,535) for any table here.
         precondition(columns.count * Self.insertChunk <= 32_766, "\(table): too many values a statement")
@@ -26,6 +28,7 @@ extension SQLConnection {
                 sql += index == start ? placeholders : ", " + placeholders
                 bindings += rows[index]
             }
+            if let statement { sql = statement(sql) }
             if let returning {
                 try forEachRow(SQLQuery(sql: sql + " RETURNING " + returning, bindings: bindings), returned)
             } else {
