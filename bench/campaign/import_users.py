@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """bench/campaign/import: N users (default 1,000,000), each with attributes and one device, generated as NDJSON
 while they are sent (chunked, so neither side holds the file) to `POST /api/admin/businesses/{id}/users/import`
-of a release-built `herald serve` on SQLite. Prints the import rate, the server's peak RSS (VmHWM) and the
-database's size; then how long segment counts over the imported devices take (`GET …/segments/{sid}`), and
-imports the same file again (every user found, nothing written).
+of a release-built `herald serve` on SQLite, or on a throwaway PostgreSQL (scripts/postgres, shared_buffers=512MB),
+or on each in turn (`--database both`: SQLite first, the reference, then PostgreSQL and its rate over SQLite's).
+Prints the import rate, the server's peak RSS (VmHWM) and the database's size; then how long segment counts over the
+imported devices take (`GET …/segments/{sid}`), and imports the same file again (every user found, nothing written).
 
-    bench/campaign/import [users]                 (default 1000000)
+    bench/campaign/import [users] [--database sqlite|postgres|both]     (default 1000000 users, sqlite)
     HERALD_BENCH_KEEP=1 bench/campaign/import     (keeps the data dir, printed, for the campaign bench)
     HERALD_BENCH_BINARY=.build/release/herald …   (uses that binary instead of building one)
 
@@ -26,7 +27,10 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "common"))
 import herald_bench as hb  # noqa: E402
 
-USERS = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
+USERS = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 1_000_000
+DATABASES = {"sqlite": ["sqlite"], "postgres": ["postgres"], "both": ["sqlite", "postgres"]}[
+    sys.argv[sys.argv.index("--database") + 1] if "--database" in sys.argv else "sqlite"]
+POSTGRES_OPTIONS = "-c shared_buffers=512MB"
 TIERS = ("bronze", "silver", "gold", "platinum")
 CITIES = ("Brooklyn", "Queens", "Paris", "Lyon", "Austin")
 
@@ -82,8 +86,18 @@ def import_users(port, business, count):
 
 def main():
     binary = os.environ.get("HERALD_BENCH_BINARY") or hb.build_release()
+    rates = {database: run(binary, database) for database in DATABASES}
+    if len(rates) == 2:
+        print(f"PostgreSQL / SQLite: {rates['postgres'] / rates['sqlite']:.0%} "
+              f"({rates['postgres']:,.0f} vs {rates['sqlite']:,.0f} lines/s)   goal ≥ 70 %")
+
+
+def run(binary, database):
+    """Imports USERS into a fresh server on `database`; returns its lines/s."""
     work = tempfile.mkdtemp(prefix="herald-import-")
-    herald = hb.Herald(binary, os.path.join(work, "data"))
+    pg = hb.Postgres(POSTGRES_OPTIONS) if database == "postgres" else None
+    herald = hb.Herald(binary, os.path.join(work, "data"), {"HERALD_DATABASE": pg.url} if pg else {})
+    print(f"-- {database}", flush=True)
     try:
         business = herald.admin("POST", "/api/admin/businesses", {"name": "Bench Co"})["id"]
         rss_start = herald.peak_rss_mb()
@@ -93,8 +107,11 @@ def main():
         sampler.running = False
         assert answer["created"] == USERS and answer["rejected_count"] == 0, answer
         peak = herald.peak_rss_mb()
-        database = os.path.join(work, "data", "herald.db")
-        size = sum(os.path.getsize(database + suffix) for suffix in ("", "-wal") if os.path.exists(database + suffix))
+        if pg:
+            size = int(pg.psql("SELECT pg_database_size('herald')")[0][0])
+        else:
+            file = os.path.join(work, "data", "herald.db")
+            size = sum(os.path.getsize(file + suffix) for suffix in ("", "-wal") if os.path.exists(file + suffix))
         print(f"import: {USERS:,} users with one device each in {elapsed:.1f} s: {USERS / elapsed:,.0f} lines/s")
         print(f"server RSS: {rss_start:.0f} MB before, peak {peak:.0f} MB (VmHWM), "
               f"last {sampler.samples[-1] if sampler.samples else float('nan'):.0f} MB; database {size / 1e6:.0f} MB")
@@ -117,12 +134,16 @@ def main():
             print(f"segment count '{name}': {shown['count']:,} devices in {min(timings) * 1000:.0f} ms "
                   f"(best of 3)")
 
+        rate = USERS / elapsed
         again, elapsed = import_users(herald.port, business, USERS)
         assert again["created"] == 0 and again["updated"] == USERS, again
         print(f"re-import (nothing changes): {USERS / elapsed:,.0f} lines/s; "
               f"peak RSS {herald.peak_rss_mb():.0f} MB")
+        return rate
     finally:
         herald.stop()
+        if pg:
+            pg.stop()
         if os.environ.get("HERALD_BENCH_KEEP"):
             print(f"data kept in {work}")
         else:

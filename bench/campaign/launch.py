@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """bench/campaign/launch: imports N users (default 1,000,000, half iOS, half Android: bench/campaign/import's lines)
-into a release-built `herald serve` on SQLite, then launches a push campaign to a segment of all of them against a
+into a release-built `herald serve` on SQLite (or a throwaway PostgreSQL, or each in turn: `--database
+postgres|both`, as bench/campaign/import), then launches a push campaign to a segment of all of them against a
 fast local HTTP/2 server (bench/common's HAProxy sink, answering APNs and FCM sends 200 at once, and FCM's OAuth
 token endpoint). Prints:
 
@@ -10,7 +11,7 @@ token endpoint). Prints:
   - the report endpoint's latency on that campaign (`GET …/campaigns/{cid}/report`), while it sends and after;
   - h2load against the same sink in the same run (-c 4 -m 100, 200,000 requests): what the server itself allows.
 
-    bench/campaign/launch [users]
+    bench/campaign/launch [users] [--database sqlite|postgres|both]
     HERALD_BENCH_BINARY=.build/release/herald bench/campaign/launch     (uses that binary instead of building one)
 """
 import json
@@ -28,7 +29,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import herald_bench as hb  # noqa: E402
 import import_users  # noqa: E402
 
-USERS = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 1_000_000
+USERS = import_users.USERS
 
 
 def timed_get(herald, path):
@@ -47,6 +48,16 @@ def h2load(port, payload_file):
 def main():
     hb.require("haproxy", "h2load", "openssl")
     binary = os.environ.get("HERALD_BENCH_BINARY") or hb.build_release()
+    rates = {database: run(binary, database) for database in import_users.DATABASES}
+    if len(rates) == 2:
+        print(f"PostgreSQL / SQLite, launch → last push accepted: {rates['postgres'] / rates['sqlite']:.0%} "
+              f"({rates['postgres']:,.0f} vs {rates['sqlite']:,.0f} pushes/s)   goal ≥ 70 %")
+
+
+def run(binary, database):
+    """The campaign on a fresh server on `database`; returns its pushes/s (launch to the last push accepted)."""
+    print(f"-- {database}", flush=True)
+    pg = hb.Postgres(import_users.POSTGRES_OPTIONS) if database == "postgres" else None
     work = tempfile.mkdtemp(prefix="herald-campaign-")
     ca, cert, key = hb.make_tls(work)
     port = hb.free_port()
@@ -56,7 +67,8 @@ def main():
         f.write('{"aps":{"alert":{"title":"Summer menu","body":"Our new menu is here. Come and try it!"}},"herald":{}}')
     data = os.path.join(work, "data")
     herald = hb.Herald(binary, data, {"HERALD_APNS_URL": f"https://127.0.0.1:{port}",
-                                      "HERALD_FCM_URL": f"https://127.0.0.1:{port}", "HERALD_CA_FILE": ca})
+                                      "HERALD_FCM_URL": f"https://127.0.0.1:{port}", "HERALD_CA_FILE": ca,
+                                      **({"HERALD_DATABASE": pg.url} if pg else {})})
     try:
         reference = [h2load(port, payload_file)]
         business = herald.admin("POST", "/api/admin/businesses", {"name": "Bench Co"})["id"]
@@ -76,6 +88,7 @@ def main():
         rss = import_users.Sampler(herald.process.pid)
         rss.start()
         cpu_before = herald.cpu_seconds()
+        pg_before = pg.cpu_seconds() if pg else 0
         launched_at = time.time()
         started = time.monotonic()
         herald.admin("POST", f"/api/admin/businesses/{business}/campaigns/{cid}/launch")
@@ -92,13 +105,20 @@ def main():
                 break
         finished = time.monotonic() - started
         cpu = herald.cpu_seconds() - cpu_before
+        pg_after = pg.cpu_seconds() if pg else 0
         rss.running = False
         after = sorted(timed_get(herald, report_path)[1] for _ in range(50))
         peak = herald.peak_rss_mb()
-        db = sqlite3.connect(f"file:{os.path.join(data, 'herald.db')}?mode=ro", uri=True, timeout=30)
-        last_ms, statuses = db.execute("SELECT MAX(updated_at) FROM deliveries WHERE status = 'delivered'").fetchone()[0], \
-            dict(db.execute("SELECT status, COUNT(*) FROM deliveries GROUP BY status").fetchall())
-        db.close()
+        last_query = "SELECT MAX(updated_at) FROM deliveries WHERE status = 'delivered'"
+        statuses_query = "SELECT status, COUNT(*) FROM deliveries GROUP BY status"
+        pg_cpu = pg_after - pg_before
+        if pg:
+            last_ms = int(pg.psql(last_query)[0][0])
+            statuses = {status: int(count) for status, count in pg.psql(statuses_query)}
+        else:
+            db = sqlite3.connect(f"file:{os.path.join(data, 'herald.db')}?mode=ro", uri=True, timeout=30)
+            last_ms, statuses = db.execute(last_query).fetchone()[0], dict(db.execute(statuses_query).fetchall())
+            db.close()
         to_last = last_ms / 1000 - launched_at
         reference.append(h2load(port, payload_file))
         during.sort()
@@ -110,13 +130,20 @@ def main():
         print(f"  peak RSS {peak:.0f} MB (VmHWM; max sampled during the campaign "
               f"{max(rss.samples) if rss.samples else float('nan'):.0f} MB)   goal < 256 MB")
         print(f"  herald CPU during the campaign {cpu:.1f} s ({cpu / finished:.2f} cores, {cpu / USERS * 1e6:.0f} µs per push)")
+        if pg:
+            print(f"  PostgreSQL CPU during the campaign {pg_cpu:.1f} s ({pg_cpu / finished:.2f} cores, "
+                  f"{pg_cpu / USERS * 1e6:.0f} µs per push)")
         print(f"  report latency while sending: median {during[len(during) // 2]:.1f} ms, max {during[-1]:.1f} ms"
               f" ({len(during)} reads); after: median {after[25]:.2f} ms, p98 {after[48]:.2f} ms (50 reads)")
         print(f"  h2load on the same sink (-c 4 -m 100): {', '.join(f'{r:,.0f}' for r in reference)} req/s (before, after)")
         steps = [p for i, p in enumerate(progress) if i % 10 == 0] + progress[-1:]
         print("  progress (s, targeted, delivered, failed): " + "; ".join(f"{t:.0f} {a} {d} {f}" for t, a, d, f in steps))
+        assert statuses.get("delivered") == USERS, statuses
+        return USERS / to_last
     finally:
         herald.stop()
+        if pg:
+            pg.stop()
         sink.terminate()
         sink.wait()
         shutil.rmtree(work, ignore_errors=True)

@@ -243,6 +243,44 @@ class Herald:
                 self.process.wait()
 
 
+class Postgres:
+    """A cluster started by scripts/postgres (fsync off: test data only), stopped and removed by stop()."""
+
+    def __init__(self, options=""):
+        out = subprocess.run([os.path.join(ROOT, "scripts", "postgres"), "start"], check=True, capture_output=True,
+                             text=True, env=dict(os.environ, HERALD_POSTGRES_OPTIONS=options)).stdout
+        values = dict(re.findall(r"export (\w+)='([^']*)'", out))
+        self.url, self.dir = values["HERALD_TEST_POSTGRES_URL"], values["HERALD_TEST_POSTGRES_DIR"]
+
+    def psql(self, sql, quiet=True):
+        """Runs SQL; returns the rows as lists of strings (unaligned, tab-separated)."""
+        out = subprocess.run(["psql", self.url, "-X", "-v", "ON_ERROR_STOP=1", "-A", "-t", "-F", "\t", "-q", "-c", sql],
+                             check=True, capture_output=True, text=True).stdout
+        return [line.split("\t") for line in out.splitlines() if line]
+
+    def scalar(self, sql):
+        return int(self.psql(sql)[0][0])
+
+    def backend_pids(self):
+        """The server's processes (postmaster and every backend) — what PostgreSQL's CPU is summed over."""
+        with open(os.path.join(self.dir, "data", "postmaster.pid")) as f:
+            postmaster = int(f.readline())
+        children = subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True, text=True).stdout.split()
+        return [postmaster] + [int(p) for p in children]
+
+    def cpu_seconds(self):
+        """CPU the server has used so far: its live processes', and what its ended backends left to the
+        postmaster (their CPU is added to its children's times as each exits)."""
+        pids = self.backend_pids()
+        with open(f"/proc/{pids[0]}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        ended = (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+        return ended + sum(process_cpu_seconds(pid) for pid in pids)
+
+    def stop(self):
+        subprocess.run([os.path.join(ROOT, "scripts", "postgres"), "stop", self.dir], check=False)
+
+
 def require(*tools):
     missing = [t for t in tools if shutil.which(t) is None]
     if missing:
