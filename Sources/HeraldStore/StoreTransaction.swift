@@ -57,6 +57,28 @@ public final class StoreTransaction {
 
     /// `FOR UPDATE` where rows can be locked (PostgreSQL), nothing where the writer is alone (SQLite).
     var forUpdate: SQLQuery { SQLQuery(stringLiteral: dialect.forUpdate) }
+
+    /// The rows of `table` (their `columns`) where `condition` holds and `column` is one of `values`: a batch's
+    /// look-up by a unique key (`condition` and `column` naming all of it).
+    ///
+    /// On PostgreSQL each value is looked up on its own (a `LATERAL` join), which the unique index answers with one
+    /// row whatever the statistics say: as a plain `IN` list, a table an import was filling faster than autovacuum
+    /// analyzed it was planned as a scan of the business's every row, each batch (measured: 130-200 ms a look-up
+    /// at 20,000 devices, growing with them — an import of 12 % of SQLite's rate).
+    func rows(_ columns: String, of table: String, where condition: SQLQuery, _ column: String, in values: [String])
+        -> SQLQuery
+    {
+        guard dialect.name == SQLDialect.postgres.name else {
+            return """
+                SELECT \(raw: columns) FROM \(raw: table) WHERE \(condition) AND \(raw: column) IN (\(list: values))
+                """
+        }
+        return """
+            SELECT t.* FROM (SELECT DISTINCT unnest(ARRAY[\(list: values)]::text[]) AS value) k
+            JOIN LATERAL (
+                SELECT \(raw: columns) FROM \(raw: table) WHERE \(condition) AND \(raw: column) = k.value) t ON TRUE
+            """
+    }
 }
 
 /// Column lists: each record group keeps its own in a `static let`, worked out once.

@@ -5,19 +5,16 @@ extension DeviceRecords {
     public func find(businessID: Int64, keys: [String]) throws -> [Device] {
         guard !keys.isEmpty else { return [] }
         return try tx.connection.rows(
-            "SELECT \(raw: Self.columns) FROM devices WHERE business_id = \(businessID) AND device_key IN (\(list: keys))"
+            tx.rows(Self.columns, of: "devices", where: "business_id = \(businessID)", "device_key", in: keys)
         ).map(Self.decode)
     }
 
     /// The devices of `businessID` holding any of these tokens of `platform`.
     public func find(businessID: Int64, platform: PushPlatform, tokens: [String]) throws -> [Device] {
         guard !tokens.isEmpty else { return [] }
-        return try tx.connection.rows(
-            """
-            SELECT \(raw: Self.columns) FROM devices
-            WHERE business_id = \(businessID) AND platform = \(platform.rawValue) AND token IN (\(list: tokens))
-            """
-        ).map(Self.decode)
+        let business: SQLQuery = "business_id = \(businessID) AND platform = \(platform.rawValue)"
+        return try tx.connection.rows(tx.rows(Self.columns, of: "devices", where: business, "token", in: tokens))
+            .map(Self.decode)
     }
 
     /// Creates a device known from an import (no install details: the SDK adds them if it registers it).

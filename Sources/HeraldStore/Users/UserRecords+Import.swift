@@ -6,10 +6,7 @@ extension UserRecords {
     public func find(businessID: Int64, externalIDs: [String]) throws -> [User] {
         guard !externalIDs.isEmpty else { return [] }
         return try tx.connection.rows(
-            """
-            SELECT \(raw: Self.columns) FROM users
-            WHERE business_id = \(businessID) AND external_id IN (\(list: externalIDs))
-            """
+            tx.rows(Self.columns, of: "users", where: "business_id = \(businessID)", "external_id", in: externalIDs)
         ).map { Self.decode($0) }
     }
 
@@ -17,7 +14,7 @@ extension UserRecords {
     public func find(businessID: Int64, emails: [String]) throws -> [User] {
         guard !emails.isEmpty else { return [] }
         return try tx.connection.rows(
-            "SELECT \(raw: Self.columns) FROM users WHERE business_id = \(businessID) AND email IN (\(list: emails))"
+            tx.rows(Self.columns, of: "users", where: "business_id = \(businessID)", "email", in: emails)
         ).map { Self.decode($0) }
     }
 
