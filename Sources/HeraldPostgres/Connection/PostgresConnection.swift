@@ -102,6 +102,10 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {  // 
         do { PQclear(try checked(PQexec(handle, sql))) } catch { throw error.storeError }
     }
 
+    /// 256: a statement is a round trip here, and each carries its own bind, start and end (measured against 64
+    /// on a campaign's fan-out: bench/RESULTS.md).
+    public var rowsPerInsert: Int { 256 }
+
     public func afterCommit(_ action: @escaping @Sendable () -> Void) {
         if isInTransaction { commitActions.append(action) } else { action() }
     }

@@ -151,16 +151,15 @@ public struct CampaignRecords {
     }
 
     /// The entries of `campaignID` for `triggerKey` addressed to any of `userIDs` (rather than to one device), by
-    /// user: a fan-out's batch reads them in one statement, not one per target (a round trip each on PostgreSQL).
+    /// user: a fan-out's batch reads them in one statement, not one per target (a round trip each on PostgreSQL),
+    /// each by the campaign's unique index (an `IN` list was planned as a scan of the campaign's entries so far until
+    /// autovacuum analyzed the table: 15 ms a batch at 200,000).
     public func userEntries(campaignID: Int64, userIDs: [Int64], triggerKey: String) throws -> [Int64: InboxEntry] {
         guard !userIDs.isEmpty else { return [:] }
         var entries: [Int64: InboxEntry] = [:]
+        let campaign: SQLQuery = "campaign_id = \(campaignID) AND trigger_key = \(triggerKey) AND device_id IS NULL"
         try tx.connection.forEachRow(
-            """
-            SELECT \(raw: InboxRecords.columns) FROM notifications
-            WHERE campaign_id = \(campaignID) AND user_id IN (\(list: userIDs)) AND trigger_key = \(triggerKey)
-              AND device_id IS NULL
-            """
+            tx.rows(InboxRecords.columns, of: "notifications", where: campaign, "user_id", in: userIDs)
         ) { row in
             let entry = InboxRecords.decode(row)
             if let userID = entry.userID { entries[userID] = entry }

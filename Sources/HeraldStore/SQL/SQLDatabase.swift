@@ -10,6 +10,8 @@ public protocol SQLConnection: AnyObject {
     /// Runs `action` after the `write` transaction this connection is in commits (once the database is free for
     /// the next writer), or never if it rolls back. Outside a `write` it runs `action` at once.
     func afterCommit(_ action: @escaping @Sendable () -> Void)
+    /// Most rows an `insertRows` statement carries (a power of two).
+    var rowsPerInsert: Int { get }
 }
 
 extension SQLConnection {
