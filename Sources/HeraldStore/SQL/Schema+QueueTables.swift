@@ -12,7 +12,7 @@ extension Schema {
     ///   entry written.
     ///
     /// SQLite keeps its partial indexes: its one writer walks them without locks, the cheapest plan there.
-    static let queueTables = Migration(version: 14, name: "queue_tables") { dialect in
+    static let queueTables = Migration(version: 16, name: "queue_tables") { dialect in
         guard dialect.queueTables else { return [] }
         return [
             """
