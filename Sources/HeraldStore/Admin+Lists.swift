@@ -50,13 +50,26 @@ extension DeliveryRecords {
         var jobs: SQLQuery = "business_id = \(businessID) AND status = 'queued'"
         if let notificationID { jobs += " AND notification_id = \(notificationID)" }
         let update: SQLQuery = "UPDATE deliveries SET next_attempt_at = \(now), updated_at = \(now) WHERE \(jobs)"
-        // Where the queue keeps its due jobs apart, they are made due there too.
-        let changed = try tx.connection.execute(
-            tx.dialect.queueTables
-                ? """
+        let changed: Int
+        if !tx.dialect.queueTables {
+            changed = try tx.connection.execute(update)
+        } else if notificationID != nil {
+            // An entry's jobs, found by its index; made due in the queue's due table too.
+            changed = try tx.connection.execute(
+                """
                 WITH job AS (\(update) RETURNING id)
                 UPDATE delivery_due SET due_at = \(now) FROM job WHERE delivery_due.id = job.id
-                """ : update)
+                """)
+        } else {
+            // A business's: found in the due table, which holds the queued jobs only (no index of `deliveries`
+            // reads its status there, and `deliveries` keeps every push ever sent).
+            changed = try tx.connection.execute(
+                """
+                WITH due AS (UPDATE delivery_due SET due_at = \(now) WHERE business_id = \(businessID) RETURNING id)
+                UPDATE deliveries SET next_attempt_at = \(now), updated_at = \(now)
+                FROM due WHERE deliveries.id = due.id AND deliveries.status = 'queued'
+                """)
+        }
         tx.deliveriesEnqueued += changed
         return changed
     }

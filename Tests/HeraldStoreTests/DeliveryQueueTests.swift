@@ -163,6 +163,14 @@ struct DeliveryQueueTests {
         let released = try store.read { try $0.deliveries.all(notificationID: entries[3].id) }[0]
         #expect(released.status == .queued && released.attempts == 0 && released.nextAttemptAt == at(3))
 
+        // The operator's "retry now" makes the business's waiting jobs due at once (on PostgreSQL, found through the
+        // due table).
+        let retried = try store.transaction {
+            try $0.deliveries.retryNow(businessID: fixture.business.id, notificationID: nil, at: at(4))
+        }
+        #expect(retried == 3)
+        #expect(try queue.depth(at: at(4)) == QueueDepth(queued: 3, due: 3, sending: 0))
+
         // A fixed credential makes waiting jobs due now.
         try queue.reschedule(businessID: fixture.business.id, platform: .apns, dueAt: at(5))
         #expect(try queue.claim(owner: "w", limit: 10, leaseUntil: at(60), at: at(5)).count == 3)

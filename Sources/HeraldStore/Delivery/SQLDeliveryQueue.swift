@@ -327,10 +327,15 @@ public final class SQLDeliveryQueue: DeliveryQueue {
                 WHERE business_id = \(businessID) AND platform = \(platform.rawValue) AND status = 'queued'
                 """
             guard database.dialect.queueTables else { return try db.execute(update) }
+            // Found in the due table, which holds the queued jobs only: no index of `deliveries` reads its status
+            // there, and `deliveries` keeps every push ever sent.
             return try db.execute(
                 """
-                WITH job AS (\(update) RETURNING id)
-                UPDATE delivery_due SET due_at = \(dueAt) FROM job WHERE delivery_due.id = job.id
+                WITH due AS (
+                    UPDATE delivery_due SET due_at = \(dueAt)
+                    WHERE business_id = \(businessID) AND platform = \(platform.rawValue) RETURNING id)
+                UPDATE deliveries SET next_attempt_at = \(dueAt)
+                FROM due WHERE deliveries.id = due.id AND deliveries.status = 'queued'
                 """)
         }
         changes.deliveriesAdded()
