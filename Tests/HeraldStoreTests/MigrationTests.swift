@@ -64,4 +64,21 @@ struct MigrationTests {
         let claimed = try store.deliveryQueue.claim(owner: "n", limit: 10, leaseUntil: at(100), at: at(2))
         #expect(claimed.map(\.notification.id) == [entry.id] && claimed.first?.deviceBelongsToRecipient == true)
     }
+
+    @Test("a migration numbered below the newest applied, landed later from another branch, is applied once")
+    func aMigrationLandedOutOfOrderIsApplied() throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.file("herald.db"))
+        let table = { (version: Int, name: String) in
+            Migration(version: version, name: name) { _ in ["CREATE TABLE \(name) (id INTEGER PRIMARY KEY)"] }
+        }
+        #expect(try Migrator.migrate(database, [table(1, "first"), table(3, "third")], at: 0) == [1, 3])
+        #expect(
+            try Migrator.migrate(database, [table(1, "first"), table(2, "second"), table(3, "third")], at: 0) == [2])
+        #expect(
+            try Migrator.migrate(database, [table(1, "first"), table(2, "second"), table(3, "third")], at: 0) == [])
+        try database.read { db throws in
+            #expect(try db.rows("SELECT id FROM second").isEmpty, "the late migration's table exists")
+        }
+    }
 }

@@ -17,7 +17,7 @@ public struct Migration: Sendable {
 
 /// Applies migrations at start-up.
 public enum Migrator {
-    /// Applies every migration newer than the database's, in order, in one transaction. Returns the versions applied.
+    /// Applies every migration the database has not recorded, in order of version, in one transaction. Returns the versions applied.
     /// A database newer than `migrations` is refused rather than written to. Processes that start at once take
     /// turns (the dialect's `migrationLock`): the first applies, the others find nothing left to do.
     @discardableResult
@@ -35,7 +35,12 @@ public enum Migrator {
                 throw StoreError(.schema, "database schema version \(current) is newer than this program's \(known)")
             }
             var applied: [Int] = []
-            for migration in migrations.sorted(by: { $0.version < $1.version }) where migration.version > current {
+            // Every version not recorded yet, not only those above the newest: migrations written on branches that
+            // land in another order than they were numbered are applied too (each stands alone).
+            for migration in migrations.sorted(by: { $0.version < $1.version }) {
+                let recorded = try connection.scalar(
+                    "SELECT COUNT(*) FROM schema_migrations WHERE version = \(migration.version)")
+                guard recorded == 0 else { continue }
                 for statement in migration.statements(database.dialect) {
                     try connection.executeScript(statement)
                 }
