@@ -118,7 +118,10 @@ public final class HeraldApplication: Sendable {
         ).register(in: &router)
         let deviceAuth = DeviceAuthenticator(
             store: store, sealer: sealer, clock: clock, devices: devices, limits: limits)
-        DeviceController(auth: deviceAuth, sealer: sealer, devices: devices, events: deviceEvents).register(in: &router)
+        DeviceController(
+            auth: deviceAuth, sealer: sealer, devices: devices, events: deviceEvents,
+            verifier: IdentityVerifier(sealer: sealer)
+        ).register(in: &router)
         DeviceGeofenceController(auth: deviceAuth, geofences: geofences, clock: clock, events: deviceEvents)
             .register(in: &router)
         DeviceIdentityController(

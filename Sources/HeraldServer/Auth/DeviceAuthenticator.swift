@@ -58,6 +58,17 @@ final class DeviceAuthenticator: Sendable {
         return found
     }
 
+    /// The user whose active session `accessToken` (a Punchh API access token) names, if it is one of `business`'s.
+    func user(accessToken: String, business: Business) throws -> Int64? {
+        guard accessToken.utf8.count <= 512,
+            let (session, user) = try store.read({
+                try $0.sessions.findWithUser(tokenHash: AccessTokens.hash(accessToken))
+            }),
+            session.businessID == business.id, user.businessID == business.id, session.isActive(at: clock.now())
+        else { return nil }
+        return user.id
+    }
+
     /// True when `request` carries any of the signature headers (a registration signed to rotate its credential).
     static func isSigned(_ request: HTTPRequest) -> Bool {
         [
