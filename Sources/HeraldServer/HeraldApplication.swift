@@ -70,14 +70,15 @@ public final class HeraldApplication: Sendable {
         let campaignRunner = domain.campaignRunner
         let limits = RateLimits(
             authPerAddress: .perMinute(configuration.authPerAddressPerMinute),
-            authPerAccount: .perMinute(configuration.authPerAccountPerMinute),
+            authFailuresPerAccount: configuration.authFailuresPerAccount,
             mobilePerBusiness: .perSecond(configuration.mobilePerBusinessPerSecond),
+            mobilePerUser: .perSecond(configuration.mobilePerUserPerSecond),
             devicePerInstall: .perMinute(configuration.devicePerInstallPerMinute),
+            installsPerAddress: .perMinute(configuration.installsPerAddressPerMinute),
             posPerKey: .perSecond(configuration.posPerKeyPerSecond))
         let mobileAuth = MobileAuthenticator(store: store, sealer: sealer, clock: clock, limits: limits)
         var router = Router()
-        let openAPI = configuration.openAPIFile.flatMap { FileManager.default.contents(atPath: $0) }.map(Array.init)
-        SystemController(metrics: metrics, openAPI: openAPI).register(in: &router)
+        SystemController(metrics: metrics).register(in: &router)
         let boundPort = BoundPort(configuration.port)
         self.boundPort = boundPort
         let businesses = domain.businesses
@@ -151,6 +152,7 @@ public final class HeraldApplication: Sendable {
         serverConfiguration.bodyLimit = MediaController.bodyLimit(adminToken: adminToken)
         serverConfiguration.headTimeout = configuration.headTimeout
         serverConfiguration.perAddressConnectionLimit = configuration.connectionsPerAddress
+        serverConfiguration.trustedProxies = configuration.trustedProxies
         serverConfiguration.reservedConnections = configuration.reservedConnections
         server = HTTPServer(configuration: serverConfiguration, responder: application, logger: httpLogger)
     }

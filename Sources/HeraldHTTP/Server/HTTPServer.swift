@@ -63,7 +63,7 @@ public final class HTTPServer: Service {
                 connectionLimit: configuration.connectionLimit,
                 reservedLimit: max(0, configuration.reservedConnections),
                 perAddressLimit: max(1, configuration.perAddressConnectionLimit), headTimeout: headTimeout,
-                shortHeadTimeout: min(headTimeout, 2_000_000_000)))
+                shortHeadTimeout: min(headTimeout, 2_000_000_000), trustedProxies: configuration.trustedProxies))
         workers = WorkerPool(
             threads: configuration.workerThreadCount, queueLimit: configuration.workerQueueLimit,
             name: "herald-http-worker")

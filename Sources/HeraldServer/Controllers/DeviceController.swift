@@ -28,6 +28,7 @@ struct DeviceController: Sendable {
     // MARK: - Installs
 
     @Sendable func registerInstall(_ request: HTTPRequest) throws -> HTTPResponse {
+        try auth.chargeRegistration(request)
         // A signed registration is the install rotating its credential: the signature must hold.
         let signer = DeviceAuthenticator.isSigned(request) ? try auth.verify(request) : nil
         let body = try request.jsonObjectBody()

@@ -49,7 +49,7 @@ struct MobileController: Sendable {
         let phone = AccountInput.phone(fields["phone"], &errors)
         let token = AccountInput.pushToken(fields, &errors)
         try errors.check()
-        try limits.checkAuth(address: request.remoteAddress, account: "\(client.business.id):\(email!)")
+        try limits.checkAuth(address: request.remoteAddress, account: nil)
 
         // Checked first only to spare a password hash: the database's constraint decides, even for two racing. A
         // user an import made (no password) signs up into that record.
@@ -78,10 +78,12 @@ struct MobileController: Sendable {
         }
         try errors.check()
         let email = AccountInput.normalizedEmail(emailText)
-        try limits.checkAuth(address: request.remoteAddress, account: "\(client.business.id):\(email)")
+        let account = "\(client.business.id):\(email)"
+        try limits.checkAuth(address: request.remoteAddress, account: account)
         let user = try accounts.user(businessID: client.business.id, email: email)
         // Verify against a dummy hash when the email is unknown, so timing doesn't tell which emails exist.
         let valid = try passwordPool.run { passwords.verify(password, against: user?.passwordHash ?? dummyHash) }
+        limits.recordPasswordCheck(user != nil && valid, address: request.remoteAddress, account: account)
         guard let user, valid else { throw HTTPError.invalid("base", "Incorrect information submitted. Please retry.") }
         let device = try deviceRegistration(request, userID: user.id, token: token).map {
             try accounts.registerDevice(businessID: client.business.id, userID: user.id, $0)
@@ -107,11 +109,11 @@ struct MobileController: Sendable {
             newPassword = AccountInput.password(
                 fields["password"], confirmation: fields["password_confirmation"], &errors, required: true)
             if let current = fields["current_password"]?.stringValue {
-                try limits.checkAuth(
-                    address: request.remoteAddress, account: "\(user.businessID):\(user.email ?? "#\(user.id)")")
-                if try !passwordPool.run({ passwords.verify(current, against: user.passwordHash) }) {
-                    errors.add("current_password", "is invalid")
-                }
+                let account = "\(user.businessID):\(user.email ?? "#\(user.id)")"
+                try limits.checkAuth(address: request.remoteAddress, account: account)
+                let valid = try passwordPool.run { passwords.verify(current, against: user.passwordHash) }
+                limits.recordPasswordCheck(valid, address: request.remoteAddress, account: account)
+                if !valid { errors.add("current_password", "is invalid") }
             } else {
                 errors.add("current_password", "can't be blank")
             }
