@@ -115,7 +115,8 @@ public final class HeraldApplication: Sendable {
             auth: mobileAuth, accounts: accounts, inbox: inbox, passwords: passwords, clock: clock,
             tokenLifetime: configuration.accessTokenLifetime,
             dummyHash: try passwords.hash(Base64URL.encode(SecureRandom.bytes(count: 24))), limits: limits,
-            passwordPool: PasswordPool(slots: passwordThreads)
+            passwordPool: PasswordPool(slots: passwordThreads), emailProof: EmailProof(sealer: sealer),
+            mailer: configuration.mailer ?? LogMailer(logger: logger)
         ).register(in: &router)
         let deviceAuth = DeviceAuthenticator(
             store: store, sealer: sealer, clock: clock, devices: devices, limits: limits)

@@ -54,6 +54,8 @@ public struct HeraldConfiguration: Sendable {
     public var trustedProxies: TrustedProxies = .none
     /// Connections kept beyond the 10,000 for `/healthz` and `/metrics` only.
     public var reservedConnections = 64
+    /// Where mail goes (the one-time codes of imported customers' sign-ups); nil: the log (`LogMailer`).
+    public var mailer: (any Mailer)?
     /// Most devices per user (the least recently updated are deleted beyond).
     public var maxDevicesPerUser = 10
     /// Sign-ups, logins and password checks a minute from one client address (0: no limit).

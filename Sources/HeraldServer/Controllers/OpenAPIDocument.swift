@@ -254,7 +254,8 @@ enum OpenAPIDocument {
                     "conversion_currency_amount": 0,
                     "conversion_offer_id": 3,
                     "offer_reminder_lead_seconds": 86400,
-                    "welcome_offer_id": null
+                    "welcome_offer_id": null,
+                    "import_trusted": false
                   },
                   "apns": {
                     "environment": "sandbox",
@@ -1584,7 +1585,7 @@ enum OpenAPIDocument {
         ],
         "summary": "Sign up",
         "operationId": "mobileSignUp",
-        "description": "Creates the user, registers the device and its push token, notifies `signup` (and grants the welcome offer) and opens a session. 422 `{\"errors\":{\"email\":[\"has already been taken\"]}}` for a taken email.",
+        "description": "Creates the user, registers the device and its push token, notifies `signup` (and grants the welcome offer) and opens a session. 422 `{\"errors\":{\"email\":[\"has already been taken\"]}}` for a taken email. An email the business imported (a customer nobody has signed up as) is claimed — its points, rewards and inbox — only with proof unless the business's `import_trusted` setting says so: the first sign-up answers 422 on `email_code` and mails an 8-digit code to the address (valid 15 to 30 minutes); the sign-up sent again with `user.email_code` claims the record.",
         "parameters": [
           {
             "$ref": "#/components/parameters/DeviceIdHeader"
@@ -5355,7 +5356,8 @@ enum OpenAPIDocument {
           "conversion_offer_id",
           "offer_reminder_lead_seconds",
           "welcome_offer_id",
-          "membership_levels"
+          "membership_levels",
+          "import_trusted"
         ],
         "properties": {
           "conversion_threshold": {
@@ -5414,6 +5416,10 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "import_trusted": {
+            "type": "boolean",
+            "description": "Whether the business vouches for the emails of the customers it imports: then a sign-up with an imported customer's email claims that record (points, rewards, inbox) at once; otherwise (the default) only with the one-time code mailed to the address (`user.email_code`)."
           }
         },
         "examples": [
@@ -5423,7 +5429,8 @@ enum OpenAPIDocument {
             "conversion_currency_amount": 0,
             "conversion_offer_id": 3,
             "offer_reminder_lead_seconds": 86400,
-            "welcome_offer_id": null
+            "welcome_offer_id": null,
+            "import_trusted": false
           }
         ]
       },
@@ -5495,6 +5502,10 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "import_trusted": {
+            "type": "boolean",
+            "description": "Whether the business vouches for the emails of the customers it imports: then a sign-up with an imported customer's email claims that record (points, rewards, inbox) at once; otherwise (the default) only with the one-time code mailed to the address (`user.email_code`)."
           }
         },
         "examples": [
@@ -7818,6 +7829,10 @@ enum OpenAPIDocument {
                   "null"
                 ],
                 "description": "An FCM registration token (despite the name): 20 to 4096 characters from `A-Za-z0-9-_:.`. `\"\"` or null clears it. Not together with a non-empty `apn_token`."
+              },
+              "email_code": {
+                "type": "string",
+                "description": "The 8-digit code mailed to an imported customer's email by a first sign-up with it (answered 422 on `email_code`): proves the address, so the sign-up claims that customer's record. Not needed when the business's `import_trusted` setting is on."
               }
             }
           }
