@@ -46,7 +46,7 @@ def main():
     hb.require("wrk")
     binary = hb.build_release()
     work = tempfile.mkdtemp(prefix="herald-bench-api-")
-    # One user's inbox at full speed: a throughput figure, so the per-user limit (20 a second by default) is off.
+    # One user's inbox at full speed: a throughput figure, so the per-user limit (50 a second by default) is off.
     herald = hb.Herald(binary, os.path.join(work, "data"), {"HERALD_PASSWORD_COST": "1024", "HERALD_MOBILE_RATE_PER_USER": "0"})
     try:
         business = herald.admin("POST", "/api/admin/businesses", {"name": "Bench Co"})

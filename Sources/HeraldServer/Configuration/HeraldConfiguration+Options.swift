@@ -112,7 +112,7 @@ extension HeraldConfiguration {
             "mobile API requests a second for one business before signing in (sign-up, login), counted once their "
                 + "x-pch-digest holds (0: no limit; per node)"),
         Option(
-            "mobile-rate-per-user", "HERALD_MOBILE_RATE_PER_USER", "`20`",
+            "mobile-rate-per-user", "HERALD_MOBILE_RATE_PER_USER", "`50`",
             "signed-in mobile API requests a second for one user, counted once digest and access token hold "
                 + "(0: no limit; per node)"),
         Option(

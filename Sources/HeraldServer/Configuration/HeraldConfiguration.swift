@@ -67,7 +67,7 @@ public struct HeraldConfiguration: Sendable {
     /// (0: no limit).
     public var mobilePerBusinessPerSecond = 2000
     /// Signed-in mobile API calls a second per user, once digest and session hold (0: no limit).
-    public var mobilePerUserPerSecond = 20
+    public var mobilePerUserPerSecond = 50
     /// Device API calls a minute per install (0: no limit).
     public var devicePerInstallPerMinute = 300
     /// Install registrations a minute from one client address (0: no limit).
