@@ -2,6 +2,7 @@
 #define HERALD_CMICROHTTPD_SHIM_H
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -9,6 +10,17 @@
 #include <microhttpd.h>
 
 /* MHD_start_daemon and MHD_get_*_info are variadic: Swift cannot call them. */
+
+/// Where libmicrohttpd's own messages go: defined in Swift (HeraldHTTP, `@_cdecl`), which hands them to the server's
+/// logger; `cls` is the server.
+extern void herald_mhd_log_message(void *cls, const char *message);
+
+/// libmicrohttpd's logger callback: the message formatted (at most 511 bytes kept), then handed to Swift.
+static inline void herald_mhd_log(void *cls, const char *format, va_list arguments) {
+    char message[512];
+    vsnprintf(message, sizeof message, format, arguments);
+    herald_mhd_log_message(cls, message);
+}
 
 /// Starts an epoll daemon with a thread pool serving `listen_fd`, a socket already bound and listening (so the
 /// caller chose its options: no SO_REUSEPORT unless asked for), with the limits Herald sets.
@@ -18,9 +30,10 @@ static inline struct MHD_Daemon *herald_mhd_start(
     void *(*uri_logger)(void *cls, const char *uri, struct MHD_Connection *con), void *uri_logger_cls,
     MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     unsigned int thread_pool_size,
-    unsigned int connection_timeout, size_t connection_memory_limit, unsigned int connection_limit)
+    unsigned int connection_timeout, size_t connection_memory_limit, unsigned int connection_limit, void *log_cls)
 {
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
+        MHD_OPTION_EXTERNAL_LOGGER, herald_mhd_log, log_cls,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_URI_LOG_CALLBACK, uri_logger, uri_logger_cls,

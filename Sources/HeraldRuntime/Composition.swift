@@ -63,20 +63,6 @@ public enum Composition {
         return try Store(database: database, feed: feed)
     }
 
-    /// Where the OpenAPI document is: `openapi.json` next to the binary or in `../share/herald/` from it (as
-    /// `scripts/package`, the Dockerfile and docs/operations.md install it), else `docs/openapi.json` under the
-    /// working directory (a checkout, as `scripts/serve` and the tests run).
-    public static func openAPIFile() -> String? {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        let candidates = [
-            binary.appendingPathComponent("openapi.json").path,
-            binary.appendingPathComponent("../share/herald/openapi.json").standardizedFileURL.path,
-            FileManager.default.currentDirectoryPath + "/docs/openapi.json",
-        ]
-        return candidates.first { FileManager.default.isReadableFile(atPath: $0) }
-    }
-
     /// Apple's and Google's providers, as configured, loading credentials with `credentials`.
     public static func pushProviders(
         _ configuration: HeraldConfiguration, credentials: CredentialLoader, clock: WallClock, logger: Logger
@@ -112,8 +98,6 @@ public enum Composition {
         _ configuration: HeraldConfiguration, logger: Logger, clock: WallClock = .system,
         providers: ((CredentialLoader) throws -> [any PushProvider])? = nil
     ) throws -> HeraldApplication {
-        var configuration = configuration
-        if configuration.openAPIFile == nil { configuration.openAPIFile = openAPIFile() }
         let directory = try DataDirectory(path: configuration.dataDirectory)
         let sealer = try SecretSealer(key: try directory.secretKey(configured: configuration.secretKey))
         let store = try openStore(configuration.databaseURL, clock: clock, logger: logger)

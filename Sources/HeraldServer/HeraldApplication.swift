@@ -70,14 +70,15 @@ public final class HeraldApplication: Sendable {
         let campaignRunner = domain.campaignRunner
         let limits = RateLimits(
             authPerAddress: .perMinute(configuration.authPerAddressPerMinute),
-            authPerAccount: .perMinute(configuration.authPerAccountPerMinute),
+            authFailuresPerAccount: configuration.authFailuresPerAccount,
             mobilePerBusiness: .perSecond(configuration.mobilePerBusinessPerSecond),
+            mobilePerUser: .perSecond(configuration.mobilePerUserPerSecond),
             devicePerInstall: .perMinute(configuration.devicePerInstallPerMinute),
+            installsPerAddress: .perMinute(configuration.installsPerAddressPerMinute),
             posPerKey: .perSecond(configuration.posPerKeyPerSecond))
         let mobileAuth = MobileAuthenticator(store: store, sealer: sealer, clock: clock, limits: limits)
         var router = Router()
-        let openAPI = configuration.openAPIFile.flatMap { FileManager.default.contents(atPath: $0) }.map(Array.init)
-        SystemController(metrics: metrics, openAPI: openAPI).register(in: &router)
+        SystemController(metrics: metrics).register(in: &router)
         let boundPort = BoundPort(configuration.port)
         self.boundPort = boundPort
         let businesses = domain.businesses
@@ -114,11 +115,15 @@ public final class HeraldApplication: Sendable {
             auth: mobileAuth, accounts: accounts, inbox: inbox, passwords: passwords, clock: clock,
             tokenLifetime: configuration.accessTokenLifetime,
             dummyHash: try passwords.hash(Base64URL.encode(SecureRandom.bytes(count: 24))), limits: limits,
-            passwordPool: PasswordPool(slots: passwordThreads)
+            passwordPool: PasswordPool(slots: passwordThreads), emailProof: EmailProof(sealer: sealer),
+            mailer: configuration.mailer ?? LogMailer(logger: logger)
         ).register(in: &router)
         let deviceAuth = DeviceAuthenticator(
             store: store, sealer: sealer, clock: clock, devices: devices, limits: limits)
-        DeviceController(auth: deviceAuth, sealer: sealer, devices: devices, events: deviceEvents).register(in: &router)
+        DeviceController(
+            auth: deviceAuth, sealer: sealer, devices: devices, events: deviceEvents,
+            verifier: IdentityVerifier(sealer: sealer)
+        ).register(in: &router)
         DeviceGeofenceController(auth: deviceAuth, geofences: geofences, clock: clock, events: deviceEvents)
             .register(in: &router)
         DeviceIdentityController(
@@ -148,6 +153,7 @@ public final class HeraldApplication: Sendable {
         serverConfiguration.bodyLimit = MediaController.bodyLimit(adminToken: adminToken)
         serverConfiguration.headTimeout = configuration.headTimeout
         serverConfiguration.perAddressConnectionLimit = configuration.connectionsPerAddress
+        serverConfiguration.trustedProxies = configuration.trustedProxies
         serverConfiguration.reservedConnections = configuration.reservedConnections
         server = HTTPServer(configuration: serverConfiguration, responder: application, logger: httpLogger)
     }

@@ -58,7 +58,7 @@ public final class DeviceTestClient: @unchecked Sendable {
     }
 
     /// `POST /api/v1/installs` with `body` (unsigned unless `signed`, then with the current credential); a 2xx's
-    /// credential and test-device standing are kept.
+    /// install id, credential and test-device standing are kept.
     @discardableResult
     public func register(body: JSON, signed: Bool = false) throws -> TestHTTPClient.Response {
         let bytes = body.encoded
@@ -74,6 +74,8 @@ public final class DeviceTestClient: @unchecked Sendable {
             self.keyID = keyID
             self.secret = secret
             testDevice = answer["test_device"]
+            // The id the server keeps (its own, when the one sent belongs to a device this one could not prove).
+            if let installID = answer["install_id"]?.stringValue { self.installID = installID }
         }
         return response
     }

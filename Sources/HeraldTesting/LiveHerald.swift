@@ -49,9 +49,11 @@ public final class LiveHerald: Sendable {
         configuration.httpThreads = 4
         // Tests sign many users up from one address at once: limits off unless a test sets them.
         configuration.authPerAddressPerMinute = 0
-        configuration.authPerAccountPerMinute = 0
+        configuration.authFailuresPerAccount = 0
         configuration.mobilePerBusinessPerSecond = 0
+        configuration.mobilePerUserPerSecond = 0
         configuration.devicePerInstallPerMinute = 0
+        configuration.installsPerAddressPerMinute = 0
         configuration.posPerKeyPerSecond = 0
         configuration.passwordThreads = 64
         configuration.connectionsPerAddress = 10_000
@@ -121,9 +123,12 @@ public final class LiveHerald: Sendable {
             id: Int64(id), client: client, secret: secret, posKey: posKey, apiKey: apiKey, sandboxAPIKey: sandboxAPIKey)
     }
 
-    /// A mobile API client signing as `business`'s app.
-    public func mobileClient(for business: BusinessKeys, deviceID: String? = nil) -> MobileTestClient {
-        MobileTestClient(http: client(), business: business, deviceID: deviceID)
+    /// A mobile API client signing as `business`'s app (over `http`: a connection of its own to this server, or to
+    /// a proxy in front of it).
+    public func mobileClient(for business: BusinessKeys, deviceID: String? = nil, http: TestHTTPClient? = nil)
+        -> MobileTestClient
+    {
+        MobileTestClient(http: http ?? client(), business: business, deviceID: deviceID)
     }
 }
 

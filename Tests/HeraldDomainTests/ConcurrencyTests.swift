@@ -125,7 +125,7 @@ struct ConcurrencyTests {
                 NewUser(
                     businessID: business.id, email: email, passwordHash: "h\(index)", firstName: firstName,
                     lastName: "Lee\(index)"),
-                business: business
+                business: business, emailProven: true
             ) { _ in nil }.user
         }
         let winners = results.compactMap { try? $0.get() }

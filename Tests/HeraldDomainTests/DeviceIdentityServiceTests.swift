@@ -43,8 +43,10 @@ struct DeviceIdentityServiceTests {
         #expect(try identities.externalID(of: forgotten) == nil)
         #expect(try identities.forget(forgotten) == forgotten)
 
-        // A replaced install (the same id registered again, unsigned) is not the one identified.
-        _ = try w.install("install-1")
+        // The same id registered again, unsigned, is another install; a deleted one is identified no more.
+        #expect(try w.install("install-1").device.id != device.id)
+        #expect(try identities.forget(forgotten) == forgotten)
+        try w.devices.delete(forgotten)
         #expect(throws: DomainError.notFound("install")) { try identities.identify(device, externalID: "crm-ann") }
         #expect(throws: DomainError.notFound("install")) { try identities.forget(device) }
     }

@@ -38,23 +38,41 @@ struct DeviceServiceTests {
         let other = try w.install("install-2")
         #expect(throws: DomainError.self) { try w.install("install-1", signedBy: other.device.id) }
 
-        // Unsigned, the same id: a fresh record; the old one is gone with its messages and segments.
-        let fresh = try w.install("install-1")
-        #expect(fresh.outcome == .replaced && fresh.isNew)
-        #expect(fresh.device.id != device.id)
-        #expect(try w.reload(device) == nil)
-        #expect(try w.store.read { try $0.inbox.find(id: message.id) } == nil)
+        // Unsigned, the same id, no proof: a new install under an id of the server's; the old one untouched.
+        let fresh = try w.install("install-1", token: .some(apnsToken(1)))
+        #expect(fresh.outcome == .separated && fresh.isNew)
+        #expect(fresh.device.id != rotated.device.id)
+        #expect(fresh.device.deviceKey != "install-1")
+        #expect(fresh.device.userID == nil)
+        let kept = try #require(try w.reload(device))
+        #expect(kept.install?.keyID == rotated.device.install?.keyID, "the old credential still works")
+        #expect(try w.devices.message(kept, id: message.id) != nil)
+        #expect(try w.devices.segments(kept) == ["beta", "vip"])
+        #expect(try w.devices.message(fresh.device, id: message.id) == nil)
         #expect(try w.devices.segments(fresh.device).isEmpty)
-        #expect(try w.store.read { try $0.devices.find(keyID: rotated.device.install!.keyID) } == nil)
-        #expect(fresh.device.token == nil)
     }
 
     @Test(arguments: StoreBackend.allCases)
-    func aPunchhDeviceIsAdoptedWithItsUser(_ backend: StoreBackend) throws {
+    func aPunchhDeviceIsAdoptedOnlyWithProofOfItsUser(_ backend: StoreBackend) throws {
         let w = try DeviceWorld(backend)
         let ann = w.world.user
         let phone = try w.world.register(ann, key: "ann-phone", token: .some(apnsToken(7)), at: at(1))
-        let adopted = try w.install("ann-phone", token: .some(nil))
+        let message = try w.message(to: phone, campaign: nil, headline: "Private offer for Ann")
+
+        // Knowing the device id is not enough, nor is another user's proof: a separate install, Ann's untouched.
+        let other = try w.world.addUser("bob@example.com")
+        for proof in [nil, OwnershipProof(userID: other.id), OwnershipProof(externalID: "nobody")] {
+            let intruder = try w.install("ann-phone", token: .some(apnsToken(9)), proof: proof)
+            #expect(intruder.outcome == .separated)
+            #expect(intruder.device.id != phone.id && intruder.device.userID == nil)
+            #expect(try w.devices.pull(intruder.device).isEmpty)
+            #expect(try w.devices.message(intruder.device, id: message.id) == nil)
+        }
+        let untouched = try #require(try w.reload(phone))
+        #expect(untouched.userID == ann.id && untouched.token == apnsToken(7) && untouched.install == nil)
+
+        // Ann's access token (here: her user) proves it: the one device, her user and token kept.
+        let adopted = try w.install("ann-phone", token: .some(nil), proof: OwnershipProof(userID: ann.id))
         #expect(adopted.outcome == .adopted && adopted.isNew)
         #expect(adopted.device.id == phone.id)
         #expect(adopted.device.userID == ann.id)
@@ -67,6 +85,43 @@ struct DeviceServiceTests {
         let updated = try w.devices.update(adopted.device, details: DeviceWorld.details(token: .some(apnsToken(8))))
         #expect(try w.store.read { try $0.devices.all(userID: ann.id) }.map(\.token) == [apnsToken(8)])
         #expect(updated.id == phone.id)
+
+        // An install that lost its credential is given back to the proof of its user: the same install.
+        let reclaimed = try w.install("ann-phone", proof: OwnershipProof(userID: ann.id))
+        #expect(reclaimed.outcome == .reclaimed && !reclaimed.isNew)
+        #expect(reclaimed.device.id == phone.id && reclaimed.device.token == apnsToken(8))
+        #expect(reclaimed.device.install?.keyID != adopted.device.install?.keyID)
+
+        // An imported user's device, by the identity token's external id.
+        let now = w.world.clock.now
+        let businessID = w.business.id
+        let cy = try w.store.transaction { tx in
+            try tx.users.insertImported(
+                businessID: businessID, externalID: "cust-cy", email: nil, firstName: "", lastName: "",
+                attributes: .object([]), at: now)
+        }
+        let cyPhone = try w.world.register(cy, key: "cy-phone", token: .some(apnsToken(5)))
+        #expect(try w.install("cy-phone", proof: OwnershipProof(externalID: "cust-ann")).outcome == .separated)
+        let cyInstall = try w.install("cy-phone", proof: OwnershipProof(externalID: "cust-cy"))
+        #expect(cyInstall.outcome == .adopted && cyInstall.device.id == cyPhone.id)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func aTokenHeldBySomeoneElsesDeviceStaysWithIt(_ backend: StoreBackend) throws {
+        let w = try DeviceWorld(backend)
+        let ann = w.world.user
+        let phone = try w.world.register(ann, key: "ann-phone", token: .some(apnsToken(7)), at: at(1))
+        // An install sending Ann's token (unsigned, or in a signed update) takes nothing from her device.
+        let intruder = try w.install("intruder", token: .some(apnsToken(7)))
+        #expect(intruder.device.token == nil)
+        let updated = try w.devices.update(intruder.device, details: DeviceWorld.details(token: .some(apnsToken(7))))
+        #expect(updated.token == nil)
+        let kept = try #require(try w.reload(phone))
+        #expect(kept.token == apnsToken(7) && kept.userID == ann.id)
+        // A device of nobody gives its token up as before.
+        let loose = try w.install("loose", token: .some(apnsToken(3))).device
+        #expect(try w.install("other", token: .some(apnsToken(3))).device.token == apnsToken(3))
+        #expect(try w.reload(loose)?.token == nil)
     }
 
     @Test(arguments: StoreBackend.allCases)
@@ -213,7 +268,7 @@ struct DeviceServiceTests {
         let w = try DeviceWorld(backend)
         let ann = w.world.user
         try w.world.register(ann, key: "ann-phone", token: .some(apnsToken(1)), at: at(0))
-        let phone = try w.install("ann-phone").device
+        let phone = try w.install("ann-phone", proof: OwnershipProof(userID: ann.id)).device
         let stranger = try w.install("stranger").device
         let campaign = try w.campaign()
         let own = try w.message(
@@ -252,7 +307,9 @@ struct DeviceServiceTests {
         let w = try DeviceWorld(backend)
         let ann = w.world.user
         try w.world.register(ann, key: "ann-phone", token: .some(apnsToken(3)), at: at(0))
-        let device = try w.install("ann-phone", token: .some(apnsToken(3)), segments: ["vip"]).device
+        let device = try w.install(
+            "ann-phone", token: .some(apnsToken(3)), segments: ["vip"], proof: OwnershipProof(userID: ann.id)
+        ).device
         let campaign = try w.campaign()
         let message = try w.message(to: device, campaign: campaign)
         let news = try w.world.publish([w.world.draft(ann)])[0]

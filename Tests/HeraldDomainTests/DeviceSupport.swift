@@ -49,15 +49,15 @@ final class DeviceWorld: Sendable {
             userAgent: "HeraldSDK/1.0.0")
     }
 
-    /// Registers install `id` (unsigned unless `signedBy`).
+    /// Registers install `id` (unsigned unless `signedBy`; with `proof` of a known device's user when given).
     @discardableResult
     func install(
         _ id: String, workspace: Install.Workspace = .live, token: String?? = nil, segments: [String]? = nil,
-        signedBy: Int64? = nil
+        signedBy: Int64? = nil, proof: OwnershipProof? = nil
     ) throws -> RegisteredInstall {
         try devices.register(
             installID: id, details: Self.details(token: token, segments: segments), business: business,
-            workspace: workspace, credential: credential(), signedBy: signedBy)
+            workspace: workspace, credential: credential(), signedBy: signedBy, proof: proof)
     }
 
     /// A running campaign of the business.

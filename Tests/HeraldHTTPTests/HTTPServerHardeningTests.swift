@@ -80,6 +80,28 @@ struct HTTPServerHardeningTests {
         _ = held
     }
 
+    @Test func aTrustedProxyIsNotCappedAndSaysWhoTheClientIs() throws {
+        let server = try TestServer {
+            $0.perAddressConnectionLimit = 2
+            $0.trustedProxies = try! TrustedProxies(parsing: "127.0.0.2/32")
+        }
+        // The proxy holds more connections than one address may: it carries everyone's.
+        let held = try (0..<3).map { _ in try Self.halfOpen(server, from: "127.0.0.2") }
+        #expect(Poll.until { server.server.connectionsAccepted == 3 })
+        let proxied = try Self.client(server, from: "127.0.0.2").request(
+            "GET", "/remote", headers: [("X-Forwarded-For", "198.51.100.1, 203.0.113.9")])
+        #expect(proxied.status == 200, "\(proxied)")
+        #expect(proxied.value?["remote"] == "203.0.113.9")
+        // Anyone else is capped, and their forwarding headers mean nothing.
+        let others = try (0..<2).map { _ in try Self.halfOpen(server, from: "127.0.0.3") }
+        #expect(Poll.until { server.server.connectionsAccepted == 6 }, "three, the proxied request, two more")
+        #expect(try Self.client(server, from: "127.0.0.3").request("GET", "/x").status == 503)
+        let direct = try Self.client(server, from: "127.0.0.4").request(
+            "GET", "/remote", headers: [("X-Forwarded-For", "203.0.113.9")])
+        #expect(direct.value?["remote"] == "127.0.0.4")
+        _ = (held, others)
+    }
+
     @Test func whenEveryPlaceIsTakenTheHealthCheckStillAnswersAndTheRestIs503() throws {
         let server = try TestServer {
             $0.connectionLimit = 20

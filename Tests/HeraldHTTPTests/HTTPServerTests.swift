@@ -56,6 +56,7 @@ struct HTTPServerTests {
             router.get("/fail") { _ in throw Unexpected() }
             router.get("/teapot") { _ in throw HTTPError(HTTPStatus(418), field: "base", "short and stout") }
             router.get("/request-id") { request in .json(["id": .string(request.id)]) }
+            router.get("/remote") { request in .json(["remote": .string(request.remoteAddress ?? "")]) }
             router.get("/headers") { request in
                 .json(.object(request.headers.map { (key: $0.name, value: .string($0.value)) }))
             }

@@ -66,7 +66,8 @@ struct AudienceAPITests {
     }
 
     @Test func anImportedUserSignsUpIntoTheirOwnRecord() throws {
-        let fixture = try ServerFixture()
+        let mailer = RecordingMailer()
+        let fixture = try ServerFixture { $0.mailer = mailer }
         let line =
             #"{"external_id":"crm-9","email":"Nine@Example.com","first_name":"Nina","attributes":{"tier":"gold"}}"#
         #expect(try Self.importLines(fixture, [line]).value?["created"] == 1)
@@ -78,20 +79,31 @@ struct AudienceAPITests {
         let imported = try record()
         // Nobody signs in as them before they sign up: the record has no password.
         #expect(try fixture.app().logIn(email: "nine@example.com").status == 422)
-        // A sign-up into it with a phone another user has is refused like any other, and claims nothing.
-        func withPhone(_ email: String) -> [(String, JSON)] {
-            let user: [(key: String, value: JSON)] = [
+        // Knowing the email claims nothing: the sign-up must prove it with the code mailed there.
+        func signUp(_ email: String, phone: String? = nil, code: String? = nil) throws -> TestHTTPClient.Response {
+            var user: [(key: String, value: JSON)] = [
                 ("email", .string(email)), ("password", "their-own-1"), ("password_confirmation", "their-own-1"),
-                ("phone", "555-123-4567"),
+                ("first_name", "Nine"), ("last_name", "Lee"),
             ]
-            return [("user", .object(user))]
+            if let phone { user.append(("phone", .string(phone))) }
+            if let code { user.append(("email_code", .string(code))) }
+            return try fixture.app().call("POST", "/api2/mobile/users", json: [("user", .object(user))])
         }
-        #expect(try fixture.app().call("POST", "/api2/mobile/users", json: withPhone("ann@example.com")).status == 200)
-        let taken = try fixture.app().call("POST", "/api2/mobile/users", json: withPhone("nine@example.com"))
+        expectError(try signUp("nine@example.com"), 422, ["email_code"])
+        let code = try #require(mailer.code(to: "nine@example.com"), "\(mailer.sent)")
+        expectError(
+            try signUp("nine@example.com", code: code == "00000000" ? "11111111" : "00000000"), 422, ["email_code"])
+        #expect(try record().passwordHash == "")
+        // A sign-up into it with a phone another user has is refused like any other, and claims nothing.
+        #expect(try signUp("ann@example.com", phone: "555-123-4567").status == 200)
+        let taken = try signUp("nine@example.com", phone: "555-123-4567", code: code)
         expectError(taken, 422, "phone", "has already been taken")
         #expect(try record().passwordHash == "")
 
-        let app = try fixture.signedUp("nine@example.com", password: "their-own-1", firstName: "Nine")
+        let signedUp = try signUp("nine@example.com", code: code)
+        #expect(signedUp.status == 200, "\(signedUp)")
+        let app = fixture.app()
+        #expect(try app.logIn(email: "nine@example.com", password: "their-own-1").status == 200)
         let claimed = try record()
         #expect(app.userID == imported.id, "sign-up made another user")
         #expect(claimed.attributes == ["tier": "gold"] && claimed.firstName == "Nine" && claimed.lastName == "Lee")
@@ -100,6 +112,27 @@ struct AudienceAPITests {
         let again = try fixture.app().signUp(email: "nine@example.com", password: "someone-else-2")
         #expect(again.text == #"{"errors":{"email":["has already been taken"]}}"#)
         #expect(try fixture.app().logIn(email: "nine@example.com", password: "someone-else-2").status == 422)
+    }
+
+    @Test(.bug(id: "issue-35-6", "whoever signed up first with an imported email got the record"))
+    func aTrustedImportIsClaimedWithoutACode() throws {
+        let mailer = RecordingMailer()
+        let fixture = try ServerFixture { $0.mailer = mailer }
+        #expect(
+            try Self.importLines(fixture, [#"{"external_id":"crm-1","email":"one@example.com"}"#]).value?["created"]
+                == 1)
+        let settings = try fixture.herald.admin(
+            "PUT", "/api/admin/businesses/\(fixture.business.id)/settings", json: #"{"import_trusted":true}"#)
+        #expect(settings.value?["import_trusted"] == true, "\(settings)")
+        let imported = try #require(
+            try fixture.store.read { try $0.users.find(businessID: fixture.business.id, externalIDs: ["crm-1"]) }.first)
+        let app = try fixture.signedUp("one@example.com")
+        #expect(app.userID == imported.id)
+        #expect(mailer.sent.isEmpty)
+        expectError(
+            try fixture.herald.admin(
+                "PUT", "/api/admin/businesses/\(fixture.business.id)/settings", json: #"{"import_trusted":"yes"}"#),
+            422, ["import_trusted"])
     }
 
     @Test func badLinesAreRefusedOneByOneAndTheRestImported() throws {

@@ -110,20 +110,23 @@ struct DeviceInstallTests {
         let stale = try phone.call("POST", "/api/v1/notifications/pull", keyID: first.keyID, secret: first.secret)
         expectError(stale, 401, "signature", "X-Herald-Key-Id names no install: register again")
 
-        // Someone who knows the install id, registering unsigned: a fresh record, nothing of the old one.
+        // Someone who knows the install id, registering unsigned: an install of their own under an id the server
+        // chose; nothing of the old one is theirs or is touched.
         let intruder = fixture.herald.deviceClient(installID: "install-1")
-        #expect(try intruder.register(apiKey: fixture.business.apiKey).status == 201)
-        let fresh = try #require(try fixture.device("install-1"))
-        #expect(fresh.id != original.id)
+        let separate = try intruder.register(apiKey: fixture.business.apiKey)
+        #expect(separate.status == 201)
+        #expect(intruder.installID != "install-1" && separate.value?["install_id"] == .string(intruder.installID))
+        #expect(try fixture.device("install-1")?.id == original.id)
         #expect(try intruder.pull().isEmpty)
         #expect(try intruder.call("GET", "/api/v1/notifications/\(message.id)").status == 404)
-        #expect(try fixture.store.read { try $0.devices.segments(id: fresh.id) }.isEmpty)
-        // The phone's credential names no install now: the SDK registers again (and the intruder's stops).
-        #expect(try phone.call("POST", "/api/v1/notifications/pull").status == 401)
+        // The phone's credential still works, its segments and message are still there.
+        #expect(try phone.call("GET", "/api/v1/notifications/\(message.id)").status == 200)
+        #expect(try fixture.store.read { try $0.devices.segments(id: original.id) } == ["vip"])
 
         // Signed with another install's credential, or a wrong signature: refused, nothing registered.
         let other = try fixture.install("install-2")
         let hijack = other.registrationBody(apiKey: fixture.business.apiKey, [("install_id", "install-1")])
+        intruder.installID = "install-1"
         expectError(
             try other.call("POST", "/api/v1/installs", body: hijack.encoded), 401, "signature",
             "the request is signed by another install's credential")
@@ -131,17 +134,52 @@ struct DeviceInstallTests {
             try intruder.call(
                 "POST", "/api/v1/installs", body: intruder.registrationBody(apiKey: fixture.business.apiKey).encoded,
                 secret: "wrong"), 401, ["signature"])
-        #expect(try fixture.device("install-1")?.id == fresh.id)
+        #expect(try fixture.device("install-1")?.id == original.id)
     }
 
-    @Test func anInstallOnAPunchhDeviceIsThatDeviceWithItsUser() throws {
+    @Test func anInstallOnAPunchhDeviceIsThatDeviceOnlyWithProofOfItsUser() throws {
         let fixture = try ServerFixture()
         let token = randomAPNsToken()
         let app = try fixture.signedUp("ann@example.com", token: token, deviceID: "ann-iphone")
         let punchh = try #require(try fixture.device("ann-iphone"))
         #expect(punchh.install == nil && punchh.userID == app.userID)
+        let campaign = try fixture.campaign()
+        let offer = try fixture.message(to: "ann-iphone", campaign: campaign)
 
-        let phone = try fixture.install("ann-iphone")
+        // Knowing Ann's device id (and her push token) gives nothing: a separate install, Ann's device untouched.
+        let bob = try fixture.signedUp("bob@example.com", deviceID: "bob-phone")
+        for proof: [(String, JSON)] in [
+            [], [("access_token", .string(bob.accessToken!))],
+        ] {
+            let intruder = try fixture.install("ann-iphone", [("push_token", .string(token))] + proof)
+            #expect(intruder.installID != "ann-iphone")
+            #expect(try intruder.pull().isEmpty)
+            #expect(try intruder.call("GET", "/api/v1/notifications/\(offer.id)").status == 404)
+        }
+        let untouched = try #require(try fixture.device("ann-iphone"))
+        #expect(untouched.userID == app.userID && untouched.token == token && untouched.install == nil)
+        // A proof that proves nothing is refused.
+        expectError(
+            try fixture.herald.deviceClient(installID: "ann-iphone").register(
+                apiKey: fixture.business.apiKey, [("access_token", "not-a-token")]), 403, ["access_token"])
+        expectError(
+            try fixture.herald.deviceClient(installID: "ann-iphone").register(
+                apiKey: fixture.business.apiKey,
+                [
+                    ("external_id", "cust-ann"),
+                    (
+                        "identity_token",
+                        .string(
+                            String(repeating: "0", count: 64))
+                    ),
+                ]), 403, ["identity_token"])
+        expectError(
+            try fixture.herald.deviceClient(installID: "ann-iphone").register(
+                apiKey: fixture.business.apiKey, [("external_id", "cust-ann")]), 422, ["identity_token"])
+
+        // With Ann's access token: the one device, her user and token kept.
+        let phone = try fixture.install("ann-iphone", [("access_token", .string(app.accessToken!))])
+        #expect(phone.installID == "ann-iphone")
         let adopted = try #require(try fixture.device("ann-iphone"))
         #expect(adopted.id == punchh.id)
         #expect(adopted.userID == app.userID)
@@ -150,9 +188,7 @@ struct DeviceInstallTests {
         // Ann's loyalty pushes and a campaign's message reach the one device.
         let news = try fixture.news(to: [app.userID!])
         #expect(try fixture.deliveries(notificationID: news[0]).map { $0["device_id"] } == [.int(punchh.id)])
-        let message = try fixture.message(to: "ann-iphone", campaign: try fixture.campaign())
-        #expect(message.draft.userID == app.userID)
-        #expect(try phone.pull().map { $0["id"] } == [.string(String(message.id))])
+        #expect(try phone.pull().map { $0["id"] } == [.string(String(offer.id))])
         // From now on the install says what its token is: null clears it.
         let cleared = try phone.call("PUT", "/api/v1/installs/current", json: .object(DeviceTestClient.detailFields()))
         #expect(cleared.value?["has_push_token"] == false)

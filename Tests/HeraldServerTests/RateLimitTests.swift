@@ -6,8 +6,10 @@ import Testing
 
 @testable import HeraldServer
 
-/// Token buckets on sign-up, login and password checks (per address and per account), per business on the mobile
-/// API; 429 with `Retry-After` in Punchh's error shape; password hashing on a bounded pool.
+/// Token buckets on sign-up, login and password checks per address, failed logins delayed per account and address,
+/// mobile calls per business before signing in and per user after, device calls per install, each charged only
+/// once the call is authenticated; 429 with `Retry-After` in Punchh's error shape; password hashing on a bounded
+/// pool.
 @Suite("Rate limits")
 struct RateLimitTests {
     /// A clock a test moves by hand.
@@ -63,20 +65,46 @@ struct RateLimitTests {
         #expect(try fixture.app().logIn(email: "ann@example.com").status == 200)
     }
 
-    @Test(.bug(id: "issue-16-2", "no rate limit on login"))
-    func loginsOnOneAccountAreLimited() throws {
-        let fixture = try ServerFixture { $0.authPerAccountPerMinute = 3 }
-        _ = try fixture.signedUp("ann@example.com")
-        _ = try fixture.signedUp("bob@example.com")
-        // The sign-up was one; two wrong guesses are two more.
-        for _ in 0..<2 {
-            expectError(try fixture.app().logIn(email: "ann@example.com", password: "wrong-guess"), 422, ["base"])
+    @Test func failedLoginsWaitLongerAndLongerPerAccountAndAddress() {
+        let clock = Seconds()
+        let throttle = LoginThrottle(freeFailures: 3, now: { clock.now })
+        for _ in 0..<3 {
+            #expect(throttle.wait(account: "ann", address: "a") == nil)
+            throttle.failed(account: "ann", address: "a")
         }
-        let refused = try fixture.app().logIn(email: "ann@example.com")
+        #expect(throttle.wait(account: "ann", address: "a") == 5)
+        #expect(throttle.wait(account: "ann", address: "b") == nil, "another address is not held up")
+        #expect(throttle.wait(account: "bob", address: "a") == nil, "nor another account")
+        clock.advance(5)
+        throttle.failed(account: "ann", address: "a")
+        #expect(throttle.wait(account: "ann", address: "a") == 10)
+        clock.advance(10)
+        throttle.failed(account: "ann", address: "a")
+        #expect(throttle.wait(account: "ann", address: "a") == 20)
+        #expect(throttle.delay(afterFailures: 40) == LoginThrottle.longestDelay)
+        clock.advance(20)
+        throttle.succeeded(account: "ann", address: "a")
+        #expect(throttle.wait(account: "ann", address: "a") == nil)
+        throttle.failed(account: "ann", address: "a")
+        #expect(throttle.wait(account: "ann", address: "a") == nil, "a success starts the count again")
+    }
+
+    @Test(.bug(id: "issue-35-5", "anyone's failed logins on an account locked its owner out"))
+    func failedLoginsFromElsewhereNeverLockTheOwnerOut() throws {
+        let fixture = try ServerFixture { $0.authFailuresPerAccount = 3 }
+        _ = try fixture.signedUp("ann@example.com")
+        let attacker = fixture.app()
+        attacker.http.sourceAddress = "127.0.0.2"
+        for _ in 0..<3 {
+            expectError(try attacker.logIn(email: "ann@example.com", password: "wrong-guess"), 422, ["base"])
+        }
+        let refused = try attacker.logIn(email: "ann@example.com", password: "wrong-guess")
         expectError(refused, 429, ["base"])
-        #expect(Int(refused.header("retry-after") ?? "") == 20, "\(refused.headers)")
-        // Another account is not held up.
-        #expect(try fixture.app().logIn(email: "bob@example.com").status == 200)
+        #expect(refused.header("retry-after") == "5", "\(refused.headers)")
+        // The owner, from her own address, logs in; so does anyone on another account.
+        #expect(try fixture.app().logIn(email: "ann@example.com").status == 200)
+        _ = try fixture.signedUp("bob@example.com")
+        #expect(try attacker.logIn(email: "bob@example.com").status == 200)
     }
 
     @Test(.bug(id: "issue-16-2", "no rate limit on sign-up"))
@@ -92,13 +120,31 @@ struct RateLimitTests {
         #expect(try elsewhere.signUp(email: "user5@example.com").status == 200)
     }
 
-    @Test func mobileCallsOfOneBusinessAreLimited() throws {
-        let fixture = try ServerFixture { $0.mobilePerBusinessPerSecond = 5 }
-        let app = try fixture.signedUp("ann@example.com")  // one call
+    @Test(.bug(id: "issue-35-4", "one user's calls spent the whole business's bucket"))
+    func signedInMobileCallsAreLimitedPerUser() throws {
+        let fixture = try ServerFixture { $0.mobilePerUserPerSecond = 5 }
+        let ann = try fixture.signedUp("ann@example.com")
+        let bob = try fixture.signedUp("bob@example.com")
         var statuses: [Int] = []
-        for _ in 0..<40 { statuses.append(try app.profile().status) }
+        for _ in 0..<40 { statuses.append(try ann.profile().status) }
         #expect(statuses.contains(429), "\(statuses)")
         #expect(statuses.prefix(5).allSatisfy { $0 == 200 }, "\(statuses)")
+        #expect(try bob.profile().status == 200, "another user of the business is not held up")
+    }
+
+    @Test(.bug(id: "issue-35-4", "unsigned junk naming a business's client 429'd its real traffic"))
+    func mobileCallsBeforeSigningInAreChargedOnlyOnceSigned() throws {
+        let fixture = try ServerFixture { $0.mobilePerBusinessPerSecond = 5 }
+        let junk = fixture.app()
+        for _ in 0..<40 {
+            let response = try junk.call(
+                "POST", "/api2/mobile/users/login", body: #"{"client":"\#(fixture.business.client)"}"#, digest: "00")
+            #expect(response.status == 412)
+        }
+        #expect(try fixture.app().signUp(email: "ann@example.com").status == 200)
+        var statuses: [Int] = []
+        for _ in 0..<40 { statuses.append(try fixture.app().logIn(email: "ann@example.com").status) }
+        #expect(statuses.contains(429), "signed calls before signing in still share the business's bucket")
     }
 
     @Test func deviceCallsOfOneInstallAreLimited() throws {
@@ -109,6 +155,29 @@ struct RateLimitTests {
         #expect(statuses.contains(429), "\(statuses)")
         // Another install has its own bucket.
         #expect(try fixture.install().call("POST", "/api/v1/notifications/pull").status == 200)
+    }
+
+    @Test(.bug(id: "issue-35-4", "unsigned junk naming an install's key id 429'd the install"))
+    func junkNamingAnInstallsKeySpendsNothingOfIt() throws {
+        let fixture = try ServerFixture { $0.devicePerInstallPerMinute = 5 }
+        let phone = try fixture.install()
+        for _ in 0..<20 {
+            let forged = try phone.call("POST", "/api/v1/notifications/pull", secret: "not-the-secret")
+            #expect(forged.status == 401)
+        }
+        #expect(try phone.call("POST", "/api/v1/notifications/pull").status == 200)
+    }
+
+    @Test(.bug(id: "issue-35-10", "install registration had no limit: fake installs joined every audience"))
+    func installRegistrationsFromOneAddressAreLimited() throws {
+        let fixture = try ServerFixture { $0.installsPerAddressPerMinute = 3 }
+        for _ in 0..<3 { _ = try fixture.install() }
+        let refused = try fixture.herald.deviceClient().register(apiKey: fixture.business.apiKey)
+        expectError(refused, 429, ["base"])
+        #expect(refused.header("retry-after") == "20")
+        let elsewhere = fixture.herald.deviceClient()
+        elsewhere.http.sourceAddress = "127.0.0.9"
+        #expect(try elsewhere.register(apiKey: fixture.business.apiKey).status == 201)
     }
 
     @Test func posCallsWithOneKeyAreLimited() throws {

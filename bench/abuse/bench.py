@@ -10,7 +10,12 @@ during each attack, each from other loopback addresses (127.0.1.x: Herald sees d
   conn-flood     8 processes opening, writing half a request and closing connections as fast as they can;
   login-flood    32 processes (each its own address) logging in with unknown emails at the default scrypt cost,
                  the per-address limit raised so that only the password pool stands in the way;
-  login-1addr    the same flood from one address, default limits (the per-address bucket answers 429).
+  login-1addr    the same flood from one address, default limits (the per-address bucket answers 429);
+  junk-client    8 addresses sending unsigned inbox reads naming the business's public client (412 each): they
+                 must spend none of the business's budget;
+  lockout        16 addresses logging in to the legitimate user's own account with a wrong password, while the
+                 legitimate client also logs in (every fifth request, right password): failures are delayed per
+                 account and address, so the owner is never locked out.
 
     bench/abuse/run [seconds per attack, default 20]   (HERALD_ABUSE_SLOW=<connections> to change 10,500)
 
@@ -49,12 +54,12 @@ class Legit:
         self.port, self.business, self.token = port, business, token
         self.connection = None
 
-    def request(self, method, target, headers):
+    def request(self, method, target, headers, body=None):
         for attempt in range(2):
             try:
                 if self.connection is None:
                     self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-                self.connection.request(method, target, headers=headers)
+                self.connection.request(method, target, body=body, headers=headers)
                 response = self.connection.getresponse()
                 response.read()
                 if response.getheader("connection", "").lower() == "close":
@@ -68,18 +73,27 @@ class Legit:
                 if attempt == 1:
                     raise
 
-    def measure(self, seconds):
+    def measure(self, seconds, log_in=False):
+        """`log_in`: every fifth request is the user logging in with the right password (from 127.0.0.1)."""
         latencies, errors, count = [], 0, 0
         inbox = f"/api2/mobile/notifications?client={self.business['client']}"
         inbox_headers = {"x-pch-digest": sign(self.business["secret"], inbox),
                          "Authorization": f"Bearer {self.token}"}
+        login = "/api2/mobile/users/login"
+        login_body = json.dumps({"client": self.business["client"],
+                                 "user": {"email": "legit@example.com", "password": "password123"}}).encode()
+        login_headers = {"x-pch-digest": sign(self.business["secret"], login, login_body),
+                         "Content-Type": "application/json"}
         end = time.monotonic() + seconds
         while time.monotonic() < end:
+            method, body = "GET", None
             target, headers = ("/healthz", {}) if count % 2 == 0 else (inbox, inbox_headers)
+            if log_in and count % 5 == 4:
+                method, target, headers, body = "POST", login, login_headers, login_body
             count += 1
             started = time.monotonic()
             try:
-                status = self.request("GET", target, headers)
+                status = self.request(method, target, headers, body)
                 if status != 200:
                     errors += 1
             except Exception:
@@ -180,6 +194,47 @@ def login_flood(port, business, address, stop, counts):
             connection = None
 
 
+def junk_flood(port, business, index, stop, counts):
+    """Unsigned mobile calls naming the business's public client: a wrong x-pch-digest, a made-up token."""
+    target = f"/api2/mobile/notifications?client={business['client']}"
+    connection = None
+    while not stop.is_set():
+        try:
+            if connection is None:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10,
+                                                        source_address=(f"127.0.5.{index + 1}", 0))
+            connection.request("GET", target, headers={"x-pch-digest": "00" * 32, "Authorization": "Bearer junk"})
+            response = connection.getresponse()
+            response.read()
+            counts[response.status] = counts.get(response.status, 0) + 1
+        except (OSError, http.client.HTTPException):
+            if connection:
+                connection.close()
+            connection = None
+
+
+def lockout_flood(port, business, index, stop, counts):
+    """Wrong passwords for the legitimate user's account, from 127.0.6.<index>: trying to lock them out."""
+    target = "/api2/mobile/users/login"
+    body = json.dumps({"client": business["client"],
+                       "user": {"email": "legit@example.com", "password": "wrong-password"}}).encode()
+    headers = {"x-pch-digest": sign(business["secret"], target, body), "Content-Type": "application/json"}
+    connection = None
+    while not stop.is_set():
+        try:
+            if connection is None:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10,
+                                                        source_address=(f"127.0.6.{index + 1}", 0))
+            connection.request("POST", target, body=body, headers=headers)
+            response = connection.getresponse()
+            response.read()
+            counts[response.status] = counts.get(response.status, 0) + 1
+        except (OSError, http.client.HTTPException):
+            if connection:
+                connection.close()
+            connection = None
+
+
 def niced_call(target, *args):
     """Runs `target` at nice 10: the attackers share these two cores with Herald and the measured client, and
     what is measured is how Herald treats them, not how the scheduler shares the load generator's CPU."""
@@ -191,18 +246,19 @@ def run_processes(target, args_list):
     stop = multiprocessing.Event()
     manager = multiprocessing.Manager()
     counts = manager.dict()
-    processes = [multiprocessing.Process(target=niced_call, args=(target, *args, stop) if target is not login_flood
+    counted = (login_flood, junk_flood, lockout_flood)
+    processes = [multiprocessing.Process(target=niced_call, args=(target, *args, stop) if target not in counted
                                          else (target, *args, stop, counts)) for args in args_list]
     for p in processes:
         p.start()
     return stop, processes, counts
 
 
-def phase(name, legit, herald, start_attack, settle=3):
+def phase(name, legit, herald, start_attack, settle=3, log_in=False):
     stop, processes, counts = start_attack() if start_attack else (None, [], {})
     time.sleep(settle if start_attack else 0)
     cpu = herald.cpu_seconds()
-    result = legit.measure(SECONDS)
+    result = legit.measure(SECONDS, log_in=log_in)
     result["cpu"] = (herald.cpu_seconds() - cpu) / SECONDS * 100
     if stop:
         stop.set()
@@ -245,6 +301,12 @@ def main():
                 results["login-1addr"] = phase(
                     "login-1addr", legit, herald,
                     lambda: run_processes(login_flood, [(herald.port, business, "127.0.3.1") for _ in range(32)]))
+                results["junk-client"] = phase(
+                    "junk-client", legit, herald,
+                    lambda: run_processes(junk_flood, [(herald.port, business, i) for i in range(8)]))
+                results["lockout"] = phase(
+                    "lockout", legit, herald,
+                    lambda: run_processes(lockout_flood, [(herald.port, business, i) for i in range(16)]), log_in=True)
             else:
                 results["reference2"] = phase("reference", legit, herald, None)
                 results["login-flood"] = phase(

@@ -59,7 +59,7 @@ def main():
     binary = hb.build_release()
     work = tempfile.mkdtemp(prefix="herald-durability-")
     data = os.path.join(work, "data")
-    env = {"HERALD_AUTH_RATE_PER_ADDRESS": "0", "HERALD_AUTH_RATE_PER_ACCOUNT": "0", "HERALD_PASSWORD_COST": "1024",
+    env = {"HERALD_AUTH_RATE_PER_ADDRESS": "0", "HERALD_AUTH_FAILURES_PER_ACCOUNT": "0", "HERALD_PASSWORD_COST": "1024",
            "HERALD_PASSWORD_THREADS": "8"}
     business = None
     total = missing_total = 0

@@ -23,11 +23,12 @@ public struct AccountService: Sendable {
     /// for none), the `signup` notice and the business's welcome offer (when it has one available now). A taken
     /// email or phone is a `StoreError.conflict` naming it, decided by the database even when two sign-ups race.
     public func signUp(
-        _ new: NewUser, business: Business, device registration: (User) throws -> DeviceRegistration?
+        _ new: NewUser, business: Business, emailProven: Bool = false,
+        device registration: (User) throws -> DeviceRegistration?
     ) throws -> (user: User, device: Device?) {
         let now = clock.now()
         return try store.transaction { tx in
-            let user = try signedUpUser(new, tx, now)
+            let user = try signedUpUser(new, mayClaim: emailProven || business.settings.importTrusted, tx, now)
             let device = try registration(user).map {
                 try register($0, userID: user.id, businessID: business.id, tx, now)
             }
@@ -43,11 +44,30 @@ public struct AccountService: Sendable {
         }
     }
 
+    /// The imported customer with `email` nobody has signed up as yet, when a sign-up into it needs the email
+    /// proven first (the business does not trust its import: `BusinessSettings.importTrusted`).
+    public func importedAwaitingProof(business: Business, email: String) throws -> User? {
+        guard !business.settings.importTrusted else { return nil }
+        return try store.read { tx in
+            guard let user = try tx.users.find(businessID: business.id, email: email), user.awaitsSignUp else {
+                return nil
+            }
+            return user
+        }
+    }
+
     /// A new user, or the one an import made with this email if nobody has signed up as them yet (no password):
-    /// a business's customers imported from its CRM sign up in the app into their own record.
-    private func signedUpUser(_ new: NewUser, _ tx: StoreTransaction, _ now: Timestamp) throws -> User {
+    /// a business's customers imported from its CRM sign up in the app into their own record — its points,
+    /// rewards and inbox — only when `mayClaim` (the email proven, or the import trusted); else a 422 on
+    /// `email_code`.
+    private func signedUpUser(_ new: NewUser, mayClaim: Bool, _ tx: StoreTransaction, _ now: Timestamp) throws
+        -> User
+    {
         guard let imported = try tx.users.find(businessID: new.businessID, email: new.email), imported.awaitsSignUp
         else { return try tx.users.insert(new, at: now) }
+        guard mayClaim else {
+            throw DomainError(.invalid, field: "email_code", "prove the email with the code mailed to it")
+        }
         guard let claimed = try tx.users.claimImported(id: imported.id, by: new, at: now) else {
             throw StoreError(.conflict, field: "email", "email already taken")
         }

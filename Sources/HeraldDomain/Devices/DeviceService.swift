@@ -13,11 +13,17 @@ import HeraldStore
 /// try installs.pull(registered.device)   // each waiting message once
 /// ```
 ///
-/// Who may take over an install: the one holding its current credential (a signed registration rotates it).
-/// An unsigned registration of a known install id starts a fresh install record — the old one is deleted with its
-/// messages, events and segments, and its credential stops working — so knowing an install id gives nothing. A
-/// device the Punchh API made (its `punchh-app-device-id` is the install id) and no install has claimed yet is
-/// adopted with its user and token (a `push_token` of null does not clear it then): one phone, one device.
+/// Who may take over a known device: only one with proof. A registration signed with an install's current
+/// credential rotates it. An unsigned one that proves the user the device belongs to (`OwnershipProof`: that user's
+/// access token, or an `identity_token` for their external id) adopts it — a device the Punchh API made (its
+/// `punchh-app-device-id` is the install id) or the import did, with its user and token (a `push_token` of null does
+/// not clear it then), or an SDK install the app lost its credential for: one phone, one device. Without proof,
+/// knowing an id gives nothing: the registration starts a new install under an id the server chooses
+/// (`RegisteredInstall.device.deviceKey`, which the SDK keeps from then on) and touches nothing of the other
+/// record — its user, messages, segments, token and credential stay.
+///
+/// A push token held by a device of one user moves to a device of another user never: the registering install
+/// keeps no token until it belongs to that user too (the phone goes on receiving on its token meanwhile).
 public struct DeviceService: Sendable {
     /// Limits and windows.
     public struct Options: Sendable {
@@ -39,16 +45,20 @@ public struct DeviceService: Sendable {
     /// The limits it applies.
     public let options: Options
     let makeApprovalCode: @Sendable () -> String
+    let makeInstallID: @Sendable () -> String
 
-    /// The service over `store`; `approvalCode` makes sandbox installs' codes (random by default; tests inject).
+    /// The service over `store`; `approvalCode` makes sandbox installs' codes and `installID` the ids of installs the
+    /// server names itself (both random by default; tests inject).
     public init(
         store: Store, clock: WallClock, options: Options = Options(),
-        approvalCode: @escaping @Sendable () -> String = ApprovalCode.random
+        approvalCode: @escaping @Sendable () -> String = ApprovalCode.random,
+        installID: @escaping @Sendable () -> String = { UUIDString.random() }
     ) {
         self.store = store
         self.clock = clock
         self.options = options
         self.makeApprovalCode = approvalCode
+        self.makeInstallID = installID
     }
 
     // MARK: - Registration
@@ -56,35 +66,41 @@ public struct DeviceService: Sendable {
     /// Registers install `installID` of `business` in `workspace` with `credential` (see the type's rules on
     /// taking over). `signedBy` is the device whose current credential signed the request, when it was signed: it
     /// must be this install's (else a conflict on `signature`), and keeps everything but gets the new credential.
-    /// `details` must name the push platform and should carry the rest (a fresh install has only what it says).
+    /// `proof`, on an unsigned registration, is what it offers to adopt a known device. `details` must name the push
+    /// platform and should carry the rest (a fresh install has only what it says).
     public func register(
         installID: String, details: InstallDetails, business: Business, workspace: Install.Workspace,
-        credential: IssuedCredential, signedBy: Int64? = nil
+        credential: IssuedCredential, signedBy: Int64? = nil, proof: OwnershipProof? = nil
     ) throws -> RegisteredInstall {
         let now = clock.now()
         return try store.transaction { tx in
             var existing = try tx.devices.lock(businessID: business.id, key: installID)
+            var key = installID
             let outcome: RegisteredInstall.Outcome
             if let signedBy {
                 guard let current = existing, current.id == signedBy, current.install != nil else {
                     throw DomainError(.conflict, field: "signature", "the request is signed by another install")
                 }
                 outcome = .rotated
-            } else if let current = existing, current.install != nil {
-                // Unsigned: nobody takes over an install by its id. The old record goes, the id starts afresh.
-                try tx.devices.delete(id: current.id)
-                existing = nil
-                outcome = .replaced
+            } else if let current = existing {
+                if try proof?.proves(owner: current.userID, businessID: business.id, tx) == true {
+                    outcome = current.install == nil ? .adopted : .reclaimed
+                } else {
+                    // Nobody takes over a device by its id: a new install beside it, under an id of the server's.
+                    existing = nil
+                    key = try unusedInstallID(businessID: business.id, tx)
+                    outcome = .separated
+                }
             } else {
-                outcome = existing == nil ? .created : .adopted
+                outcome = .created
             }
             var device =
                 try existing
                 ?? tx.devices.findOrInsert(
-                    businessID: business.id, key: installID, userID: nil, platform: details.pushPlatform, at: now
+                    businessID: business.id, key: key, userID: nil, platform: details.pushPlatform, at: now
                 ).device
             var install =
-                outcome == .rotated
+                outcome == .rotated || outcome == .reclaimed
                 ? device.install! : Install(workspace: workspace, keyID: credential.keyID, sealedSecret: [])
             install.keyID = credential.keyID
             install.sealedSecret = credential.sealedSecret
@@ -111,6 +127,15 @@ public struct DeviceService: Sendable {
         }
     }
 
+    /// An install id no device of the business has.
+    private func unusedInstallID(businessID: Int64, _ tx: StoreTransaction) throws -> String {
+        for _ in 0..<8 {
+            let id = makeInstallID()
+            if try tx.devices.find(businessID: businessID, key: id) == nil { return id }
+        }
+        throw DomainError(.conflict, field: "install_id", "no free install id was found; register again")
+    }
+
     /// A code no install of the business shows. Two registrations racing to the same one of 8.5 × 10¹¹ codes
     /// would meet the database's unique index (a conflict on `approval_code`; the SDK registers again).
     private func uniqueApprovalCode(businessID: Int64, _ tx: StoreTransaction) throws -> String {
@@ -130,11 +155,20 @@ public struct DeviceService: Sendable {
         }
     }
 
-    /// Applies `details` to `device`, takes its token from any other device of the business, and writes it (and its
-    /// segments, when given).
+    /// Applies `details` to `device`, takes its token from any other device of the business — unless a device of
+    /// another user holds it: then the install keeps the token it had — and writes it (and its segments, when
+    /// given).
     private func save(_ device: inout Device, _ details: InstallDetails, _ tx: StoreTransaction, at now: Timestamp)
         throws
     {
+        var details = details
+        if case .some(.some(let token)) = details.pushToken,
+            try tx.devices.find(businessID: device.businessID, platform: details.pushPlatform, tokens: [token])
+                .contains(where: { $0.id != device.id && $0.userID != nil && $0.userID != device.userID })
+        {
+            // Only the phone receives on its token: whoever else sends it proves nothing, so it stays where it is.
+            details.pushToken = nil
+        }
         if let token = device.apply(details, at: now) {
             try tx.devices.releaseToken(
                 token, platform: device.platform, businessID: device.businessID, except: device.id, at: now)
@@ -277,10 +311,15 @@ public struct RegisteredInstall: Sendable, Equatable {
         public init(_ rawValue: String) { self.rawValue = rawValue }
         /// A new device.
         public static let created = Outcome("created")
-        /// A device the Punchh API knew (same device key), now an install too; its user kept.
+        /// A device the Punchh API or the import knew (same device key), now an install too; its user kept. Only
+        /// with proof of that user.
         public static let adopted = Outcome("adopted")
-        /// An unsigned registration of a known install: the old record deleted, a fresh one made.
-        public static let replaced = Outcome("replaced")
+        /// An install registered again without its credential but with proof of its user: the same install (its
+        /// messages, segments and token kept), a new credential.
+        public static let reclaimed = Outcome("reclaimed")
+        /// An unsigned registration of a known id without proof: a new install under an id the server chose; the
+        /// known device untouched.
+        public static let separated = Outcome("separated")
         /// A registration signed with the install's current credential: the same install, a new credential.
         public static let rotated = Outcome("rotated")
         public var description: String { rawValue }
@@ -294,5 +333,5 @@ public struct RegisteredInstall: Sendable, Equatable {
     public var testDevice: TestDeviceStanding?
 
     /// True unless an existing install was given a new credential (201 rather than 200).
-    public var isNew: Bool { outcome != .rotated }
+    public var isNew: Bool { outcome != .rotated && outcome != .reclaimed }
 }

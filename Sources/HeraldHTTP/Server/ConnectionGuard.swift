@@ -47,6 +47,8 @@ final class ConnectionGuard: Sendable {
         var shortHeadTimeout: UInt64
         /// Nanoseconds between sweeps of the reaper.
         var sweepInterval: UInt64 = 100_000_000
+        /// Addresses the per-address limit does not apply to: proxies carrying many clients' connections.
+        var trustedProxies: TrustedProxies = .none
     }
 
     private struct Entry {
@@ -155,7 +157,7 @@ final class ConnectionGuard: Sendable {
         registry.withLock { registry in
             let fromAddress = registry.perAddress[address, default: 0]
             let admission: Admission
-            if fromAddress >= limits.perAddressLimit {
+            if fromAddress >= limits.perAddressLimit && !limits.trustedProxies.contains(address) {
                 admission = .overAddressLimit
             } else if registry.normal >= limits.connectionLimit {
                 admission = .reserved

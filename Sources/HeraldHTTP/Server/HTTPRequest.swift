@@ -28,7 +28,8 @@ public struct HTTPRequest: Sendable {
     public var route: String?
     /// The request id: the client's `x-request-id` if it sent a sane one, else generated.
     public var id: String
-    /// The peer's address, when known.
+    /// The client's address, when known: the peer's, or — from a trusted proxy (`TrustedProxies`) — the one its
+    /// `Forwarded` / `X-Forwarded-For` names.
     public var remoteAddress: String?
 
     /// A request; `target` is split into path and query.

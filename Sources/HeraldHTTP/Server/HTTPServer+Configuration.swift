@@ -56,7 +56,10 @@ extension HTTPServer {
         /// The paths a reserved connection is served for.
         public var reservedPaths: Set<String> = ["/healthz", "/metrics"]
         /// Most connections open at once from one client address; the next are answered 503 with `Retry-After`.
+        /// A trusted proxy's connections are not counted (they carry everyone's).
         public var perAddressConnectionLimit: Int = 256
+        /// The proxies whose `Forwarded` / `X-Forwarded-For` say who the client is (`HTTPRequest.remoteAddress`).
+        public var trustedProxies: TrustedProxies = .none
         /// A connection must deliver its whole request head within this (from its accept, or from the end of the
         /// previous request when kept alive), however steadily it trickles: past it the connection is closed.
         /// Reserved and refused connections have at most 2 s.

@@ -102,7 +102,8 @@ extension HTTPServer {
         let requestID = nextRequestID(headers.fields.first { $0.name == "x-request-id" }?.value)
         var request = HTTPRequest(
             method: HTTPMethod(method.map { String(cString: $0) } ?? "GET"), target: state.target,
-            headers: headers.fields, body: state.body, id: requestID, remoteAddress: remoteAddress(connection))
+            headers: headers.fields, body: state.body, id: requestID,
+            remoteAddress: clientAddress(connection, headers: headers.fields))
         request.streamedBody = state.streamed
         state.body = []
         state.streamed = nil
@@ -129,7 +130,7 @@ extension HTTPServer {
         return HTTPRequest(
             method: HTTPMethod(method.map { String(cString: $0) } ?? "GET"), target: state.target,
             headers: headers.fields, id: nextRequestID(headers.fields.first { $0.name == "x-request-id" }?.value),
-            remoteAddress: remoteAddress(connection))
+            remoteAddress: clientAddress(connection, headers: headers.fields))
     }
 
     /// Sends `response` to a request refused before routing, and tells the responder (its metrics and access log).
@@ -140,7 +141,7 @@ extension HTTPServer {
         responder.refused(
             HTTPRequest(
                 method: HTTPMethod(method.map { String(cString: $0) } ?? "GET"), target: state.target, id: requestID,
-                remoteAddress: remoteAddress(connection)),
+                remoteAddress: clientAddress(connection, headers: forwardingHeaders(connection))),
             with: response)
         return queue(response, on: connection, requestID: requestID)
     }
@@ -191,7 +192,20 @@ extension HTTPServer {
         return requestIDPrefix + "-" + String(number, radix: 16)
     }
 
-    /// The client's address, numeric.
+    /// The client's address: the peer's, or the one a trusted proxy's forwarding headers name.
+    func clientAddress(_ connection: OpaquePointer, headers: [(name: String, value: String)]) -> String? {
+        configuration.trustedProxies.client(peer: remoteAddress(connection), headers: headers)
+    }
+
+    /// The forwarding headers of a request refused before its head was collected (the first of each).
+    private func forwardingHeaders(_ connection: OpaquePointer) -> [(name: String, value: String)] {
+        guard !configuration.trustedProxies.ranges.isEmpty else { return [] }
+        return ["forwarded", "x-forwarded-for"].compactMap { name in
+            MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { (name, String(cString: $0)) }
+        }
+    }
+
+    /// The peer's address, numeric.
     func remoteAddress(_ connection: OpaquePointer) -> String? {
         guard let address = herald_mhd_client_addr(connection) else { return nil }
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))

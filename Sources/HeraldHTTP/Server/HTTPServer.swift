@@ -44,6 +44,8 @@ public final class HTTPServer: Service {
     private let boundPort = Atomic<Int>(0)
     /// Who may hold a connection, and for how long without a request head.
     let connectionGuard: ConnectionGuard
+    /// libmicrohttpd's own messages, written at most once a second (`libraryMessage`).
+    let libraryMessages = LibraryMessages()
     /// Where offloaded routes run.
     let workers: WorkerPool
     /// The offloaded requests whose connection is suspended, until answered (or abandoned by a stop). Closed
@@ -63,7 +65,7 @@ public final class HTTPServer: Service {
                 connectionLimit: configuration.connectionLimit,
                 reservedLimit: max(0, configuration.reservedConnections),
                 perAddressLimit: max(1, configuration.perAddressConnectionLimit), headTimeout: headTimeout,
-                shortHeadTimeout: min(headTimeout, 2_000_000_000)))
+                shortHeadTimeout: min(headTimeout, 2_000_000_000), trustedProxies: configuration.trustedProxies))
         workers = WorkerPool(
             threads: configuration.workerThreadCount, queueLimit: configuration.workerQueueLimit,
             name: "herald-http-worker")
@@ -102,7 +104,7 @@ public final class HTTPServer: Service {
             UInt32(timeoutSeconds), configuration.connectionMemoryLimit,
             UInt32(
                 configuration.connectionLimit + max(0, configuration.reservedConnections)
-                    + ConnectionGuard.evictionHeadroom))
+                    + ConnectionGuard.evictionHeadroom), context)
         guard let started else {
             _ = close(listening.0)
             throw StartError(description: "cannot serve on \(configuration.host):\(configuration.port)")

@@ -23,10 +23,17 @@ enum InstallBody {
     }
 
     /// `POST /api/v1/installs`'s body.
+    /// With the user it was identified as and their `identity_token`, when there is one: proof that lets the
+    /// server give back a device it already knows for this install id (the same phone after a reinstall, or the
+    /// Punchh app's device), rather than starting a new install.
     static func registration(_ record: InstallRecord, configuration: HeraldConfiguration) -> JSON {
-        .object(
+        var proof: [(key: String, value: JSON)] = []
+        if let externalID = record.externalID, let token = record.identityToken, !token.isEmpty {
+            proof = [("external_id", .string(externalID)), ("identity_token", .string(token))]
+        }
+        return .object(
             [("api_key", .string(configuration.apiKey)), ("install_id", .string(record.installID))]
-                + fields(record, configuration: configuration))
+                + fields(record, configuration: configuration) + proof)
     }
 
     /// `PUT /api/v1/installs/current`'s body.

@@ -147,6 +147,8 @@ actor InstallSession {
             throw HeraldError(code: .malformedResponse, status: response.status, detail: "no credential")
         }
         try update { record in
+            // Without proof of the user a known id belongs to, the server starts the install under an id of its own.
+            if let installID = answer["install_id"]?.stringValue, !installID.isEmpty { record.installID = installID }
             record.credential = credential
             record.config = answer["config"]
             record.testDevice = answer["test_device"].flatMap(TestDevice.init(json:))
@@ -281,6 +283,8 @@ actor InstallSession {
         if response.isSuccess || (externalID == nil && response.status == 404) {
             try update { record in
                 if record.externalID == externalID { record.identitySent = true }
+                // The push token another install of this user held moves only now: send the details again.
+                if externalID != nil { record.lastSentDigest = nil }
             }
             return
         }

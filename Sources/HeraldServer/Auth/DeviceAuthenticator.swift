@@ -58,6 +58,23 @@ final class DeviceAuthenticator: Sendable {
         return found
     }
 
+    /// The user whose active session `accessToken` (a Punchh API access token) names, if it is one of `business`'s.
+    func user(accessToken: String, business: Business) throws -> Int64? {
+        guard accessToken.utf8.count <= 512,
+            let (session, user) = try store.read({
+                try $0.sessions.findWithUser(tokenHash: AccessTokens.hash(accessToken))
+            }),
+            session.businessID == business.id, user.businessID == business.id, session.isActive(at: clock.now())
+        else { return nil }
+        return user.id
+    }
+
+    /// Charges a registration to its client's address (429 past `--install-rate-per-address`): fake installs from
+    /// one address cannot flood a business's audiences.
+    func chargeRegistration(_ request: HTTPRequest) throws {
+        try limits.installsPerAddress.check(request.remoteAddress ?? "-")
+    }
+
     /// True when `request` carries any of the signature headers (a registration signed to rotate its credential).
     static func isSigned(_ request: HTTPRequest) -> Bool {
         [
@@ -71,7 +88,6 @@ final class DeviceAuthenticator: Sendable {
         guard let keyID = request.header(DeviceRequestSignature.keyIDHeader), !keyID.isEmpty else {
             throw refusal("missing \(DeviceRequestSignature.keyIDHeader) header")
         }
-        try limits.devicePerInstall.check(keyID)
         guard let timestamp = request.header(DeviceRequestSignature.timestampHeader), !timestamp.isEmpty else {
             throw refusal("missing \(DeviceRequestSignature.timestampHeader) header")
         }
@@ -98,6 +114,8 @@ final class DeviceAuthenticator: Sendable {
         else {
             throw refusal("\(DeviceRequestSignature.signatureHeader) does not match the request")
         }
+        // Charged once the signature holds: a key id travels in the clear, so junk naming it must spend nothing.
+        try limits.devicePerInstall.check(String(caller.device.id))
         return caller.device
     }
 

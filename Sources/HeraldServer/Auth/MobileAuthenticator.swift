@@ -44,14 +44,21 @@ final class MobileAuthenticator: Sendable {
     private static let missingDigest = HTTPError(
         .preconditionFailed, field: "invalid_signature", "missing x-pch-digest header")
 
-    /// The calling app's business, after checking the request's signature. 400 without `client`,
-    /// 401 for an unknown one, 412 for a missing or wrong digest.
+    /// The calling app's business, after checking the request's signature, for a call made before signing in (sign-up,
+    /// login): charged to the business's bucket once the digest holds — a `client` is public, so unsigned junk
+    /// naming it spends nothing. 400 without `client`, 401 for an unknown one, 412 for a missing or wrong digest.
     func client(_ request: HTTPRequest, _ parameters: RequestParameters) throws -> Client {
+        let client = try verifiedClient(request, parameters)
+        try limits.mobilePerBusiness.check(client.business.clientID)
+        return client
+    }
+
+    /// The calling app's business, its digest checked; nothing charged.
+    private func verifiedClient(_ request: HTTPRequest, _ parameters: RequestParameters) throws -> Client {
         guard let clientID = parameters.string("client") ?? request.header("x-pch-client"), !clientID.isEmpty else {
             throw HTTPError(.badRequest, field: "client", "can't be blank")
         }
         guard let client = try lookup(clientID) else { throw HTTPError(.unauthorized, field: "client", "is unknown") }
-        try limits.mobilePerBusiness.check(clientID)
         try verifyDigest(request, secret: client.secret)
         return client
     }
@@ -80,13 +87,15 @@ final class MobileAuthenticator: Sendable {
     }
 
     /// What a signed-in mobile call carries, checked: its parameters, the app's business (signature verified)
-    /// and the user's session.
+    /// and the user's session. Charged to the user's own bucket once all of it holds: one user's burst holds up
+    /// nobody else of the business.
     func signedIn(_ request: HTTPRequest) throws -> (
         parameters: RequestParameters, client: Client, session: Session, user: User
     ) {
         let parameters = try parameters(request)
-        let client = try client(request, parameters)
+        let client = try verifiedClient(request, parameters)
         let (session, user) = try session(request, client: client)
+        try limits.mobilePerUser.check(String(user.id))
         return (parameters, client, session, user)
     }
 

@@ -1,3 +1,4 @@
+import HeraldHTTP
 import HeraldObservability
 
 extension HeraldConfiguration {
@@ -121,6 +122,13 @@ extension HeraldConfiguration {
         if let count = try integer("connections-per-address", "HERALD_CONNECTIONS_PER_ADDRESS", in: 1...100_000) {
             configuration.connectionsPerAddress = count
         }
+        if let text = value("trusted-proxies", "HERALD_TRUSTED_PROXIES") {
+            do {
+                configuration.trustedProxies = try TrustedProxies(parsing: text)
+            } catch {
+                throw ConfigurationError(description: "--trusted-proxies / HERALD_TRUSTED_PROXIES: \(error)")
+            }
+        }
         if let count = try integer("reserved-connections", "HERALD_RESERVED_CONNECTIONS", in: 0...10_000) {
             configuration.reservedConnections = count
         }
@@ -130,14 +138,20 @@ extension HeraldConfiguration {
         if let rate = try integer("auth-rate-per-address", "HERALD_AUTH_RATE_PER_ADDRESS", in: 0...1_000_000) {
             configuration.authPerAddressPerMinute = rate
         }
-        if let rate = try integer("auth-rate-per-account", "HERALD_AUTH_RATE_PER_ACCOUNT", in: 0...1_000_000) {
-            configuration.authPerAccountPerMinute = rate
+        if let count = try integer("auth-failures-per-account", "HERALD_AUTH_FAILURES_PER_ACCOUNT", in: 0...1_000_000) {
+            configuration.authFailuresPerAccount = count
         }
         if let rate = try integer("mobile-rate-per-business", "HERALD_MOBILE_RATE_PER_BUSINESS", in: 0...1_000_000) {
             configuration.mobilePerBusinessPerSecond = rate
         }
+        if let rate = try integer("mobile-rate-per-user", "HERALD_MOBILE_RATE_PER_USER", in: 0...1_000_000) {
+            configuration.mobilePerUserPerSecond = rate
+        }
         if let rate = try integer("device-rate-per-install", "HERALD_DEVICE_RATE_PER_INSTALL", in: 0...1_000_000) {
             configuration.devicePerInstallPerMinute = rate
+        }
+        if let rate = try integer("install-rate-per-address", "HERALD_INSTALL_RATE_PER_ADDRESS", in: 0...1_000_000) {
+            configuration.installsPerAddressPerMinute = rate
         }
         if let rate = try integer("pos-rate-per-key", "HERALD_POS_RATE_PER_KEY", in: 0...1_000_000) {
             configuration.posPerKeyPerSecond = rate

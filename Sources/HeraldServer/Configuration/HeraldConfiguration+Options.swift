@@ -89,6 +89,11 @@ extension HeraldConfiguration {
             "connections-per-address", "HERALD_CONNECTIONS_PER_ADDRESS", "`256`",
             "most connections from one client address; more are answered 503 with Retry-After"),
         Option(
+            "trusted-proxies", "HERALD_TRUSTED_PROXIES", "none",
+            "comma-separated addresses or CIDR ranges of the proxies in front of Herald: only from them is the "
+                + "client's address (for the per-address limits and the log) read from Forwarded or X-Forwarded-For, "
+                + "and their connections are not capped by --connections-per-address"),
+        Option(
             "reserved-connections", "HERALD_RESERVED_CONNECTIONS", "`64`",
             "connections kept beyond the limit of 10,000 for `/healthz` and `/metrics` only"),
         Option(
@@ -98,14 +103,24 @@ extension HeraldConfiguration {
             "auth-rate-per-address", "HERALD_AUTH_RATE_PER_ADDRESS", "`60`",
             "sign-ups, logins and password checks a minute from one address (0: no limit; per node)"),
         Option(
-            "auth-rate-per-account", "HERALD_AUTH_RATE_PER_ACCOUNT", "`10`",
-            "logins and password checks a minute for one account (0: no limit; per node)"),
+            "auth-failures-per-account", "HERALD_AUTH_FAILURES_PER_ACCOUNT", "`10`",
+            "failed logins and password checks on one account from one address before each further try from there "
+                + "waits 5 s after the last, doubling to 15 min; a success clears them; others' failures never count "
+                + "(0: no delay; per node)"),
         Option(
             "mobile-rate-per-business", "HERALD_MOBILE_RATE_PER_BUSINESS", "`2000`",
-            "mobile API requests a second for one business (0: no limit; per node)"),
+            "mobile API requests a second for one business before signing in (sign-up, login), counted once their "
+                + "x-pch-digest holds (0: no limit; per node)"),
+        Option(
+            "mobile-rate-per-user", "HERALD_MOBILE_RATE_PER_USER", "`50`",
+            "signed-in mobile API requests a second for one user, counted once digest and access token hold "
+                + "(0: no limit; per node)"),
         Option(
             "device-rate-per-install", "HERALD_DEVICE_RATE_PER_INSTALL", "`300`",
-            "device API requests a minute for one install (0: no limit; per node)"),
+            "device API requests a minute for one install, counted once its signature holds (0: no limit; per node)"),
+        Option(
+            "install-rate-per-address", "HERALD_INSTALL_RATE_PER_ADDRESS", "`30`",
+            "install registrations (POST /api/v1/installs) a minute from one address (0: no limit; per node)"),
         Option(
             "pos-rate-per-key", "HERALD_POS_RATE_PER_KEY", "`200`",
             "POS API requests a second for one POS key (0: no limit; per node)"),

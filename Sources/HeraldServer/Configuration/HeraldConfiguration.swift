@@ -1,3 +1,4 @@
+import HeraldHTTP
 import HeraldObservability
 
 /// Everything `herald serve` is configured with. Every value has a default; see `+Environment` for the
@@ -29,8 +30,6 @@ public struct HeraldConfiguration: Sendable {
     public var logFormat: Logger.Format = .logfmt
     /// Bind with SO_REUSEPORT, sharing the port with other processes that do the same.
     public var reusePort = false
-    /// The OpenAPI document served at `/openapi.json` (`Composition` looks next to the binary, then in the checkout).
-    public var openAPIFile: String?
     /// A socket already bound and listening (by `herald serve`, before anything else starts) for the API to
     /// serve on instead of binding `host`:`port` itself.
     public var listeningSocket: Int32?
@@ -48,20 +47,31 @@ public struct HeraldConfiguration: Sendable {
     public var influenceWindow: Duration = .seconds(24 * 3600)
     /// How long a connection may take over its whole request head.
     public var headTimeout: Duration = .seconds(10)
-    /// Most connections from one client address.
+    /// Most connections from one client address (a trusted proxy's are not counted).
     public var connectionsPerAddress = 256
+    /// The proxies (in front of Herald) whose `Forwarded` / `X-Forwarded-For` say the client's address; none by
+    /// default: the client is the peer.
+    public var trustedProxies: TrustedProxies = .none
     /// Connections kept beyond the 10,000 for `/healthz` and `/metrics` only.
     public var reservedConnections = 64
+    /// Where mail goes (the one-time codes of imported customers' sign-ups); nil: the log (`LogMailer`).
+    public var mailer: (any Mailer)?
     /// Most devices per user (the least recently updated are deleted beyond).
     public var maxDevicesPerUser = 10
     /// Sign-ups, logins and password checks a minute from one client address (0: no limit).
     public var authPerAddressPerMinute = 60
-    /// Logins and password checks a minute on one account (0: no limit).
-    public var authPerAccountPerMinute = 10
-    /// Mobile API calls a second per business (0: no limit).
+    /// Failed password checks on one account from one address before each further attempt from there waits (5 s
+    /// after the last failure, doubling, at most 15 minutes; a success clears them). 0: no delay.
+    public var authFailuresPerAccount = 10
+    /// Mobile API calls a second per business made before signing in (sign-up, login), once their digest holds
+    /// (0: no limit).
     public var mobilePerBusinessPerSecond = 2000
+    /// Signed-in mobile API calls a second per user, once digest and session hold (0: no limit).
+    public var mobilePerUserPerSecond = 50
     /// Device API calls a minute per install (0: no limit).
     public var devicePerInstallPerMinute = 300
+    /// Install registrations a minute from one client address (0: no limit).
+    public var installsPerAddressPerMinute = 30
     /// POS calls a second per POS key (0: no limit).
     public var posPerKeyPerSecond = 200
     /// Threads running the routes that hash passwords (the HTTP server's workers; see `PasswordPool`); nil: one

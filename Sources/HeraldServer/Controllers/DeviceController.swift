@@ -5,13 +5,15 @@ import HeraldModel
 import HeraldStore
 
 /// The device API the SDK speaks, under `/api/v1/`: registration (with the business's `api_key` or
-/// `sandbox_api_key`, unsigned) and, signed with the install's own credential (`DeviceAuthenticator`), its updates,
+/// `sandbox_api_key`, unsigned, optionally with proof of a known device's user: `access_token`, or `external_id` with
+/// `identity_token`) and, signed with the install's own credential (`DeviceAuthenticator`), its updates,
 /// segments, deletion, pulls, messages and lifecycle events.
 struct DeviceController: Sendable {
     let auth: DeviceAuthenticator
     let sealer: SecretSealer
     let devices: DeviceService
     let events: DeviceEventService
+    let verifier: IdentityVerifier
 
     func register(in router: inout Router) {
         router.post("/api/v1/installs", registerInstall)
@@ -26,11 +28,12 @@ struct DeviceController: Sendable {
     // MARK: - Installs
 
     @Sendable func registerInstall(_ request: HTTPRequest) throws -> HTTPResponse {
+        try auth.chargeRegistration(request)
         // A signed registration is the install rotating its credential: the signature must hold.
         let signer = DeviceAuthenticator.isSigned(request) ? try auth.verify(request) : nil
         let body = try request.jsonObjectBody()
         var errors = FieldErrors()
-        errors.refuseUnknown(body, known: DeviceInput.registrationFields)
+        errors.refuseUnknown(body, known: DeviceInput.registrationFields.union(DeviceInput.proofFields))
         var apiKey: String?
         switch body["api_key"] {
         case .string(let key)? where !key.isEmpty: apiKey = key
@@ -39,21 +42,46 @@ struct DeviceController: Sendable {
         }
         let installID = DeviceInput.installID(body["install_id"], &errors)
         let details = DeviceInput.details(body, userAgent: request.header("user-agent"), &errors)
+        let offered = DeviceInput.proof(body, &errors)
         try errors.check()
         let (business, workspace) = try auth.business(apiKey: apiKey!)
         if let signer, signer.businessID != business.id || signer.deviceKey != installID! {
             throw auth.refusal("the request is signed by another install's credential")
         }
+        let proof = try offered.map { try checked($0, business: business) }
         let (credential, secret) = try issueCredential()
         let registered = try devices.register(
             installID: installID!, details: details!, business: business, workspace: workspace,
-            credential: credential, signedBy: signer?.id)
+            credential: credential, signedBy: signer?.id, proof: proof)
         var answer: [(key: String, value: JSON)] = [
+            ("install_id", .string(registered.device.deviceKey)),
             ("credential", .object([("key_id", .string(credential.keyID)), ("secret", .string(secret))])),
             ("config", config(workspace: workspace)),
         ]
         if let testDevice = registered.testDevice { answer.append(("test_device", testDevice.json)) }
         return .json(.object(answer), status: registered.isNew ? .created : .ok)
+    }
+
+    /// The proof a registration offers, checked: 403 on `access_token` when it is no valid token of a user of
+    /// `business`, on `identity_token` when it does not vouch for `external_id`.
+    private func checked(_ offered: DeviceInput.OfferedProof, business: Business) throws -> OwnershipProof {
+        var proof = OwnershipProof()
+        if let token = offered.accessToken {
+            guard let userID = try auth.user(accessToken: token, business: business) else {
+                throw HTTPError(.forbidden, field: "access_token", "is not a valid access token of this business")
+            }
+            proof.userID = userID
+        }
+        if let identity = offered.identity {
+            guard verifier.vouches(token: identity.token, for: identity.externalID, businessID: business.id) else {
+                throw HTTPError(
+                    .forbidden, field: "identity_token",
+                    "does not vouch for external_id: the hex HMAC-SHA256 of the external_id under the business's "
+                        + "identity key")
+            }
+            proof.externalID = identity.externalID
+        }
+        return proof
     }
 
     /// A new credential: a key id and a secret (shown once), the secret sealed for the store.

@@ -20,6 +20,9 @@ struct MobileController: Sendable {
     var limits: RateLimits = .unlimited
     /// Where passwords are hashed and checked.
     var passwordPool = PasswordPool(slots: 1024)
+    /// The codes that prove a sign-up owns an imported customer's email, and where they are mailed.
+    var emailProof: EmailProof? = nil
+    var mailer: any Mailer = LogMailer(logger: .disabled)
 
     func register(in router: inout Router) {
         // Offloaded: these hash passwords (tens of milliseconds of a core each), on the server's worker threads
@@ -49,20 +52,49 @@ struct MobileController: Sendable {
         let phone = AccountInput.phone(fields["phone"], &errors)
         let token = AccountInput.pushToken(fields, &errors)
         try errors.check()
-        try limits.checkAuth(address: request.remoteAddress, account: "\(client.business.id):\(email!)")
+        try limits.checkAuth(address: request.remoteAddress, account: nil)
 
         // Checked first only to spare a password hash: the database's constraint decides, even for two racing. A
-        // user an import made (no password) signs up into that record.
+        // user an import made (no password) signs up into that record once the email is proven.
         try accounts.checkEmailAvailable(businessID: client.business.id, email: email!)
+        let proven = try proveImportedEmail(fields["email_code"], email: email!, request, client.business)
         let hash = try passwordPool.run { try passwords.hash(password!) }
         let (user, device) = try accounts.signUp(
             NewUser(
                 businessID: client.business.id, email: email!, passwordHash: hash, firstName: firstName ?? "",
                 lastName: lastName ?? "", phone: phone ?? nil),
-            business: client.business
+            business: client.business, emailProven: proven
         ) { user in try deviceRegistration(request, userID: user.id, token: token) }
         let now = clock.now()
         return try sessionResponse(for: user, business: client.business, device: device, at: now)
+    }
+
+    /// For a sign-up with the email of an imported customer (and an import the business does not trust): without
+    /// `email_code`, mails a code to the address and answers 422 on `email_code`; with a wrong or stale one, 422
+    /// (counted as a failed password check of that account from this address). True once proven.
+    private func proveImportedEmail(_ offered: JSON?, email: String, _ request: HTTPRequest, _ business: Business)
+        throws -> Bool
+    {
+        guard let emailProof, let imported = try accounts.importedAwaitingProof(business: business, email: email)
+        else { return false }
+        let now = clock.now()
+        guard let code = offered?.stringValue, !code.isEmpty else {
+            try mailer.send(
+                Mail(
+                    to: email, subject: "Your \(business.name) sign-up code",
+                    body: "Your code is \(emailProof.code(userID: imported.id, email: email, at: now)). It is valid "
+                        + "for 15 minutes."))
+            throw HTTPError.invalid(
+                "email_code", "we already know this email: a code was mailed to it; sign up again with that code")
+        }
+        let account = "\(business.id):\(email)"
+        try limits.checkAuth(address: request.remoteAddress, account: account)
+        let valid = emailProof.vouches(code: code, userID: imported.id, email: email, at: now)
+        limits.recordPasswordCheck(valid, address: request.remoteAddress, account: account)
+        guard valid else {
+            throw HTTPError.invalid("email_code", "is wrong or expired: sign up without it for a new one")
+        }
+        return true
     }
 
     @Sendable func logIn(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -78,10 +110,12 @@ struct MobileController: Sendable {
         }
         try errors.check()
         let email = AccountInput.normalizedEmail(emailText)
-        try limits.checkAuth(address: request.remoteAddress, account: "\(client.business.id):\(email)")
+        let account = "\(client.business.id):\(email)"
+        try limits.checkAuth(address: request.remoteAddress, account: account)
         let user = try accounts.user(businessID: client.business.id, email: email)
         // Verify against a dummy hash when the email is unknown, so timing doesn't tell which emails exist.
         let valid = try passwordPool.run { passwords.verify(password, against: user?.passwordHash ?? dummyHash) }
+        limits.recordPasswordCheck(user != nil && valid, address: request.remoteAddress, account: account)
         guard let user, valid else { throw HTTPError.invalid("base", "Incorrect information submitted. Please retry.") }
         let device = try deviceRegistration(request, userID: user.id, token: token).map {
             try accounts.registerDevice(businessID: client.business.id, userID: user.id, $0)
@@ -107,11 +141,11 @@ struct MobileController: Sendable {
             newPassword = AccountInput.password(
                 fields["password"], confirmation: fields["password_confirmation"], &errors, required: true)
             if let current = fields["current_password"]?.stringValue {
-                try limits.checkAuth(
-                    address: request.remoteAddress, account: "\(user.businessID):\(user.email ?? "#\(user.id)")")
-                if try !passwordPool.run({ passwords.verify(current, against: user.passwordHash) }) {
-                    errors.add("current_password", "is invalid")
-                }
+                let account = "\(user.businessID):\(user.email ?? "#\(user.id)")"
+                try limits.checkAuth(address: request.remoteAddress, account: account)
+                let valid = try passwordPool.run { passwords.verify(current, against: user.passwordHash) }
+                limits.recordPasswordCheck(valid, address: request.remoteAddress, account: account)
+                if !valid { errors.add("current_password", "is invalid") }
             } else {
                 errors.add("current_password", "can't be blank")
             }

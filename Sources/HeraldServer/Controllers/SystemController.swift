@@ -2,11 +2,9 @@ import HeraldHTTP
 import HeraldModel
 import HeraldObservability
 
-/// `/healthz`, `/metrics` and `/openapi.json`.
+/// `/healthz`, `/metrics` and `/openapi.json` (the document embedded in the binary: `OpenAPIDocument`).
 struct SystemController: Sendable {
     let metrics: MetricsRegistry
-    /// The OpenAPI document's bytes, when Herald found it (`HeraldConfiguration.openAPIFile`).
-    let openAPI: [UInt8]?
 
     func register(in router: inout Router) {
         router.get("/healthz") { _ in .json(["status": "ok"]) }
@@ -15,14 +13,7 @@ struct SystemController: Sendable {
         router.get("/metrics") { _ in
             .text(metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
-        let openAPI = self.openAPI
-        router.get("/openapi.json") { _ in
-            guard let openAPI else {
-                throw HTTPError.notFound(
-                    "the OpenAPI document is not installed: put docs/openapi.json next to the herald binary, or in "
-                        + "../share/herald/ from it")
-            }
-            return .json(openAPI)
-        }
+        let openAPI = Array(OpenAPIDocument.text.utf8)
+        router.get("/openapi.json") { _ in .json(openAPI) }
     }
 }

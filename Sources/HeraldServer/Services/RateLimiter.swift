@@ -92,35 +92,53 @@ final class RateLimiter: Sendable {
 struct RateLimits: Sendable {
     /// Sign-ups, logins and password checks from one client address.
     let authPerAddress: RateLimiter
-    /// Logins and password checks on one account (an email), and sign-ups naming it.
-    let authPerAccount: RateLimiter
-    /// Mobile API calls of one business (its client id).
+    /// Failed password checks on one account (an email) from one address, delayed when they keep failing.
+    let authPerAccount: LoginThrottle
+    /// Mobile API calls of one business (its client id) made before signing in, once their digest holds.
     let mobilePerBusiness: RateLimiter
-    /// Device API calls of one install.
+    /// Signed-in mobile API calls of one user, once digest and session hold.
+    let mobilePerUser: RateLimiter
+    /// Device API calls of one install, once their signature holds.
     let devicePerInstall: RateLimiter
+    /// Install registrations (`POST /api/v1/installs`) from one client address.
+    let installsPerAddress: RateLimiter
     /// POS calls with one key.
     let posPerKey: RateLimiter
 
     init(
-        authPerAddress: RateLimiter.Rate, authPerAccount: RateLimiter.Rate, mobilePerBusiness: RateLimiter.Rate,
-        devicePerInstall: RateLimiter.Rate, posPerKey: RateLimiter.Rate
+        authPerAddress: RateLimiter.Rate, authFailuresPerAccount: Int, mobilePerBusiness: RateLimiter.Rate,
+        mobilePerUser: RateLimiter.Rate = .none, devicePerInstall: RateLimiter.Rate,
+        installsPerAddress: RateLimiter.Rate = .none, posPerKey: RateLimiter.Rate
     ) {
+        self.installsPerAddress = RateLimiter(installsPerAddress)
         self.authPerAddress = RateLimiter(authPerAddress)
-        self.authPerAccount = RateLimiter(authPerAccount)
+        self.authPerAccount = LoginThrottle(freeFailures: authFailuresPerAccount)
         self.mobilePerBusiness = RateLimiter(mobilePerBusiness)
+        self.mobilePerUser = RateLimiter(mobilePerUser)
         self.devicePerInstall = RateLimiter(devicePerInstall)
         self.posPerKey = RateLimiter(posPerKey)
     }
 
     /// No limits at all.
     static let unlimited = RateLimits(
-        authPerAddress: .none, authPerAccount: .none, mobilePerBusiness: .none, devicePerInstall: .none,
+        authPerAddress: .none, authFailuresPerAccount: 0, mobilePerBusiness: .none, devicePerInstall: .none,
         posPerKey: .none)
 
-    /// A sign-up, login or password check from `address` on `account` (when known): both buckets, or a 429.
+    /// A sign-up, login or password check from `address` on `account` (when known, for a password check): the
+    /// address's bucket, and whether this address must still wait after failing on this account; or a 429.
     func checkAuth(address: String?, account: String?) throws {
         try authPerAddress.check("a:" + (address ?? "-"))
-        if let account { try authPerAccount.check("u:" + account) }
+        if let account { try authPerAccount.check(account: account, address: address) }
+    }
+
+    /// What a password check on `account` from `address` came to: a failure counts towards its delay, a success
+    /// clears them.
+    func recordPasswordCheck(_ valid: Bool, address: String?, account: String) {
+        if valid {
+            authPerAccount.succeeded(account: account, address: address)
+        } else {
+            authPerAccount.failed(account: account, address: address)
+        }
     }
 }
 

@@ -12,6 +12,8 @@ enum DeviceInput {
     ]
     /// The registration's fields.
     static let registrationFields = detailFields.union(["api_key", "install_id"])
+    /// What a registration may add to prove the user of a known device (`OwnershipProof`).
+    static let proofFields: Set<String> = ["access_token", "external_id", "identity_token"]
     /// The most segments a device has, and their length in characters (as the SDK counts them).
     static let maximumSegments = 100
     static let segmentLength = 1...255

@@ -13,7 +13,15 @@ enum SettingsInput {
             known: [
                 "conversion_threshold", "conversion_kind", "conversion_currency_amount", "conversion_offer_id",
                 "welcome_offer_id", "offer_reminder_lead_seconds", "offer_reminder_lead_hours", "membership_levels",
+                "import_trusted",
             ], prefix: "")
+        if let value = body["import_trusted"] {
+            if let trusted = value.boolValue {
+                settings.importTrusted = trusted
+            } else {
+                errors.add("import_trusted", "must be true or false")
+            }
+        }
         if let value = body["conversion_threshold"] {
             if let number = value.int64Value, number >= 0, number <= 10_000_000 {
                 settings.conversionThreshold = number

@@ -48,6 +48,9 @@ public struct BusinessSettings: Sendable, Equatable {
     public var welcomeOfferID: Int64?
     /// The membership levels, lowest first, the first from 0 points (what Transaction Details names).
     public var membershipLevels: [MembershipLevel]
+    /// Whether the business vouches for the emails of the customers it imports: then a sign-up with an imported
+    /// email claims that record at once; otherwise only with the one-time code mailed to the address.
+    public var importTrusted = false
 
     /// Defaults: no conversion, reminders a day before expiry, no welcome offer, levels Member, Silver (500
     /// points) and Gold (2000).

@@ -17,6 +17,7 @@ extension BusinessSettings {
                         .object([("name", .string($0.name)), ("from_points", .int($0.fromPoints))])
                     })
             ),
+            ("import_trusted", .bool(importTrusted)),
         ])
     }
 
@@ -36,6 +37,7 @@ extension BusinessSettings {
             return MembershipLevel(name: name, fromPoints: from)
         }
         if !levels.isEmpty { membershipLevels = levels }
+        if let value = json["import_trusted"]?.boolValue { importTrusted = value }
     }
 }
 

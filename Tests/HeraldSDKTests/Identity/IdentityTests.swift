@@ -60,6 +60,23 @@ import Testing
         #expect(harness.api.user(of: installID) == "cust-9")
     }
 
+    @Test func aRegistrationAgainOffersTheIdentityAndKeepsTheInstallIDTheServerGives() async throws {
+        let harness = Harness()
+        let client = await harness.start()
+        #expect(harness.api.registered.first?["identity_token"] == nil, "nobody to prove yet")
+        try await client.identify(externalID: "cust-9", identityToken: Self.token("cust-9"))
+        harness.api.revokeCredentials()
+        harness.api.set(\.assignedInstallID, "server-chosen")
+        try await client.pull()  // 401, registered again, with the proof of the user
+        let again = try #require(harness.api.registered.last)
+        #expect(again["external_id"] == "cust-9" && again["identity_token"] == .string(Self.token("cust-9")))
+        #expect(try await client.installID() == "server-chosen")
+        harness.api.set(\.assignedInstallID, nil)
+        harness.api.revokeCredentials()
+        try await client.pull()
+        #expect(harness.api.registered.last?["install_id"] == "server-chosen", "the server's id from then on")
+    }
+
     @Test func aTokenThatDoesNotVouchForTheIdIsDroppedAndTheInstallBelongsToNobody() async throws {
         let harness = Harness()
         let client = await harness.start()

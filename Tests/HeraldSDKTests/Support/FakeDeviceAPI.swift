@@ -44,6 +44,10 @@ final class FakeDeviceAPI: @unchecked Sendable {
     private(set) var signatureFailures = 0
     /// Answer every call `offline` while true.
     var offline = false
+    /// The install id the next registrations answer (as the server does for a known id registered without proof).
+    var assignedInstallID: String?
+    /// Every registration body, in order.
+    private(set) var registrationBodies: [JSON] = []
     /// The business's identity key: what vouches for an external id (`identity_token`).
     static let identityKey = "identity-key-of-the-business"
     /// The user each install belongs to, by install id.
@@ -80,6 +84,7 @@ final class FakeDeviceAPI: @unchecked Sendable {
     }
 
     var registrations: Int { lock.withLock { nextKey } }
+    var registered: [JSON] { lock.withLock { registrationBodies } }
     var installCount: Int { lock.withLock { installs.count } }
     var lastInstallFields: JSON? { lock.withLock { installs.values.first?.fields } }
     var eventTypes: [String] { lock.withLock { events.map(\.type.rawValue) } }
@@ -179,8 +184,10 @@ final class FakeDeviceAPI: @unchecked Sendable {
 
     private func register(_ request: TransportRequest) -> TransportResponse {
         guard let body = try? JSON.parse(request.body), body["api_key"]?.stringValue?.hasSuffix("_key") == true,
-            let installID = body["install_id"]?.stringValue
+            let sentID = body["install_id"]?.stringValue
         else { return .json(422, ["errors": ["api_key": ["is not a key"]]]) }
+        registrationBodies.append(body)
+        let installID = assignedInstallID ?? sentID
         nextKey += 1
         // A registration starts a fresh install: it belongs to nobody.
         users[installID] = nil
@@ -188,7 +195,7 @@ final class FakeDeviceAPI: @unchecked Sendable {
         installs[install.keyID] = install
         var answer: [(key: String, value: JSON)] = [
             ("credential", ["key_id": .string(install.keyID), "secret": .string(install.secret)]),
-            ("config", ["geofencing": true]),
+            ("config", ["geofencing": true]), ("install_id", .string(installID)),
         ]
         if body["api_key"]?.stringValue?.hasPrefix("sandbox") == true {
             answer.append(("test_device", ["status": "pending", "approval_code": "ABC123"]))
