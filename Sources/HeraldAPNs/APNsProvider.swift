@@ -307,7 +307,9 @@ public final class APNsProvider: PushProvider {
         if reason.meansRetry || response.status == 429 || response.status >= 500 {
             var retryAfter = response.retryAfter(now: now)
             if reason == .tooManyProviderTokenUpdates, retryAfter == nil { retryAfter = .seconds(60) }
-            return .retryable(reason: described, retryAfter: retryAfter)
+            // Apple's 429 TooManyRequests is about one device token pushed to too often, not the provider's load.
+            if reason == .tooManyRequests { return .retryable(reason: described, retryAfter: retryAfter) }
+            return .retry(status: response.status, reason: described, retryAfter: retryAfter)
         }
         return .failed(reason: described)
     }

@@ -243,13 +243,13 @@ public final class FCMProvider: PushProvider {
                 }
             return aboutToken ? .unregistered(reason: reason, since: nil) : .failed(reason: reason)
         case "QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL":
-            return .retryable(reason: reason, retryAfter: retryAfter)
+            return .retry(status: response.status, reason: reason, retryAfter: retryAfter)
         case "THIRD_PARTY_AUTH_ERROR", "PERMISSION_DENIED", "UNAUTHENTICATED":
             return .credentialRejected(reason: reason)
         default:
             if response.status == 401 || response.status == 403 { return .credentialRejected(reason: reason) }
             if response.status == 429 || response.status >= 500 {
-                return .retryable(reason: reason, retryAfter: retryAfter)
+                return .retry(status: response.status, reason: reason, retryAfter: retryAfter)
             }
             return .failed(reason: reason)
         }

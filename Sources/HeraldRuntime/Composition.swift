@@ -147,6 +147,7 @@ public enum Composition {
         var configuration = DeliveryEngine.Configuration(owner: owner)
         configuration.concurrency = options.concurrency
         configuration.minimumConcurrency = options.minimumConcurrency
+        configuration.fcmQuotaPerMinute = options.fcmQuotaPerMinute
         configuration.lease = options.lease
         configuration.retry = RetryPolicy(
             maxAttempts: options.maxAttempts, base: options.retryBase, cap: options.retryCap)
