@@ -3,7 +3,7 @@ public enum Schema {
     /// Every migration, in order.
     public static let migrations: [Migration] = [
         foundation, inboxVersion, loyalty, collapseID, leaseIndexes, moneyInCents, devicesAndCampaigns, sandboxDevices,
-        deviceAPIIndexes, queueIndexes, locationBeacons, idempotencyRequests,
+        deviceAPIIndexes, queueIndexes, locationBeacons, idempotencyRequests, providerTokens,
     ]
 
     /// Money as whole cents: a balance read back is the balance written, and amounts add up exactly (a
