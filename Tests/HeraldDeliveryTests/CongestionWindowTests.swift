@@ -32,20 +32,20 @@ struct CongestionWindowTests {
         #expect(window.inFlight == 0 && window.slowStart)
     }
 
-    @Test("a refusal shrinks the window to 0.8 of what was in flight, once for all the pushes sent before it")
+    @Test("a refusal shrinks the window to 0.9 of what was in flight, once for all the pushes sent before it")
     func shedShrinksOncePerRound() {
         var window = CongestionWindow(range: 16...4096, initial: 500)
         #expect(fill(&window) == 500)
         // The provider holds 480 and refuses the other 20, all sent at t(0).
         for index in 0..<20 { window.shed(sentAt: t(0), at: t(1 + Int64(index))) }
-        #expect(window.limit == 400, "0.8 × 500, once: the other 19 refusals were of pushes sent before the shrink")
+        #expect(window.limit == 450, "0.9 × 500, once: the other 19 refusals were of pushes sent before the shrink")
         #expect(window.refusals == 20 && !window.slowStart && window.inFlight == 480)
-        #expect(!window.hasRoom, "480 in flight: nothing more until answers bring it under 400")
+        #expect(!window.hasRoom, "480 in flight: nothing more until answers bring it under 450")
         // A push sent after the shrink and refused shrinks it again.
         for _ in 0..<100 { window.delivered() }
         window.sent()
         window.shed(sentAt: t(30), at: t(31))
-        #expect(window.limit == Int((381.0 * 0.8).rounded(.down)))
+        #expect(window.limit == Int((381.0 * 0.9).rounded(.down)))
     }
 
     @Test("past slow start the window grows by eight pushes a round of successes, and only while in use")
@@ -53,7 +53,7 @@ struct CongestionWindowTests {
         var window = CongestionWindow(range: 16...4096, initial: 100)
         _ = fill(&window)
         window.shed(sentAt: t(0), at: t(1))
-        #expect(window.limit == 80)
+        #expect(window.limit == 90)
         for _ in 0..<99 { window.delivered() }
         // Round after round at full use: about +8 each.
         for _ in 0..<5 {

@@ -33,7 +33,7 @@ struct CongestionWindow {
     private var shrunkAt: Timestamp?
 
     /// The share of the window kept on a refusal.
-    static let decrease = 0.8
+    static let decrease = 0.9
     /// Pushes the window grows by per round trip of successes, once out of slow start.
     static let growthPerRound = 8.0
     /// Where slow start begins (within the range).
