@@ -46,13 +46,15 @@ public final class APNsProvider: PushProvider {
             self.lastUsed = lastUsed
         }
 
-        /// What a push needs now, the provider token signed afresh when due.
-        func route(at now: Int64) throws -> Route? {
+        /// What a push needs now, the provider token taken from `shared` or signed afresh when due.
+        func route(at now: Int64, businessID: Int64, shared: any ProviderTokenStore) throws -> Route? {
             guard let client else { return nil }
             lastUsed = now
             // The held token first: signing needs the credential passed, a copy of each of its fields (the
             // mutation of `tokens` may not overlap a read of `credential` in place).
-            let bearer = try tokens.current(at: now) ?? tokens.authorization(for: credential, now: now)
+            let bearer =
+                try tokens.current(at: now)
+                ?? tokens.authorization(for: credential, businessID: businessID, shared: shared, now: now)
             return Route(
                 client: client, bearer: bearer, topic: credential.topic,
                 environment: credential.environment, version: credential.version)
@@ -77,16 +79,20 @@ public final class APNsProvider: PushProvider {
     private let logger: Logger
     private let transportWarnings: TransportWarnings
     private let entries = Mutex<[Int64: Entry]>([:])
+    /// The provider tokens every node sends with.
+    private let sharedTokens: any ProviderTokenStore
     /// When idle clients are next looked for (seconds).
     private let nextSweep = Atomic<Int64>(0)
 
     /// A provider sending through clients made by `makeClient` (one per credential); `credential` loads (and
-    /// opens) a business's credential.
+    /// opens) a business's credential; `tokens` keeps the provider tokens every node and restart sends with.
     public init(
         makeClient: @escaping @Sendable () throws -> HTTP2Client,
         credential: @escaping @Sendable (Int64) throws -> APNsCredential?, clock: WallClock,
-        configuration: Configuration = .init(), logger: Logger
+        configuration: Configuration = .init(), tokens: any ProviderTokenStore = MemoryProviderTokenStore(),
+        logger: Logger
     ) {
+        self.sharedTokens = tokens
         self.makeClient = makeClient
         self.loadCredential = credential
         self.clock = clock
@@ -112,7 +118,10 @@ public final class APNsProvider: PushProvider {
     private func route(_ businessID: Int64) throws -> Route? {
         let now = clock.now().seconds
         if now >= nextSweep.load(ordering: .relaxed) { shutDownIdleClients(now: now) }
-        if let cached = try entries.withLock({ try $0[businessID]?.route(at: now) }) {
+        let shared = sharedTokens
+        if let cached = try entries.withLock({
+            try $0[businessID]?.route(at: now, businessID: businessID, shared: shared)
+        }) {
             return cached
         }
         let credential: APNsCredential
@@ -138,7 +147,7 @@ public final class APNsProvider: PushProvider {
             } else {
                 unused = client  // another thread got there first
             }
-            return try entry.route(at: now)
+            return try entry.route(at: now, businessID: businessID, shared: shared)
         }
         unused?.shutdown()
         return result
@@ -169,6 +178,9 @@ public final class APNsProvider: PushProvider {
                 "cannot load the APNs credential",
                 ["business.id": String(push.businessID), "error": "\(unavailable.underlying)"])
             return completion(.unavailable("APNs credential", because: unavailable.underlying))
+        } catch is APNsTokenCache.Renewing {
+            return completion(
+                .throttled(reason: "another node is signing the provider token", retryAfter: .seconds(2)))
         } catch {
             return completion(.credentialRejected(reason: "cannot sign a provider token with the .p8 key"))
         }
@@ -249,6 +261,12 @@ public final class APNsProvider: PushProvider {
                     provider.logger.notice(
                         "APNs provider token expired; signing a new one", ["business.id": String(push.businessID)])
                     provider.send(push, payload: payload, refreshedToken: true, completion: completion)
+                } else if case .throttled = outcome, !refreshedToken,
+                    provider.adoptShared(push.businessID, refused: bearer)
+                {
+                    // A token of this node's refused as one too many (it signed its own, say, while the store was
+                    // down): another node's, which Apple accepted, is stored; send this push with it, once.
+                    provider.send(push, payload: payload, refreshedToken: true, completion: completion)
                 } else {
                     if case .credentialRejected = outcome {
                         provider.forgetIfReplaced(push.businessID, version: version)
@@ -256,6 +274,18 @@ public final class APNsProvider: PushProvider {
                     completion(outcome.sent(with: version))
                 }
             }
+        }
+    }
+
+    /// Takes the stored provider token of `businessID` if it is another than `refused`; true when it did.
+    private func adoptShared(_ businessID: Int64, refused: String) -> Bool {
+        let now = clock.now().seconds
+        let shared = sharedTokens
+        return entries.withLock { entries in
+            guard let entry = entries[businessID] else { return false }
+            let credential = entry.credential
+            return entry.tokens.adoptShared(
+                credential, businessID: businessID, shared: shared, refused: refused, now: now)
         }
     }
 
@@ -305,9 +335,15 @@ public final class APNsProvider: PushProvider {
         }
         if reason.meansBrokenCredential || response.status == 403 { return .credentialRejected(reason: described) }
         if reason.meansRetry || response.status == 429 || response.status >= 500 {
-            var retryAfter = response.retryAfter(now: now)
-            if reason == .tooManyProviderTokenUpdates, retryAfter == nil { retryAfter = .seconds(60) }
-            return .retryable(reason: described, retryAfter: retryAfter)
+            let retryAfter = response.retryAfter(now: now)
+            if reason == .tooManyProviderTokenUpdates {
+                // The credential's token, not this push: every push of it waits, none counting an attempt, until a
+                // token Apple takes is in use (another node's, or this one's once Apple's 20 minutes have passed).
+                return .throttled(reason: described, retryAfter: retryAfter ?? .seconds(60))
+            }
+            // Apple's 429 TooManyRequests is about one device token pushed to too often, not the provider's load.
+            if reason == .tooManyRequests { return .retryable(reason: described, retryAfter: retryAfter) }
+            return .retry(status: response.status, reason: described, retryAfter: retryAfter)
         }
         return .failed(reason: described)
     }

@@ -63,6 +63,13 @@ public enum PushResult: Sendable, Equatable {
     case delivered(messageID: String?)
     /// Worth trying again (429, 500, 503, UNAVAILABLE, resets, GOAWAY, timeouts), after `retryAfter` if the service said.
     case retryable(reason: String, retryAfter: Duration?)
+    /// Refused because the provider sheds load (503, 500, 502, a 429 without `Retry-After`, a stream or connection
+    /// reset): worth retrying, and a sign to send fewer of the credential's pushes at once (`CongestionWindow`).
+    case shed(reason: String)
+    /// Refused for a while for a reason of the credential's that passes and is no push's fault (Apple's
+    /// `TooManyProviderTokenUpdates`, another node renewing the provider token): not an attempt; every push of that
+    /// credential waits `retryAfter`, then goes with the attempts it had.
+    case throttled(reason: String, retryAfter: Duration)
     /// The token is dead (410 Unregistered, BadDeviceToken, UNREGISTERED, …); `since` is Apple's 410 timestamp.
     case unregistered(reason: String, since: Timestamp?)
     /// The business's credential was refused (403 InvalidProviderToken, bad topic, OAuth refused): the jobs wait.
@@ -76,12 +83,24 @@ public enum PushResult: Sendable, Equatable {
 
     /// A request that got no answer: worth retrying. A connection the provider sent away with `ENHANCE_YOUR_CALM`
     /// asks its sender to slow down, so that answer names a time to come back (`calmDown`): the engine holds every
-    /// push of that credential until then, and only that credential's.
+    /// push of that credential until then, and only that credential's. A stream or connection reset (which includes
+    /// a stream refused unprocessed more often than the client sends one again) is the provider shedding load; a
+    /// timeout is only slowness, and shrinks nothing.
     public static func transportFailure(_ error: HTTPClientError, calmDown: Duration = .seconds(5)) -> PushResult {
         let calm = error.http2ErrorCode == .enhanceYourCalm
-        return .retryable(
-            reason: "transport: \(error.code)" + (calm ? " (ENHANCE_YOUR_CALM)" : ""), retryAfter: calm ? calmDown : nil
-        )
+        if calm { return .retryable(reason: "transport: \(error.code) (ENHANCE_YOUR_CALM)", retryAfter: calmDown) }
+        if error.code == .connectionReset { return .shed(reason: "transport: \(error.code)") }
+        return .retryable(reason: "transport: \(error.code)", retryAfter: nil)
+    }
+
+    /// What an HTTP error answer of `status` worth retrying is: a wait of `retryAfter` when the provider named one
+    /// (the credential is held until then), else a refusal for load when the status is one a provider sheds with
+    /// (500, 502, 503, 429), else a plain retry.
+    public static func retry(status: Int, reason: String, retryAfter: Duration?) -> PushResult {
+        if retryAfter == nil, status == 429 || status == 500 || status == 502 || status == 503 {
+            return .shed(reason: reason)
+        }
+        return .retryable(reason: reason, retryAfter: retryAfter)
     }
 
     /// What a provider answers when loading `what` (a business's credential) or making its client failed: not the

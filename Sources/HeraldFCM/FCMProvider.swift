@@ -34,19 +34,26 @@ public final class FCMProvider: PushProvider {
     private let transportWarnings: TransportWarnings
     /// The access tokens, by business (`FCMTokenCache`).
     private let tokens: FCMTokenCache
+    /// The access tokens every node and restart sends with (`ProviderTokenStore`).
+    private let sharedTokens: any ProviderTokenStore
+    /// The last access token Google refused, by business: not taken from the shared store again.
+    private let refused = Mutex<[Int64: String]>([:])
 
-    /// A provider sending through `client`; `credential` loads (and opens) a business's service account.
+    /// A provider sending through `client`; `credential` loads (and opens) a business's service account; `tokens`
+    /// keeps the access tokens every node and restart sends with.
     public init(
         client: HTTP2Client, credential: @escaping @Sendable (Int64) throws -> FCMCredential?, clock: WallClock,
-        configuration: Configuration = .init(), logger: Logger
+        configuration: Configuration = .init(), tokens: any ProviderTokenStore = MemoryProviderTokenStore(),
+        logger: Logger
     ) {
+        self.sharedTokens = tokens
         self.client = client
         self.loadCredential = credential
         self.clock = clock
         self.configuration = configuration
         self.logger = logger
         transportWarnings = TransportWarnings(logger: logger, clock: clock)
-        tokens = FCMTokenCache(clock: clock, refreshMargin: configuration.refreshMargin)
+        self.tokens = FCMTokenCache(clock: clock, refreshMargin: configuration.refreshMargin)
     }
 
     public func credentialChanged(businessID: Int64) {
@@ -92,6 +99,7 @@ public final class FCMProvider: PushProvider {
                         let outcome = Self.interpret(response, at: clock.now())
                         if response.status == 401, !retriedAuthentication, case .credentialRejected = outcome {
                             // The access token was refused (expired early, revoked): fetch a new one and resend once.
+                            refused.withLock { $0[push.businessID] = token }
                             tokens.rejected(push.businessID, token: token)
                             send(push, retriedAuthentication: true, completion: completion)
                         } else {
@@ -136,12 +144,45 @@ public final class FCMProvider: PushProvider {
         switch tokens.next(for: businessID, loaded: loaded, waiter: body) {
         case .use(let token): body(.success(token))
         case .useAndRenew(let token, let credential, let epoch):
-            fetchToken(businessID, credential, epoch: epoch)
+            renew(businessID, credential, epoch: epoch, current: token)
             body(.success(token))
         case .wait: break
         case .fail(let result): body(.failure(.init(result)))
-        case .fetch(let credential, let epoch): fetchToken(businessID, credential, epoch: epoch)
+        case .fetch(let credential, let epoch): renew(businessID, credential, epoch: epoch, current: nil)
         }
+    }
+
+    /// Gets the next access token for `businessID`: the one another node (or this process before a restart)
+    /// stored, if it is newer than `current` and good for a while yet; else fetched here, if no other node is
+    /// fetching one (or none is stored that still serves). The store failing does not stop sending.
+    private func renew(_ businessID: Int64, _ credential: FCMCredential, epoch: Int, current: String?) {
+        let now = clock.now()
+        let margin = min(configuration.refreshMargin, .seconds(1800))
+        let stored = (try? sharedTokens.token(businessID: businessID, platform: .fcm)).flatMap { token in
+            token.credentialVersion == credential.version && token.token != current
+                && token.token != refused.withLock({ $0[businessID] }) ? token : nil
+        }
+        if let stored, now.adding(margin) < stored.expiresAt {
+            let expiresIn = (stored.expiresAt.milliseconds - now.milliseconds) / 1000
+            return finishFetch(businessID, epoch: epoch, .success(stored.token), expiresIn: expiresIn)
+        }
+        let mayFetch =
+            (try? sharedTokens.beginRenewal(
+                businessID: businessID, platform: .fcm, until: now.adding(configuration.requestTimeout), at: now))
+            ?? true
+        if !mayFetch {
+            if let stored, now < stored.expiresAt {
+                let expiresIn = (stored.expiresAt.milliseconds - now.milliseconds) / 1000
+                return finishFetch(businessID, epoch: epoch, .success(stored.token), expiresIn: expiresIn)
+            }
+            if current != nil {
+                // Another node is fetching the next one: this one serves on, and a send a little later looks again.
+                return finishFetch(
+                    businessID, epoch: epoch,
+                    .failure(.init(.retryable(reason: "another node is fetching the access token", retryAfter: nil))))
+            }
+        }
+        fetchToken(businessID, credential, epoch: epoch)
     }
 
     private func fetchToken(_ businessID: Int64, _ credential: FCMCredential, epoch: Int) {
@@ -182,9 +223,14 @@ public final class FCMProvider: PushProvider {
             case .success(let response):
                 let body = try? JSON.parse(response.body)
                 if response.status == 200, let token = body?["access_token"]?.stringValue, !token.isEmpty {
-                    finishFetch(
-                        businessID, epoch: epoch, .success(token),
-                        expiresIn: body?["expires_in"]?.int64Value ?? 3600)
+                    let expiresIn = body?["expires_in"]?.int64Value ?? 3600
+                    let now = clock.now()
+                    try? sharedTokens.save(
+                        SharedProviderToken(
+                            token: token, credentialVersion: credential.version, issuedAt: now,
+                            expiresAt: now.adding(.seconds(expiresIn))),
+                        businessID: businessID, platform: .fcm)
+                    finishFetch(businessID, epoch: epoch, .success(token), expiresIn: expiresIn)
                 } else {
                     let error = body?["error"]?.stringValue ?? "HTTP \(response.status)"
                     let description = body?["error_description"]?.stringValue.map { ": " + $0 } ?? ""
@@ -243,13 +289,13 @@ public final class FCMProvider: PushProvider {
                 }
             return aboutToken ? .unregistered(reason: reason, since: nil) : .failed(reason: reason)
         case "QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL":
-            return .retryable(reason: reason, retryAfter: retryAfter)
+            return .retry(status: response.status, reason: reason, retryAfter: retryAfter)
         case "THIRD_PARTY_AUTH_ERROR", "PERMISSION_DENIED", "UNAUTHENTICATED":
             return .credentialRejected(reason: reason)
         default:
             if response.status == 401 || response.status == 403 { return .credentialRejected(reason: reason) }
             if response.status == 429 || response.status >= 500 {
-                return .retryable(reason: reason, retryAfter: retryAfter)
+                return .retry(status: response.status, reason: reason, retryAfter: retryAfter)
             }
             return .failed(reason: reason)
         }

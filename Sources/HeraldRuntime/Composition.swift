@@ -63,9 +63,11 @@ public enum Composition {
         return try Store(database: database, feed: feed)
     }
 
-    /// Apple's and Google's providers, as configured, loading credentials with `credentials`.
+    /// Apple's and Google's providers, as configured, loading credentials with `credentials` and keeping their
+    /// provider tokens in `tokens` (the database's, shared by the nodes, in a server).
     public static func pushProviders(
-        _ configuration: HeraldConfiguration, credentials: CredentialLoader, clock: WallClock, logger: Logger
+        _ configuration: HeraldConfiguration, credentials: CredentialLoader, clock: WallClock,
+        tokens: any ProviderTokenStore = MemoryProviderTokenStore(), logger: Logger
     ) throws -> [any PushProvider] {
         let options = configuration.delivery
         var clientConfiguration = HTTP2Client.Configuration()
@@ -83,11 +85,11 @@ public enum Composition {
         return [
             APNsProvider(
                 makeClient: { [clientConfiguration] in try HTTP2Client(configuration: clientConfiguration) },
-                credential: credentials.apns, clock: clock, configuration: apnsConfiguration,
+                credential: credentials.apns, clock: clock, configuration: apnsConfiguration, tokens: tokens,
                 logger: logger.labeled("herald.apns")),
             FCMProvider(
                 client: try HTTP2Client(configuration: clientConfiguration), credential: credentials.fcm, clock: clock,
-                configuration: fcmConfiguration, logger: logger.labeled("herald.fcm")),
+                configuration: fcmConfiguration, tokens: tokens, logger: logger.labeled("herald.fcm")),
         ]
     }
 
@@ -105,13 +107,16 @@ public enum Composition {
         var engine: DeliveryEngine?
         if configuration.delivery.enabled {
             let credentials = CredentialLoader(store: store, sealer: sealer)
+            let owner = try directory.nodeID()
             let chosen =
                 try providers?(credentials)
                 ?? pushProviders(
-                    configuration, credentials: credentials, clock: clock, logger: logger.labeled("herald.delivery"))
+                    configuration, credentials: credentials, clock: clock,
+                    tokens: StoredProviderTokens(store: store, sealer: sealer, owner: owner),
+                    logger: logger.labeled("herald.delivery"))
             engine = DeliveryEngine(
                 queue: store.deliveryQueue, providers: chosen, clock: clock,
-                configuration: try engineConfiguration(configuration.delivery, owner: try directory.nodeID()),
+                configuration: try engineConfiguration(configuration.delivery, owner: owner),
                 logger: logger.labeled("herald.delivery"), metrics: metrics)
         }
         var options = DomainServices.Options()
@@ -131,6 +136,7 @@ public enum Composition {
         var configuration = DeliveryEngine.Configuration(owner: owner)
         configuration.concurrency = options.concurrency
         configuration.minimumConcurrency = options.minimumConcurrency
+        configuration.fcmQuotaPerMinute = options.fcmQuotaPerMinute
         configuration.lease = options.lease
         configuration.retry = RetryPolicy(
             maxAttempts: options.maxAttempts, base: options.retryBase, cap: options.retryCap)

@@ -20,6 +20,8 @@ public final class StoreTransaction {
     public var businesses: BusinessRecords { BusinessRecords(self) }
     /// Push credentials.
     public var credentials: CredentialRecords { CredentialRecords(self) }
+    /// The provider tokens the credentials send with, shared by the nodes.
+    public var providerTokens: ProviderTokenRecords { ProviderTokenRecords(self) }
     /// Templates businesses saved.
     public var templates: TemplateRecords { TemplateRecords(self) }
     /// Locations.

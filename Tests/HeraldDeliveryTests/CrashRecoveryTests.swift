@@ -72,8 +72,8 @@ struct CrashRecoveryTests {
     func killedMidSendLosesNothing() throws {
         let total = 10_000
         let standIn = try StandIn()
-        // A restarted node signs a new provider token; the stand-in's 20-minute refresh rule would hold its sends back.
-        try standIn.configureAPNs(["token_update_limit": false])
+        // The stand-in's 20-minute refresh rule stays on: the restarted node must send with the stored provider token,
+        // not one of its own.
         let data = try TemporaryDirectory(prefix: "herald-crash")
         let secretKey = Hex.encode(SecureRandom.bytes(count: 32))
         let adminToken = "admin-" + Hex.encode(SecureRandom.bytes(count: 8))
@@ -155,6 +155,9 @@ struct CrashRecoveryTests {
         let distinct = stats["apns"]?["distinct_accepted_apns_ids"]?.int64Value ?? 0
         let duplicates = stats["apns"]?["duplicate_apns_ids"]?.int64Value ?? -1
         #expect(distinct == Int64(total), "every push reached Apple at least once")
+        #expect(
+            stats["apns"]?["token_updates_rejected"]?.int64Value == 0,
+            "the restarted node sent with the stored provider token, not a new one Apple would refuse")
         print(
             "crash recovery: killed after \(atKill) of \(total) accepted, \(Int(inFlight)) in flight;"
                 + " duplicate apns-ids after restart: \(duplicates)")

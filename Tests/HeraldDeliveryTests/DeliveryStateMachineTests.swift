@@ -15,10 +15,14 @@ struct DeliveryStateMachineTests {
 
     func machine(
         concurrency: Int = 64, recordDelay: Duration = .milliseconds(2), recordBatch: Int = 32,
-        platforms: Set<PushPlatform> = [.apns], adaptive: Bool = true
+        platforms: Set<PushPlatform> = [.apns], adaptive: Bool = true, credentialWindow: Int? = nil,
+        fcmQuota: Int? = 600_000
     ) -> DeliveryStateMachine {
         var configuration = DeliveryEngine.Configuration(owner: "node")
         configuration.concurrency = concurrency
+        // Each credential's window starts full unless a test is about how it grows.
+        configuration.credentialInitialWindow = credentialWindow ?? concurrency
+        configuration.fcmQuotaPerMinute = fcmQuota
         configuration.minimumConcurrency = adaptive ? min(16, concurrency) : nil
         configuration.recordDelay = recordDelay
         configuration.recordBatch = recordBatch
@@ -404,5 +408,149 @@ struct DeliveryStateMachineTests {
         #expect(
             PushResult.transportFailure(HTTPClientError(code: .timeout, message: "t"))
                 == .retryable(reason: "transport: timeout", retryAfter: nil))
+    }
+
+    @Test("a provider shedding load narrows that credential's window: its other pushes wait unsent, not refused")
+    func sheddingNarrowsOneCredential() {
+        var engine = machine(concurrency: 512, adaptive: false, credentialWindow: 64)
+        _ = engine.step(at: t(0))
+        engine.claimed(
+            (1...300).map { job($0) } + (301...310).map { job($0, business: 2) }, requested: 500,
+            leaseUntil: t(60_000), at: t(0))
+        let start = engine.step(at: t(0))
+        let first = start.sends.map(\.job)
+        #expect(first.count == 74, "each credential starts at 64 and doubles a round while answers succeed")
+        #expect(engine.heldCount == 128, "two windows of business 1's jobs wait here, claimed and unsent")
+        #expect(
+            start.settled.count == 108 && start.settled.allSatisfy { $0.label == "deferred" },
+            "the rest go back to the queue unsent, to be claimed again in a while")
+        let shedding = DeliveryStateMachine.key(1, .apns)
+        // The provider holds 44 and refuses 20 for load, at once.
+        for job in first.filter({ $0.notification.businessID == 1 }).suffix(20) {
+            let answer = engine.answered(
+                job, .shed(reason: "503 ServiceUnavailable"), sentAt: t(0), roundTrip: .milliseconds(1),
+                outstanding: 74, at: t(1))
+            #expect(answer.label == "refused")
+        }
+        #expect(engine.credentials[shedding]?.window.limit == 57, "0.9 × 64, once for the whole burst")
+        #expect(engine.credentials[shedding]?.window.refusals == 20)
+        let refused = engine.step(at: t(2))
+        #expect(refused.sends.count == 13, "57 may be in flight and 44 are: 13 more go, the others keep waiting")
+        let written = start.record + refused.record + engine.step(at: t(3)).record
+        #expect(
+            written.filter { $0.id <= 64 }.allSatisfy {
+                $0.outcome == .retry(at: t(1_501), reason: "503 ServiceUnavailable")
+            }, "a refused push is retried later, like any failure worth retrying")
+        #expect(
+            written.filter { $0.id > 64 }.allSatisfy {
+                $0.outcome == .wait(until: t(1_000), reason: "credential at its limit")
+            }, "deferred: back in the queue, its attempt not counted")
+        #expect(written.count == 20 + 108)
+        // The other business's pushes never waited.
+        for job in first.filter({ $0.notification.businessID == 2 }) {
+            _ = engine.answered(
+                job, .delivered(messageID: nil), sentAt: t(0), roundTrip: .milliseconds(40), outstanding: 50, at: t(40))
+        }
+        #expect(engine.credentials[DeliveryStateMachine.key(2, .apns)]?.window.refusals == 0)
+        // As business 1's answers succeed, the window grows again and what waited goes, oldest first.
+        for job in first.filter({ $0.notification.businessID == 1 }).prefix(44) {
+            _ = engine.answered(
+                job, .delivered(messageID: nil), sentAt: t(0), roundTrip: .milliseconds(40), outstanding: 57, at: t(40))
+        }
+        let grown = try! #require(engine.credentials[shedding]?.window.limit)
+        #expect(grown == 63, "57 + 8/57 a success: about eight a round")
+        let next = engine.step(at: t(41)).sends.map(\.job.id)
+        #expect(next.count == grown - 13 && next.first == 78, "jobs 65-77 went before; the next oldest follow")
+        #expect(engine.heldCount == 128 - 13 - next.count)
+    }
+
+    @Test("slow answers shrink no credential's window; only refusals for load do")
+    func slowAnswersShrinkNothing() {
+        var engine = machine(concurrency: 512, adaptive: false, credentialWindow: 64)
+        _ = engine.step(at: t(0))
+        engine.claimed((1...500).map { job($0) }, requested: 500, leaseUntil: t(60_000), at: t(0))
+        var now = t(0)
+        for _ in 0..<4 {
+            let sent = engine.step(at: now).sends.map(\.job)
+            now = now.adding(.seconds(2))
+            for job in sent {
+                _ = engine.answered(
+                    job, .retryable(reason: "transport: timeout", retryAfter: nil), sentAt: t(0),
+                    roundTrip: .seconds(2), outstanding: 64, at: now)
+            }
+        }
+        #expect(engine.credentials[DeliveryStateMachine.key(1, .apns)]?.window.limit == 64)
+        #expect(engine.credentials[DeliveryStateMachine.key(1, .apns)]?.window.slowStart == true)
+    }
+
+    @Test("a credential's window never shrinks below the floor, however often its provider refuses")
+    func sheddingStopsAtTheFloor() {
+        var engine = machine(concurrency: 512, adaptive: false, credentialWindow: 64)
+        _ = engine.step(at: t(0))
+        var now = t(0)
+        for round in 0..<40 {
+            let ids = Int64(round * 100 + 1)...Int64(round * 100 + 100)
+            engine.claimed(ids.map { job($0) }, requested: 100, leaseUntil: t(60_000), at: now)
+            let sent = engine.step(at: now).sends.map(\.job)
+            let sentAt = now
+            now = now.adding(.milliseconds(10))
+            for job in sent {
+                _ = engine.answered(
+                    job, .shed(reason: "503"), sentAt: sentAt, roundTrip: .milliseconds(1), outstanding: 1, at: now)
+            }
+        }
+        #expect(engine.credentials[DeliveryStateMachine.key(1, .apns)]?.window.limit == 16)
+        engine.claimed((5_001...5_100).map { job($0) }, requested: 100, leaseUntil: t(60_000), at: now)
+        #expect(engine.step(at: now).sends.count == 16, "the floor still sends")
+    }
+
+    @Test("what counts as shedding load: 500, 502, 503 and 429 without Retry-After, resets; not timeouts")
+    func whatCountsAsShedding() {
+        for status in [429, 500, 502, 503] {
+            #expect(PushResult.retry(status: status, reason: "x", retryAfter: nil) == .shed(reason: "x"))
+            #expect(
+                PushResult.retry(status: status, reason: "x", retryAfter: .seconds(9))
+                    == .retryable(reason: "x", retryAfter: .seconds(9)), "a time to come back holds the credential")
+        }
+        #expect(PushResult.retry(status: 504, reason: "x", retryAfter: nil) == .retryable(reason: "x", retryAfter: nil))
+        #expect(
+            PushResult.transportFailure(HTTPClientError(code: .connectionReset, message: "RST_STREAM"))
+                == .shed(reason: "transport: connectionReset"))
+        #expect(
+            PushResult.transportFailure(HTTPClientError(code: .timeout, message: "t"))
+                == .retryable(reason: "transport: timeout", retryAfter: nil), "slowness is not shedding")
+    }
+
+    @Test("FCM's quota: a credential sends at most its share a minute; the rest wait here, unsent, for their turn")
+    func quotaPacesOneCredential() {
+        // 10 a second, a second's worth at once.
+        var engine = machine(concurrency: 512, platforms: [.apns, .fcm], adaptive: false, fcmQuota: 600)
+        _ = engine.step(at: t(0))
+        engine.claimed(
+            (1...30).map { job($0, platform: .fcm) } + [job(31, business: 2, platform: .fcm), job(32)], requested: 500,
+            leaseUntil: t(60_000), at: t(0))
+        let first = engine.step(at: t(0))
+        #expect(first.sends.count == 12, "10 of the first credential, and the others' (a quota of their own)")
+        #expect(engine.heldCount == 20 && first.settled.isEmpty, "the rest wait here: not sent, not refused")
+        for (job, _) in first.sends {
+            _ = engine.answered(
+                job, .delivered(messageID: nil), sentAt: t(0), roundTrip: .milliseconds(5), outstanding: 12, at: t(5))
+        }
+        #expect(engine.step(at: t(10)).record.count == 12)
+        let idle = engine.step(at: t(20))
+        #expect(idle.sends.isEmpty && idle.sleepUntil == t(100), "asleep until the next one's turn")
+        #expect(engine.step(at: t(100)).sends.count == 1)
+        #expect(engine.step(at: t(1_100)).sends.count == 10, "a second's worth, at most")
+        // A 429 with Retry-After holds that credential only.
+        let held = engine.answered(
+            job(1, platform: .fcm), .retryable(reason: "429 QUOTA_EXCEEDED", retryAfter: .seconds(30)), sentAt: t(0),
+            roundTrip: .milliseconds(5), outstanding: 1, at: t(1_101))
+        #expect(held.label == "retried")
+        engine.claimed(
+            [job(40, platform: .fcm), job(41, business: 2, platform: .fcm)], requested: 500, leaseUntil: t(60_000),
+            at: t(2_200))
+        let after = engine.step(at: t(2_200))
+        #expect(after.sends.map(\.job.id) == [41], "another project's push goes")
+        #expect(after.settled.map(\.label).contains("throttled"))
     }
 }

@@ -254,8 +254,11 @@ struct HTTP2ClientTests {
         #expect(responses.count == 20)
         #expect(responses.allSatisfy { $0.status == 200 && $0.header("x-protocol") == "HTTP/1.1" })
         #expect(responses.allSatisfy { String(decoding: $0.body, as: UTF8.self) == #"{"ok":true}"# })
-        #expect(Set(responses.compactMap { $0.header("x-connection") }).count == 2, "two kept-alive connections")
+        // Two connections opened for 20 requests at once, and kept alive: every answer came on one of them (which,
+        // is up to timing: on a busy machine the first may have served all 20 before the second's handshake ended).
         #expect(client.connectionsOpened == 2)
+        #expect(
+            (1...2).contains(Set(responses.compactMap { $0.header("x-connection") }).count), "kept-alive connections")
     }
 
     // MARK: Failures

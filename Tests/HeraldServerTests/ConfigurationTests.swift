@@ -75,7 +75,7 @@ struct ConfigurationTests {
                 "--data-dir", "/var/lib/herald", "--database", "sqlite:/tmp/h.db", "--apns-url", "https://apns.test",
                 "--fcm-url", "https://fcm.test", "--ca-file", "/etc/ca.pem", "--public-url", "https://push.example.com",
                 "--http-threads", "8", "--delivery-concurrency", "64", "--delivery-min-concurrency", "64",
-                "--password-cost", "1024", "--delivery-lease", "5", "--no-delivery",
+                "--password-cost", "1024", "--delivery-lease", "5", "--no-delivery", "--fcm-quota-per-minute", "1200",
             ], ["HERALD_ADMIN_TOKEN": "token", "HERALD_SECRET_KEY": String(repeating: "0", count: 64)])
         #expect(configuration.dataDirectory == "/var/lib/herald")
         #expect(configuration.database == "sqlite:/tmp/h.db")
@@ -86,6 +86,8 @@ struct ConfigurationTests {
         #expect(configuration.httpThreads == 8)
         #expect(configuration.delivery.concurrency == 64)
         #expect(configuration.delivery.minimumConcurrency == 64)
+        #expect(configuration.delivery.fcmQuotaPerMinute == 1200)
+        #expect(try read([], [:]).delivery.fcmQuotaPerMinute == 600_000, "Google's default quota a project")
         #expect(configuration.passwordCost == 1024)
         #expect(configuration.delivery.lease == .seconds(5))
         #expect(try read([], ["HERALD_DELIVERY_LEASE": "30"]).delivery.lease == .seconds(30))

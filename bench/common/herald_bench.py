@@ -82,21 +82,54 @@ def nghttpd_command(port, key, cert, extra=()):
         + args + files
 
 
-def haproxy_sink(directory, port, cert, key, delay_ms=0, slow_prefix=None, slow_ms=2000, cores=None):
+def haproxy_sink(directory, port, cert, key, delay_ms=0, slow_prefix=None, slow_ms=2000, cores=None, capacity=0,
+                 quota_per_minute=0):
     """An APNs-shaped HTTP/2 + TLS server (Debian's haproxy, with Lua) answering every POST 200 with its apns-id
     (FCM's sends with the message's name, as Google answers; `/token` answers an OAuth access token, so an FCM
     service account whose `token_uri` is `https://127.0.0.1:<port>/token` works against it) after `delay_ms`, or after `slow_ms` for device tokens starting with `slow_prefix`; the waits run side by side,
     so it answers with a provider's latency and no queueing of its own. One thread, 1000 streams per connection;
-    on `cores` when given (`split_cores`). Returns the process (stop it with terminate())."""
+    on `cores` when given (`split_cores`). Returns the process (stop it with terminate()).
+
+    `capacity` > 0 plays a provider that sheds load: it holds that many requests at once (over every connection) and
+    answers any beyond them at once with `503 {"reason":"ServiceUnavailable"}`, no Retry-After, as APNs does under
+    load. `quota_per_minute` > 0 plays FCM's per-project quota: a bucket of a second's worth of sends refilled
+    continuously; a send finding it empty is answered `429 RESOURCE_EXHAUSTED` (QUOTA_EXCEEDED) with a Retry-After of
+    one second. Both count in the Lua state, which is one thread's: `/stats` answers what was refused."""
     combined = os.path.join(directory, "haproxy.pem")
     with open(combined, "w") as out, open(cert) as c, open(key) as k:
         out.write(c.read() + k.read())
     lua = os.path.join(directory, "delay.lua")
     with open(lua, "w") as f:
         f.write(f"""local prefix = {json.dumps(slow_prefix or "")}
+local capacity = {int(capacity)}
+local rate = {int(quota_per_minute)} / 60
+local inflight, shed, quota_refused, tokens, filled = 0, 0, 0, rate, core.now()
 core.register_action("delay", {{ "http-req" }}, function(txn)
-  if prefix ~= "" and string.find(txn.sf:path(), "/3/device/" .. prefix, 1, true) then core.msleep({int(slow_ms)})
+  local path = txn.sf:path()
+  if path == "/stats" then
+    txn:set_var("txn.stats", string.format('{{"shed":%d,"quota_refused":%d}}', shed, quota_refused))
+    return
+  end
+  if rate > 0 and string.find(path, "/v1/projects/", 1, true) then
+    local now = core.now()
+    local elapsed = (now.sec - filled.sec) + (now.usec - filled.usec) / 1e6
+    tokens, filled = math.min(rate, tokens + elapsed * rate), now
+    if tokens < 1 then
+      quota_refused = quota_refused + 1
+      txn:set_var("txn.quota", 1)
+      return
+    end
+    tokens = tokens - 1
+  end
+  if capacity > 0 and inflight >= capacity then
+    shed = shed + 1
+    txn:set_var("txn.shed", 1)
+    return
+  end
+  inflight = inflight + 1
+  if prefix ~= "" and string.find(path, "/3/device/" .. prefix, 1, true) then core.msleep({int(slow_ms)})
   elseif {int(delay_ms)} > 0 then core.msleep({int(delay_ms)}) end
+  inflight = inflight - 1
 end)
 """)
     config = os.path.join(directory, "haproxy.cfg")
@@ -116,6 +149,9 @@ frontend apns
   bind 127.0.0.1:{port} ssl crt {combined} alpn h2,http/1.1
   http-request wait-for-body time 5s
   http-request lua.delay
+  http-request return status 200 content-type application/json lf-string "%[var(txn.stats)]" if {{ path /stats }}
+  http-request return status 503 content-type application/json string '{{"reason":"ServiceUnavailable"}}' if {{ var(txn.shed) -m int 1 }}
+  http-request return status 429 content-type application/json hdr retry-after 1 string '{{"error":{{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED","details":[{{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"QUOTA_EXCEEDED"}}]}}}}' if {{ var(txn.quota) -m int 1 }}
   http-request return status 200 content-type application/json string '{{"access_token":"bench","expires_in":3600,"token_type":"Bearer"}}' if {{ path /token }}
   http-request return status 200 content-type application/json string '{{"name":"projects/{FCM_PROJECT}/messages/0:1"}}' if {{ path_beg /v1/projects/ }}
   http-request return status 200 hdr apns-id "%[req.hdr(apns-id)]"

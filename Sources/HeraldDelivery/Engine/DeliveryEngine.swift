@@ -28,6 +28,16 @@ public final class DeliveryEngine: Service {
         /// between it and `concurrency` to what the providers answer at (`ConcurrencyLimit`) — fewer pushes sent
         /// twice after a crash, at the price of throughput when some answers are slow.
         public var minimumConcurrency: Int?
+        /// The least a credential's congestion window shrinks to when its provider sheds load (`CongestionWindow`:
+        /// between this and `concurrency`).
+        public var credentialFloor: Int = 16
+        /// Where a credential's window starts, growing from there while answers succeed (`CongestionWindow`'s slow
+        /// start: it doubles each round trip until the provider first refuses).
+        public var credentialInitialWindow: Int = CongestionWindow.initial
+        /// Most FCM sends a minute per credential (Google's quota per Firebase project: 600,000 by default); nil
+        /// sends as fast as answers come. Beyond it pushes wait in the engine for their turn (`QuotaBucket`). Kept
+        /// per node: nodes sharing a project share Google's quota, not this count.
+        public var fcmQuotaPerMinute: Int? = 600_000
         /// Most jobs claimed per query.
         public var claimBatch: Int = 500
         /// How long a claim is held.
@@ -125,6 +135,9 @@ public final class DeliveryEngine: Service {
     // MARK: - Steps
 
     private func perform(_ step: consuming DeliveryStateMachine.Step) {
+        for key in step.newCredentials {
+            meters.observe(credential: key) { [weak self] in self?.machine.withLock { $0.reading(key) } }
+        }
         for (platform, label) in step.settled { meters.count(platform, label) }
         // Each push moved out of the step to its provider, in order: a copy would retain every string of it here
         // and release them all again when the step goes. Reversed in the array's buffer, whose swaps move the

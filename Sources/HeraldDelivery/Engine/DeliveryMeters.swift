@@ -52,6 +52,32 @@ final class DeliveryMeters: Sendable {
         }
     }
 
+    /// One credential's series, read from the state machine by `read` when `/metrics` is scraped: its congestion
+    /// window, what it has in flight, its refusals for load and its jobs waiting for room.
+    func observe(
+        credential key: DeliveryStateMachine.CredentialKey,
+        read: @escaping @Sendable () -> DeliveryStateMachine.CredentialReading?
+    ) {
+        let labels = ["business": String(key.businessID), "provider": key.platform.rawValue]
+        metrics.sampledGauge(
+            "herald_delivery_credential_limit", help: "Most pushes of a credential in flight now (its window).",
+            labels: labels
+        ) { Double(read()?.limit ?? 0) }
+        metrics.sampledGauge(
+            "herald_delivery_credential_in_flight", help: "A credential's pushes sent and not yet answered.",
+            labels: labels
+        ) { Double(read()?.inFlight ?? 0) }
+        metrics.sampledGauge(
+            "herald_delivery_credential_waiting", help: "A credential's claimed pushes waiting for room in its window.",
+            labels: labels
+        ) { Double(read()?.waiting ?? 0) }
+        metrics.sampledCounter(
+            "herald_delivery_credential_refusals_total",
+            help: "A credential's pushes refused for load (503, 500, 502, 429 without Retry-After, resets).",
+            labels: labels
+        ) { Double(read()?.refusals ?? 0) }
+    }
+
     /// A push was answered.
     func answered(_ platform: PushPlatform, _ label: String, roundTrip: Duration?) {
         count(platform, label)

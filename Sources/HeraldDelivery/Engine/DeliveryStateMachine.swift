@@ -20,6 +20,8 @@ struct DeliveryStateMachine {
         var sleepUntil: Timestamp?
         /// Stopped: nothing is in flight and every answer has been handed over to be written.
         var finished = false
+        /// Credentials sending for the first time (their series in `/metrics`).
+        var newCredentials: [CredentialKey] = []
 
         /// Nothing to send, settle or write: the runner sleeps (unless it is to claim).
         var isIdle: Bool { sends.isEmpty && record.isEmpty && settled.isEmpty }
@@ -49,6 +51,10 @@ struct DeliveryStateMachine {
     /// Credentials the provider asked to slow down (an answer with `Retry-After`): nothing of theirs is sent
     /// before this time; every other credential's pushes go on.
     private var throttled: [CredentialKey: Timestamp] = [:]
+    /// Each credential's congestion window and the jobs claimed for it that wait for room in it.
+    private(set) var credentials: [CredentialKey: CredentialState] = [:]
+    /// Jobs held in `credentials`, all together.
+    private(set) var heldCount = 0
     /// Campaigns' messages as read from their JSON, by campaign id (see `campaignTemplate`).
     private var campaignTemplates: [Int64: HeraldMessage?] = [:]
     /// The queue had nothing more when last asked; asked again after this time, or when jobs are added.
@@ -145,9 +151,24 @@ struct DeliveryStateMachine {
         switch result {
         case .delivered(let messageID):
             (outcome, label) = (.delivered(providerMessageID: Self.storedMessageID(messageID, of: job)), "delivered")
+            credentials[key]?.window.delivered()
+        case .shed(let reason):
+            // The provider refused it for load: fewer of the credential's pushes at once, and this one again later.
+            credentials[key]?.window.shed(sentAt: sentAt, at: now)
+            if let delay = configuration.retry.delay(afterAttempt: job.attempts, retryAfter: nil, random: random()) {
+                (outcome, label) = (.retry(at: now.adding(delay), reason: reason), "refused")
+            } else {
+                (outcome, label) = (.failed(reason: "gave up after \(job.attempts) attempts: \(reason)"), "failed")
+            }
+        case .throttled(let reason, let retryAfter):
+            credentials[key]?.window.answered()
+            let until = now.adding(max(retryAfter, .milliseconds(1)))
+            if until > throttled[key] ?? now { throttled[key] = until }
+            (outcome, label) = (.wait(until: until, reason: reason), "throttled")
         case .retryable(let reason, let retryAfter):
             // A provider that names a time to come back (429 or 503 with Retry-After, TooManyProviderTokenUpdates,
             // a GOAWAY with ENHANCE_YOUR_CALM) means the credential, not this push: hold all of its pushes.
+            credentials[key]?.window.answered()
             if let retryAfter, retryAfter > .zero {
                 let until = now.adding(retryAfter)
                 if until > throttled[key] ?? now { throttled[key] = until }
@@ -161,7 +182,9 @@ struct DeliveryStateMachine {
             }
         case .unregistered(let reason, let since):
             (outcome, label) = (.pruned(reason: reason, unregisteredAt: since), "pruned")
+            credentials[key]?.window.delivered()
         case .credentialRejected(let reason, _):
+            credentials[key]?.window.answered()
             if broken[key] != nil || credentialMarkedBroken ?? true {
                 if broken[key] == nil { broken[key] = "credential broken: " + reason }
                 (outcome, label) = (parked(job, reason: "credential broken: \(reason)", at: now), "waiting")
@@ -170,11 +193,13 @@ struct DeliveryStateMachine {
                 (outcome, label) = (.retry(at: now, reason: "refused with a replaced credential: \(reason)"), "retried")
             }
         case .notConfigured(let reason):
+            credentials[key]?.window.answered()
             // Not an error yet: the operator may add the credential, which makes the job due again at once.
             broken[key] = reason
             (outcome, label) = (parked(job, reason: reason, at: now), "waiting")
         case .failed(let reason):
             (outcome, label) = (.failed(reason: reason), "failed")
+            credentials[key]?.window.answered()
         }
         add(
             DeliveryCompletion(
@@ -186,7 +211,12 @@ struct DeliveryStateMachine {
         // Wake the runner to refill the window an eighth at a time, to start the clock of a first answer, to write
         // a full batch, and to finish a stop.
         let limit = window.limit
-        let refill = asleep && limit - inFlight >= max(1, limit / 8)
+        var refill = asleep && limit - inFlight >= max(1, limit / 8)
+        if asleep && !refill, let credential = credentials[key], credential.heldCount > 0 {
+            // Jobs wait for room in this credential's window: take a step once an eighth of it is free.
+            let own = credential.window.limit
+            refill = own - credential.window.inFlight >= max(1, own / 8)
+        }
         let wake =
             refill || completions.count == 1 || completions.count == configuration.recordBatch
             || (stopping && inFlight == 0)
@@ -202,6 +232,8 @@ struct DeliveryStateMachine {
         var step = Step()
         asleep = false
         if !stopping {
+            // What waited for room in its credential's window goes first: it was claimed before the rest.
+            if heldCount > 0 { releaseHeld(at: now, into: &step) }
             while inFlight < window.limit, let next = pending.popLast() {
                 dispatch(next.job, leaseUntil: next.leaseUntil, at: now, into: &step)
             }
@@ -224,8 +256,8 @@ struct DeliveryStateMachine {
         // so a crash costs it nothing. Not more, so that it is sent long before its lease runs out.
         let ahead = min(configuration.claimBatch, max(8 * window.limit, 64))
         let mayClaim = (drainedUntil.map { now >= $0 } ?? true) && (claimPausedUntil.map { now >= $0 } ?? true)
-        if mayClaim && pending.count <= ahead / 2 {
-            step.claim = ahead - pending.count
+        if mayClaim && pending.count + heldCount <= ahead / 2 {
+            step.claim = ahead - pending.count - heldCount
             return step
         }
         if step.isIdle {
@@ -233,7 +265,7 @@ struct DeliveryStateMachine {
             // first answer's record delay, or the next look at a drained queue.
             let deadlines = [
                 firstCompletionAt?.adding(configuration.recordDelay), drainedUntil, claimPausedUntil,
-                now.adding(configuration.idlePoll),
+                now.adding(configuration.idlePoll), heldCount > 0 ? nextQuotaTime(after: now) : nil,
             ]
             step.sleepUntil = deadlines.compactMap { $0 }.min()
             asleep = true
@@ -284,6 +316,25 @@ struct DeliveryStateMachine {
             }
             throttled.removeValue(forKey: key)
         }
+        if credentials[key] == nil {
+            step.newCredentials.append(key)
+            credentials[key] = CredentialState(
+                window: CongestionWindow(range: credentialRange, initial: configuration.credentialInitialWindow))
+        }
+        guard credentials[key]!.window.hasRoom else {
+            return hold(job, leaseUntil: leaseUntil, key: key, at: now, into: &step)
+        }
+        if job.platform == .fcm, let perMinute = configuration.fcmQuotaPerMinute {
+            // The project's quota: a push beyond it waits here for its turn rather than be answered 429.
+            if let ready = credentials[key]!.quotaReadyAt, now < ready {
+                return hold(job, leaseUntil: leaseUntil, key: key, at: now, into: &step)
+            }
+            if credentials[key]!.quota == nil { credentials[key]!.quota = QuotaBucket(perMinute: perMinute, at: now) }
+            if let ready = credentials[key]!.quota!.take(at: now) {
+                credentials[key]!.quotaReadyAt = ready
+                return hold(job, leaseUntil: leaseUntil, key: key, at: now, into: &step)
+            }
+        }
         let entry = job.notification
         let background = entry.pushStyle == .background
         // A campaign's message to an SDK install: the campaign's wording, with this entry's id (what the app reports
@@ -303,7 +354,54 @@ struct DeliveryStateMachine {
             expiresAt: entry.createdAt.adding(configuration.expiration), collapseID: entry.collapseID,
             attempt: job.attempts, message: message, dataOnly: message != nil)
         inFlight += 1
+        credentials[key]!.window.sent()
         step.sends.append((job, push))
+    }
+
+    /// The bounds of every credential's congestion window: from the floor to `concurrency`.
+    private var credentialRange: ClosedRange<Int> {
+        let ceiling = max(1, configuration.concurrency)
+        return min(ceiling, max(1, configuration.credentialFloor))...ceiling
+    }
+
+    /// Keeps `job` until its credential's window has room. Up to a few windows' worth are kept (they go as answers
+    /// free room, oldest first); beyond that a job goes back to the queue, its attempt not counted, to be claimed
+    /// again later: a credential the provider holds to a narrow window must not fill this node with its jobs.
+    private mutating func hold(
+        _ job: ClaimedDelivery, leaseUntil: Timestamp, key: CredentialKey, at now: Timestamp, into step: inout Step
+    ) {
+        let limit = credentials[key]!.window.limit
+        guard credentials[key]!.heldCount < max(2 * limit, 64) else {
+            step.settled.append((job.platform, "deferred"))
+            add(
+                DeliveryCompletion(
+                    id: job.id, leaseOwner: configuration.owner,
+                    outcome: .wait(until: now.adding(configuration.idlePoll * 2), reason: "credential at its limit"),
+                    deviceID: job.deviceID, token: job.token, campaignID: job.notification.campaignID),
+                at: now)
+            return
+        }
+        credentials[key]!.held.append((job, leaseUntil))
+        heldCount += 1
+    }
+
+    /// When the first credential whose jobs wait for its quota may send again.
+    private func nextQuotaTime(after now: Timestamp) -> Timestamp? {
+        credentials.values.compactMap { $0.heldCount > 0 ? $0.quotaReadyAt : nil }.filter { $0 > now }.min()
+    }
+
+    /// Sends the held jobs whose credentials have room now, oldest first.
+    private mutating func releaseHeld(at now: Timestamp, into step: inout Step) {
+        // The keys first: a view of the dictionary held while it is changed would copy it.
+        let waiting = credentials.compactMap { $0.value.heldCount > 0 ? $0.key : nil }
+        for key in waiting {
+            while inFlight < window.limit, credentials[key]!.window.hasRoom,
+                credentials[key]!.quotaReadyAt.map({ now >= $0 }) ?? true, let next = credentials[key]!.takeHeld()
+            {
+                heldCount -= 1
+                dispatch(next.job, leaseUntil: next.leaseUntil, at: now, into: &step)
+            }
+        }
     }
 
     /// The message of `job`'s campaign, read from its JSON once per campaign (a campaign's message never changes
@@ -330,6 +428,56 @@ struct DeliveryStateMachine {
     private mutating func add(_ completion: DeliveryCompletion, at now: Timestamp) {
         completions.append(completion)
         if firstCompletionAt == nil { firstCompletionAt = now }
+    }
+
+    /// One credential's figures for `/metrics`: its window, what it has in flight, its refusals for load, and its
+    /// jobs waiting here for room (nil: not sending yet).
+    func reading(_ key: CredentialKey) -> CredentialReading? {
+        credentials[key].map {
+            CredentialReading(
+                limit: $0.window.limit, inFlight: $0.window.inFlight, refusals: $0.window.refusals,
+                waiting: $0.heldCount)
+        }
+    }
+
+    /// One credential's figures (`reading`).
+    struct CredentialReading {
+        var limit: Int
+        var inFlight: Int
+        var refusals: Int
+        var waiting: Int
+    }
+
+    /// What the engine keeps of one credential: its congestion window and the jobs waiting for room in it.
+    struct CredentialState {
+        var window: CongestionWindow
+        /// Its send quota (FCM's per project), once it sent.
+        var quota: QuotaBucket?
+        /// The quota is spent until then.
+        var quotaReadyAt: Timestamp?
+        /// Jobs claimed for this credential while its window was full (or its quota spent), oldest from `heldStart`.
+        var held: [(job: ClaimedDelivery, leaseUntil: Timestamp)] = []
+        private var heldStart = 0
+
+        init(window: CongestionWindow) { self.window = window }
+
+        /// How many jobs wait.
+        var heldCount: Int { held.count - heldStart }
+
+        /// The oldest job waiting, taken out.
+        mutating func takeHeld() -> (job: ClaimedDelivery, leaseUntil: Timestamp)? {
+            guard heldStart < held.count else { return nil }
+            let next = held[heldStart]
+            heldStart += 1
+            if heldStart == held.count {
+                held.removeAll(keepingCapacity: true)
+                heldStart = 0
+            } else if heldStart >= 256 && heldStart * 2 >= held.count {
+                held.removeFirst(heldStart)
+                heldStart = 0
+            }
+            return next
+        }
     }
 
     /// A business's credential for a platform. A value, not a formatted string: every send and answer looks one up.

@@ -101,6 +101,9 @@ extension HeraldConfiguration {
             }
             configuration.delivery.minimumConcurrency = least
         }
+        if let quota = try integer("fcm-quota-per-minute", "HERALD_FCM_QUOTA_PER_MINUTE", in: 1...100_000_000) {
+            configuration.delivery.fcmQuotaPerMinute = quota
+        }
         if let connections = try integer("provider-connections", "HERALD_PROVIDER_CONNECTIONS", in: 1...64) {
             configuration.delivery.connectionsPerHost = connections
         }

@@ -68,6 +68,9 @@ extension HeraldConfiguration {
             "delivery-min-concurrency", "HERALD_DELIVERY_MIN_CONCURRENCY", "unset: no adaptive window",
             "set, sends in flight narrow down to it as round trips grow: fewer sent twice after a crash, slower"),
         Option(
+            "fcm-quota-per-minute", "HERALD_FCM_QUOTA_PER_MINUTE", "`600000`",
+            "most FCM sends a minute per credential from this node (Google's default quota per project)"),
+        Option(
             "delivery-lease", "HERALD_DELIVERY_LEASE", "`60`",
             "seconds a node holds a claimed push before another may take it (a provider request gets at most 40 % of it)"
         ),

@@ -88,6 +88,8 @@ public struct HeraldConfiguration: Sendable {
         /// nil: `concurrency` in flight. A number: an adaptive window between it and `concurrency` that narrows
         /// as round trips grow (fewer pushes sent twice after a crash; slower when some answers are slow).
         public var minimumConcurrency: Int?
+        /// Most FCM sends a minute per credential, this node's pace under Google's per-project quota.
+        public var fcmQuotaPerMinute = 600_000
         /// How long a claim is held before another worker may take the job over.
         public var lease: Duration = .seconds(60)
         /// Attempts before a retryable failure becomes final.

@@ -3,7 +3,8 @@ public enum Schema {
     /// Every migration, in order.
     public static let migrations: [Migration] = [
         foundation, inboxVersion, loyalty, collapseID, leaseIndexes, moneyInCents, devicesAndCampaigns, sandboxDevices,
-        deviceAPIIndexes, queueIndexes, locationBeacons, idempotencyRequests, queueTables, importForeignKeys,
+        deviceAPIIndexes, queueIndexes, locationBeacons, idempotencyRequests, providerTokens, queueTables,
+        importForeignKeys,
     ]
 
     /// Money as whole cents: a balance read back is the balance written, and amounts add up exactly (a

@@ -1,0 +1,80 @@
+import HeraldModel
+
+/// A provider token as stored: sealed, with the credential it was made with and its times.
+public struct StoredProviderToken: Sendable, Equatable {
+    /// The sealed token text.
+    public var sealedToken: [UInt8]
+    /// The credential it was made with (its `updated_at`): a token of a replaced credential is not used.
+    public var credentialVersion: Timestamp
+    /// When it was made.
+    public var issuedAt: Timestamp
+    /// When it stops being accepted.
+    public var expiresAt: Timestamp
+
+    /// A stored token.
+    public init(sealedToken: [UInt8], credentialVersion: Timestamp, issuedAt: Timestamp, expiresAt: Timestamp) {
+        self.sealedToken = sealedToken
+        self.credentialVersion = credentialVersion
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// The provider tokens the credentials send with, one per business and platform, shared by every node; and the
+/// lease that lets one node at a time renew one.
+public struct ProviderTokenRecords {
+    let tx: StoreTransaction
+    init(_ tx: StoreTransaction) { self.tx = tx }
+
+    /// The token stored for `businessID` on `platform`, if one was saved.
+    public func find(businessID: Int64, platform: PushPlatform) throws -> StoredProviderToken? {
+        try tx.connection.row(
+            """
+            SELECT sealed_token, credential_version, issued_at, expires_at FROM provider_tokens
+            WHERE business_id = \(businessID) AND platform = \(platform.rawValue) AND sealed_token IS NOT NULL
+            """
+        ).map {
+            StoredProviderToken(
+                sealedToken: $0.blob(0), credentialVersion: $0.timestamp(1), issuedAt: $0.timestamp(2),
+                expiresAt: $0.timestamp(3))
+        }
+    }
+
+    /// Takes the lease to renew the token of `businessID` on `platform` for `owner` until `until`, unless another
+    /// owner holds it past `now`; returns whether `owner` holds it now.
+    public func beginRenewal(
+        businessID: Int64, platform: PushPlatform, owner: String, until: Timestamp, at now: Timestamp
+    ) throws -> Bool {
+        try tx.connection.execute(
+            """
+            INSERT INTO provider_tokens (business_id, platform, credential_version, issued_at, expires_at)
+            VALUES (\(businessID), \(platform.rawValue), 0, 0, 0)
+            ON CONFLICT (business_id, platform) DO NOTHING
+            """)
+        return try tx.connection.execute(
+            """
+            UPDATE provider_tokens SET renewing_owner = \(owner), renewing_until = \(until)
+            WHERE business_id = \(businessID) AND platform = \(platform.rawValue)
+                AND (renewing_owner IS NULL OR renewing_owner = \(owner) OR renewing_until <= \(now))
+            """) == 1
+    }
+
+    /// Saves `token` as the one every node uses for `businessID` on `platform`, and ends the renewal lease.
+    public func save(_ token: StoredProviderToken, businessID: Int64, platform: PushPlatform) throws {
+        try tx.connection.execute(
+            """
+            INSERT INTO provider_tokens (business_id, platform, credential_version, sealed_token, issued_at, expires_at)
+            VALUES (\(businessID), \(platform.rawValue), \(token.credentialVersion), \(token.sealedToken),
+                    \(token.issuedAt), \(token.expiresAt))
+            ON CONFLICT (business_id, platform) DO UPDATE SET credential_version = excluded.credential_version,
+                sealed_token = excluded.sealed_token, issued_at = excluded.issued_at, expires_at = excluded.expires_at,
+                renewing_owner = NULL, renewing_until = NULL
+            """)
+    }
+
+    /// Forgets the token of `businessID` on `platform` (its credential was replaced, or the provider refused it).
+    public func delete(businessID: Int64, platform: PushPlatform) throws {
+        try tx.connection.execute(
+            "DELETE FROM provider_tokens WHERE business_id = \(businessID) AND platform = \(platform.rawValue)")
+    }
+}

@@ -1,0 +1,92 @@
+import HeraldCrypto
+import HeraldDelivery
+import HeraldModel
+import Testing
+
+@testable import HeraldAPNs
+
+/// The provider token shared by every node and restart: signed once, taken from the store while young, renewed by
+/// one node at a time. Times are seconds handed in.
+@Suite("APNs provider token")
+struct APNsTokenCacheTests {
+    static let key = P256PrivateKey.generate()
+    static let t0: Int64 = 1_800_000_000
+
+    func credential(version: Int64 = 1) -> APNsCredential {
+        APNsCredential(
+            keyID: "KEY1234567", teamID: "TEAM123456", topic: "com.example.app", environment: .production,
+            key: Self.key, version: Timestamp(milliseconds: version))
+    }
+
+    @Test("a restarted process (or another node) sends with the stored token instead of signing its own")
+    func aRestartReusesTheStoredToken() throws {
+        let shared = MemoryProviderTokenStore()
+        var first = APNsTokenCache()
+        let signed = try first.authorization(for: credential(), businessID: 7, shared: shared, now: Self.t0)
+        #expect(signed.hasPrefix("bearer "))
+        var restarted = APNsTokenCache()
+        let reused = try restarted.authorization(
+            for: credential(), businessID: 7, shared: shared, now: Self.t0 + 40 * 60)
+        #expect(reused == signed, "40 minutes old: still the one Apple accepted")
+        #expect(restarted.current(at: Self.t0 + 44 * 60) == signed)
+        #expect(restarted.current(at: Self.t0 + 45 * 60) == nil, "renewed at 45 minutes of its own age, not the copy's")
+    }
+
+    @Test("past 45 minutes one node signs the next; another asking meanwhile keeps the old one a moment")
+    func oneNodeRenews() throws {
+        let shared = MemoryProviderTokenStore()
+        var a = APNsTokenCache()
+        var b = APNsTokenCache()
+        let old = try a.authorization(for: credential(), businessID: 7, shared: shared, now: Self.t0)
+        let renewal = Self.t0 + 46 * 60
+        // Too old to take from the store: A takes the renewal and signs.
+        let new = try a.authorization(for: credential(), businessID: 7, shared: shared, now: renewal)
+        #expect(new != old)
+        #expect(try b.authorization(for: credential(), businessID: 7, shared: shared, now: renewal + 1) == new)
+        // While a renewal is held by a node that has not saved yet, the others use the old token up to 55 minutes.
+        let shared2 = MemoryProviderTokenStore()
+        var c = APNsTokenCache()
+        var d = APNsTokenCache()
+        let first = try c.authorization(for: credential(), businessID: 8, shared: shared2, now: Self.t0)
+        #expect(
+            try shared2.beginRenewal(
+                businessID: 8, platform: .apns, until: Timestamp(milliseconds: (Self.t0 + 60 * 60) * 1000),
+                at: Timestamp(milliseconds: (Self.t0 + 46 * 60) * 1000)))
+        #expect(try d.authorization(for: credential(), businessID: 8, shared: shared2, now: Self.t0 + 47 * 60) == first)
+        #expect(throws: APNsTokenCache.Renewing.self, "too old to use, and another node is signing") {
+            var e = APNsTokenCache()
+            _ = try e.authorization(for: credential(), businessID: 8, shared: shared2, now: Self.t0 + 56 * 60)
+        }
+    }
+
+    @Test("a token stored for a replaced credential, or one Apple said expired, is not taken")
+    func staleTokensAreNotTaken() throws {
+        let shared = MemoryProviderTokenStore()
+        var a = APNsTokenCache()
+        let old = try a.authorization(for: credential(version: 1), businessID: 7, shared: shared, now: Self.t0)
+        var b = APNsTokenCache()
+        let replaced = try b.authorization(for: credential(version: 2), businessID: 7, shared: shared, now: Self.t0 + 1)
+        #expect(replaced != old, "the new key signs its own")
+        var c = APNsTokenCache()
+        let current = try c.authorization(for: credential(version: 2), businessID: 7, shared: shared, now: Self.t0 + 2)
+        #expect(current == replaced)
+        c.expired(current)
+        let fresh = try c.authorization(for: credential(version: 2), businessID: 7, shared: shared, now: Self.t0 + 3)
+        #expect(fresh != current, "not the stored copy Apple just refused")
+    }
+
+    @Test("a token refused as one too many gives way to the stored one, if another is stored")
+    func refusedTokenGivesWayToTheStoredOne() throws {
+        let shared = MemoryProviderTokenStore()
+        var a = APNsTokenCache()
+        let stored = try a.authorization(for: credential(), businessID: 7, shared: shared, now: Self.t0)
+        var own = APNsTokenCache()
+        let sameAsRefused = own.adoptShared(
+            credential(), businessID: 7, shared: shared, refused: stored, now: Self.t0 + 5)
+        #expect(!sameAsRefused, "the stored token is the one refused: nothing else to send with")
+        let another = own.adoptShared(
+            credential(), businessID: 7, shared: shared, refused: "bearer mine", now: Self.t0 + 5)
+        #expect(another)
+        #expect(own.current(at: Self.t0 + 6) == stored)
+    }
+}
