@@ -105,6 +105,35 @@ public struct CampaignRecords {
             """)
     }
 
+    /// How long each row of `campaign_answers` counts answers for.
+    public static let answerPeriodLength: Duration = .seconds(10)
+
+    /// The start of the answer period `time` falls in.
+    public static func answerPeriod(of time: Timestamp) -> Timestamp {
+        let length = answerPeriodLength.components.seconds * 1000
+        return Timestamp(milliseconds: time.milliseconds - time.milliseconds % length)
+    }
+
+    /// Adds `amount` pushes of `campaignID` answered at `now` to its answer period's row.
+    public func countAnswers(_ amount: Int64, campaignID: Int64, at now: Timestamp) throws {
+        guard amount != 0 else { return }
+        let period = Self.answerPeriod(of: now)
+        try tx.connection.execute(
+            """
+            INSERT INTO campaign_answers (campaign_id, period_start, count) VALUES (\(campaignID), \(period), \(amount))
+            ON CONFLICT (campaign_id, period_start) DO UPDATE SET count = campaign_answers.count + excluded.count
+            """)
+    }
+
+    /// Pushes of `campaignID` answered in the answer periods starting at or after `since` (by primary key).
+    public func answers(campaignID: Int64, since: Timestamp) throws -> Int64 {
+        try tx.connection.scalar(
+            """
+            SELECT COALESCE(SUM(count), 0) FROM campaign_answers
+            WHERE campaign_id = \(campaignID) AND period_start >= \(since)
+            """)
+    }
+
     /// A campaign's counters.
     public func counters(campaignID: Int64) throws -> [String: Int64] {
         var counters: [String: Int64] = [:]

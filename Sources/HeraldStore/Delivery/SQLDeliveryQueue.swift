@@ -206,6 +206,8 @@ public final class SQLDeliveryQueue: DeliveryQueue {
             for (campaign, counts) in campaignOutcomes.sorted(by: { $0.key < $1.key }) {
                 try campaigns.count("delivered", by: counts.delivered, campaignID: campaign)
                 try campaigns.count("failed", by: counts.failed, campaignID: campaign)
+                // And when: the report's send rate.
+                try campaigns.countAnswers(counts.delivered + counts.failed, campaignID: campaign, at: now)
             }
             return applied
         }

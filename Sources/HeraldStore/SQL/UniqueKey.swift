@@ -33,6 +33,7 @@
 /// | device_events | device_id, event_id | device_events_pkey | event_id |
 /// | notification_milestones | notification_id, type | notification_milestones_pkey | type |
 /// | idempotency_keys | device_id, key | idempotency_keys_pkey | key |
+/// | campaign_answers | campaign_id, period_start | campaign_answers_pkey | period_start |
 ///
 /// A key not listed (a table added later) reports its columns other than `business_id`, joined by commas, when
 /// the driver knows them (SQLite), and `<table>_pkey` reports `id`. Add a row here with every new unique key.
@@ -114,6 +115,9 @@ public struct UniqueKey: Sendable, Equatable {
         UniqueKey(
             table: "location_beacons", columns: ["business_id", "minor"], name: "location_beacons_pkey",
             field: "beacon_minors"),
+        UniqueKey(
+            table: "campaign_answers", columns: ["campaign_id", "period_start"], name: "campaign_answers_pkey",
+            field: "period_start"),
     ]
 
     /// The field for a violation of the constraint or index PostgreSQL calls `name`; nil for a name not listed
