@@ -434,6 +434,10 @@ struct DeliveryStateMachineTests {
         }
         #expect(engine.credentials[shedding]?.window.limit == 57, "0.9 × 64, once for the whole burst")
         #expect(engine.credentials[shedding]?.window.refusals == 20)
+        // What a campaign report says paces business 1 (its provider sheds load), for a minute after; not business 2.
+        #expect(engine.pacing(businessID: 1, at: t(2), recent: .seconds(60)) == .provider)
+        #expect(engine.pacing(businessID: 1, at: t(60_001), recent: .seconds(60)) == nil)
+        #expect(engine.pacing(businessID: 2, at: t(2), recent: .seconds(60)) == nil)
         let refused = engine.step(at: t(2))
         #expect(refused.sends.count == 13, "57 may be in flight and 44 are: 13 more go, the others keep waiting")
         let written = start.record + refused.record + engine.step(at: t(3)).record
@@ -532,6 +536,8 @@ struct DeliveryStateMachineTests {
         let first = engine.step(at: t(0))
         #expect(first.sends.count == 12, "10 of the first credential, and the others' (a quota of their own)")
         #expect(engine.heldCount == 20 && first.settled.isEmpty, "the rest wait here: not sent, not refused")
+        #expect(engine.pacing(businessID: 1, at: t(0), recent: .seconds(60)) == .quota, "what its reports say")
+        #expect(engine.pacing(businessID: 2, at: t(0), recent: .seconds(60)) == nil)
         for (job, _) in first.sends {
             _ = engine.answered(
                 job, .delivered(messageID: nil), sentAt: t(0), roundTrip: .milliseconds(5), outstanding: 12, at: t(5))
@@ -546,6 +552,7 @@ struct DeliveryStateMachineTests {
             job(1, platform: .fcm), .retryable(reason: "429 QUOTA_EXCEEDED", retryAfter: .seconds(30)), sentAt: t(0),
             roundTrip: .milliseconds(5), outstanding: 1, at: t(1_101))
         #expect(held.label == "retried")
+        #expect(engine.pacing(businessID: 1, at: t(20_000), recent: .seconds(60)) == .quota, "FCM's 429 too")
         engine.claimed(
             [job(40, platform: .fcm), job(41, business: 2, platform: .fcm)], requested: 500, leaseUntil: t(60_000),
             at: t(2_200))

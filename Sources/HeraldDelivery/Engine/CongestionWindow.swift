@@ -30,7 +30,7 @@ struct CongestionWindow {
     /// one would be, so answers to a credential sending less than half its window grow nothing.
     private var inUse = false
     /// When the window last shrank: a refusal of a push sent then or before does not shrink it again.
-    private var shrunkAt: Timestamp?
+    private(set) var shrunkAt: Timestamp?
 
     /// The share of the window kept on a refusal.
     static let decrease = 0.9

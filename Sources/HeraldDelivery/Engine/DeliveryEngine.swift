@@ -119,6 +119,13 @@ public final class DeliveryEngine: Service {
         wakeup.signal()
     }
 
+    /// What paces `businessID`'s pushes on this node now, if anything: a spent quota, or a provider that shed load
+    /// in the last minute or asked to slow down (what a campaign's report says paces it).
+    public func pacing(businessID: Int64) -> CredentialPacing? {
+        let now = clock.now()
+        return machine.withLock { $0.pacing(businessID: businessID, at: now, recent: .seconds(60)) }
+    }
+
     /// A business's credential was replaced: forget it was broken, drop cached tokens, make waiting jobs due.
     public func credentialChanged(businessID: Int64, platform: PushPlatform) {
         machine.withLock { $0.credentialChanged(businessID: businessID, platform: platform) }

@@ -430,6 +430,24 @@ struct DeliveryStateMachine {
         if firstCompletionAt == nil { firstCompletionAt = now }
     }
 
+    /// What holds back a business's pushes on this node at `now` (nil: nothing): `.quota` while an FCM project's
+    /// quota is spent (its bucket empty, or FCM's 429 asked to wait), `.provider` while its provider shed load
+    /// within `recent` (its window shrank) or asked to slow down (`Retry-After`).
+    func pacing(businessID: Int64, at now: Timestamp, recent: Duration) -> CredentialPacing? {
+        var provider = false
+        for platform in platforms {
+            let key = Self.key(businessID, platform)
+            if let until = throttled[key], now < until {
+                if platform == .fcm { return .quota }
+                provider = true
+            }
+            guard let state = credentials[key] else { continue }
+            if let ready = state.quotaReadyAt, now < ready { return .quota }
+            if let shrunk = state.window.shrunkAt, now.since(shrunk) < recent { provider = true }
+        }
+        return provider ? .provider : nil
+    }
+
     /// One credential's figures for `/metrics`: its window, what it has in flight, its refusals for load, and its
     /// jobs waiting here for room (nil: not sending yet).
     func reading(_ key: CredentialKey) -> CredentialReading? {
