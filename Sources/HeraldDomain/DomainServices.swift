@@ -19,6 +19,9 @@ public struct DomainServices: Sendable {
         public var influenceWindow: Duration = .seconds(24 * 3600)
         /// How often the reminder scheduler looks for offers about to expire.
         public var schedulerInterval: Duration = .seconds(60)
+        /// What holds back a business's pushes on this node (the delivery engine's per-credential state, handed in
+        /// by the composition root; the domain does not know the engine): campaign reports' `pace.paced_by`.
+        public var pacing: @Sendable (_ businessID: Int64) -> CampaignPace.Cause? = { _ in nil }
 
         /// The defaults.
         public init() {}
@@ -77,6 +80,7 @@ public struct DomainServices: Sendable {
         devices = DeviceService(store: store, clock: clock)
         var eventOptions = DeviceEventService.Options()
         eventOptions.influenceWindow = options.influenceWindow
+        eventOptions.pacing = options.pacing
         deviceEvents = DeviceEventService(store: store, clock: clock, options: eventOptions)
         identities = DeviceIdentityService(store: store, clock: clock)
         segments = SegmentService(store: store, clock: clock)

@@ -123,6 +123,9 @@ public enum Composition {
         options.maxDevicesPerUser = configuration.maxDevicesPerUser
         options.influenceWindow = configuration.influenceWindow
         options.schedulerInterval = configuration.schedulerInterval
+        if let engine {
+            options.pacing = { engine.pacing(businessID: $0).flatMap { CampaignPace.Cause(rawValue: $0.rawValue) } }
+        }
         return try HeraldApplication(
             configuration: configuration, directory: directory, sealer: sealer, store: store,
             domain: DomainServices(store: store, clock: clock, options: options, logger: logger), delivery: engine,

@@ -85,6 +85,11 @@ struct CampaignAPITests {
             "GET", "/api/admin/businesses/\(business.id)/campaigns/\(campaign)/report")
         let counts = try #require(report.json as? [String: Any])
         #expect(counts["opened"] as? Int == 1 && counts["direct_opens"] as? Int == 1, "\(counts)")
+        // Its pace: both pushes answered within the minute, none waiting, so no finish to expect and nothing pacing.
+        let pace = try #require(report.value?["pace"], "\(counts)")
+        #expect(pace.objectValue?.map(\.key) == ["rate_per_second", "waiting", "expected_finish_at", "paced_by"])
+        #expect((pace["rate_per_second"]?.doubleValue ?? 0) > 0, "\(pace)")
+        #expect(pace["waiting"] == 0 && pace["expected_finish_at"] == .null && pace["paced_by"] == .null)
     }
 
     @Test func anSDKInstallsAndroidGetsItDataOnlyToDrawItself() throws {

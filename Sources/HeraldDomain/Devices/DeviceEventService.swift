@@ -22,6 +22,9 @@ public struct DeviceEventService: Sendable {
         public var acceptedPast: Duration = .seconds(7 * 86_400)
         /// How far ahead of the server's clock an event may be (a device's clock running fast).
         public var acceptedFuture: Duration = .seconds(86_400)
+        /// What holds back a business's pushes on this node now (the delivery engine's answer, handed in by the
+        /// composition root): a report's `pace.paced_by`. Nothing, when no engine runs here.
+        public var pacing: @Sendable (_ businessID: Int64) -> CampaignPace.Cause? = { _ in nil }
 
         /// The defaults: 24 hours, 7 days back, a day ahead.
         public init() {}
@@ -109,16 +112,31 @@ public struct DeviceEventService: Sendable {
     }
 
     /// The report of campaign `campaignID` of `businessID` (nil when it has no such campaign): its counters as
-    /// kept, read in one query.
+    /// kept, read in one query, and its pace (`CampaignPace`): its answers of the last minute, read by key.
     public func report(businessID: Int64, campaignID: Int64) throws -> CampaignReport? {
-        try store.read { tx in
-            guard try tx.campaigns.find(businessID: businessID, id: campaignID) != nil else { return nil }
+        let now = clock.now()
+        let found = try store.read { tx -> (report: CampaignReport, waiting: Int64)? in
+            guard let campaign = try tx.campaigns.find(businessID: businessID, id: campaignID) else { return nil }
             var counts: [CampaignMetric: Int64] = [:]
             for (name, count) in try tx.campaigns.counters(campaignID: campaignID) {
                 counts[CampaignMetric(name)] = count
             }
-            return CampaignReport(counts: counts)
+            var report = CampaignReport(counts: counts)
+            // The answer periods of the last minute, the current one (partly over) included; counted from the
+            // launch when that is later, so a campaign launched seconds ago is not averaged over a whole minute.
+            let since = CampaignRecords.answerPeriod(of: now).adding(
+                CampaignRecords.answerPeriodLength - CampaignPace.window)
+            let answered = try tx.campaigns.answers(campaignID: campaignID, since: since)
+            let start = max(since, campaign.launchedAt ?? since)
+            let sending = [Campaign.Status.running, .paused, .completed].contains(campaign.status)
+            let waiting = sending ? max(0, report[.pushes] - report[.delivered] - report[.failed]) : 0
+            report.pace = CampaignPace(answered: answered, over: now.since(start), waiting: waiting, at: now)
+            return (report, waiting)
         }
+        guard var report = found?.report else { return nil }
+        // Asked of the engine outside the transaction: only while something waits is anything pacing it.
+        if found?.waiting ?? 0 > 0 { report.pace?.pacedBy = options.pacing(businessID) }
+        return report
     }
 
     /// The message ids the events of `body` name (of `survey.submitted` events only, when `surveysOnly`).
@@ -250,17 +268,77 @@ public struct DeviceEventResult: Sendable, Equatable {
     }
 }
 
-/// A campaign's report: its counters as kept (`CampaignMetric`), each 0 until something counted it.
+/// A campaign's report: its counters as kept (`CampaignMetric`), each 0 until something counted it, and its pace.
 public struct CampaignReport: Sendable, Equatable {
     /// The counters kept.
     public var counts: [CampaignMetric: Int64]
+    /// How fast its pushes go and when the rest should be answered (nil: not worked out).
+    public var pace: CampaignPace?
 
     /// A report of `counts`.
-    public init(counts: [CampaignMetric: Int64]) { self.counts = counts }
+    public init(counts: [CampaignMetric: Int64], pace: CampaignPace? = nil) {
+        self.counts = counts
+        self.pace = pace
+    }
 
     /// The counter `metric` (0 when none was kept).
     public subscript(metric: CampaignMetric) -> Int64 { counts[metric] ?? 0 }
 
-    /// Every metric of `CampaignMetric.report`, in its order: `{"targeted":…,…,"survey_submitted":…}`.
-    public var json: JSON { .object(CampaignMetric.report.map { (key: $0.rawValue, value: .int(self[$0])) }) }
+    /// Every metric of `CampaignMetric.report`, in its order, then the pace:
+    /// `{"targeted":…,…,"redeemed":…,"pace":{…}}`.
+    public var json: JSON {
+        var pairs = CampaignMetric.report.map { (key: $0.rawValue, value: JSON.int(self[$0])) }
+        if let pace { pairs.append((key: "pace", value: pace.json)) }
+        return .object(pairs)
+    }
+}
+
+/// How fast a campaign's pushes are answered now, what waits, and when it should all be answered.
+///
+/// The rate is the campaign's pushes answered (delivered or failed, by any node) over the last minute — or since
+/// its launch, when later — per second. What waits is its pushes queued and not answered yet (`pushes` less
+/// `delivered` and `failed`; 0 once it is cancelled: what it had not sent never is). The expected finish is now
+/// plus what waits at that rate (nil when nothing waits or nothing was answered lately). `pacedBy` says what holds
+/// its business's pushes back on the node that answers: a spent quota (FCM's per project) or a provider shedding
+/// load — what a faster Herald could not change.
+public struct CampaignPace: Sendable, Equatable {
+    /// What holds a campaign's pushes back.
+    public enum Cause: String, Sendable {
+        /// Its credential's send quota is spent: pushes wait for their turn.
+        case quota
+        /// Its provider sheds load (refusals lately) or asked to slow down.
+        case provider
+    }
+
+    /// How far back the rate looks.
+    public static let window: Duration = .seconds(60)
+
+    /// Pushes answered a second, lately.
+    public var ratePerSecond: Double
+    /// Pushes queued and not yet answered.
+    public var waiting: Int64
+    /// When the last of them should be answered at this rate.
+    public var expectedFinishAt: Timestamp?
+    /// What paces them, if anything.
+    public var pacedBy: Cause?
+
+    /// The pace of `answered` pushes over `span`, with `waiting` left at `now`.
+    public init(answered: Int64, over span: Duration, waiting: Int64, at now: Timestamp, pacedBy: Cause? = nil) {
+        let seconds = max(1.0, Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18)
+        let rate = Double(answered) / seconds
+        ratePerSecond = (rate * 100).rounded() / 100
+        self.waiting = waiting
+        expectedFinishAt =
+            waiting > 0 && answered > 0
+            ? now.adding(.milliseconds(Int64((Double(waiting) / rate * 1000).rounded(.up)))) : nil
+        self.pacedBy = pacedBy
+    }
+
+    /// `{"rate_per_second":…,"waiting":…,"expected_finish_at":…,"paced_by":…}`.
+    public var json: JSON {
+        .object([
+            ("rate_per_second", .double(ratePerSecond)), ("waiting", .int(waiting)),
+            ("expected_finish_at", JSON(expectedFinishAt?.iso8601)), ("paced_by", JSON(pacedBy?.rawValue)),
+        ])
+    }
 }

@@ -67,8 +67,23 @@ public struct NotificationService: Sendable {
                 jobs.append((entry, device.id, device.platform, publication.at))
             }
         }
-        if !jobs.isEmpty { try tx.deliveries.enqueue(jobs, at: now) }
+        if !jobs.isEmpty {
+            try tx.deliveries.enqueue(jobs, at: now)
+            try countPushes(jobs.lazy.map(\.entry), in: tx)
+        }
         return entries
+    }
+
+    /// Counts the pushes queued for campaigns' entries (`CampaignMetric.pushes`): what a report's pace waits on.
+    private func countPushes(_ entries: some Sequence<InboxEntry>, in tx: StoreTransaction) throws {
+        var pushes: [Int64: Int64] = [:]
+        for entry in entries {
+            if let campaign = entry.draft.campaignID { pushes[campaign, default: 0] += 1 }
+        }
+        // In id order, as the delivery queue counts answers: two transactions take the rows' locks alike.
+        for (campaign, count) in pushes.sorted(by: { $0.key < $1.key }) {
+            try tx.campaigns.count(.pushes, by: count, campaignID: campaign)
+        }
     }
 
     /// Queues `entry`, written before, for more `devices` (each holding a push token), due at `dueAt`: a campaign's
@@ -79,6 +94,7 @@ public struct NotificationService: Sendable {
     ) throws {
         guard !devices.isEmpty else { return }
         try tx.deliveries.enqueue(devices.map { (entry, $0.id, $0.platform, dueAt) }, at: now)
+        try countPushes(repeatElement(entry, count: devices.count), in: tx)
     }
 }
 

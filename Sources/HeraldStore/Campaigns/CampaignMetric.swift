@@ -51,6 +51,10 @@ public struct CampaignMetric: Sendable, Hashable, CustomStringConvertible {
     /// Rewards the campaign granted that were redeemed.
     public static let redeemed = CampaignMetric("redeemed")
 
+    /// Pushes queued for its messages, one per device (not in the report's list: what its pace waits on, less
+    /// `delivered` and `failed`).
+    public static let pushes = CampaignMetric("pushes")
+
     /// Every metric of the report, in the order the report lists them.
     public static let report: [CampaignMetric] = [
         .targeted, .sent, .delivered, .failed, .received, .displayed, .opened, .directOpens, .influencedOpens,
