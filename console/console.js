@@ -667,12 +667,15 @@ async function pageReport(root, id, cid) {
     // What each status allows: launch a draft or a paused one, pause a running one, cancel until it is over.
     const allowed = { draft: ["launch", "cancel"], running: ["pause", "cancel"], paused: ["launch", "cancel"] }[c.status] || [];
     actions.querySelectorAll("button").forEach((b) => (b.hidden = !allowed.includes(b.dataset.verb)));
-    status.replaceChildren("Status: ", statusSpan(c.status), ` · trigger ${c.trigger.type}`, c.sandbox ? " · sandbox" : "", ` · launched ${formatTime(c.launched_at)}`);
+    // Its pace: what waits, at what rate, when it should be done, and what holds it back.
+    const { pace, ...counts } = report;
+    const waiting = pace && pace.waiting > 0 ? ` · ${pace.waiting} waiting at ${pace.rate_per_second}/s, done ${formatTime(pace.expected_finish_at)}${pace.paced_by ? ` (paced by the ${pace.paced_by})` : ""}` : "";
+    status.replaceChildren("Status: ", statusSpan(c.status), ` · trigger ${c.trigger.type}`, c.sandbox ? " · sandbox" : "", ` · launched ${formatTime(c.launched_at)}`, waiting);
     samples.push({ t: Date.now(), delivered: report.delivered, failed: report.failed, sent: report.sent });
     if (samples.length > 300) samples.shift();
     funnel.replaceChildren(funnelChart(report));
     timeline.replaceChildren(timelineChart(samples), h("p", { class: "muted" }, "Sampled every 2 s while this page is open."));
-    numbers.replaceChildren(h("table", {}, h("tbody", {}, Object.entries(report).map(([k, v]) => h("tr", {}, h("th", {}, k), h("td", { "data-metric": k }, String(v)))))));
+    numbers.replaceChildren(h("table", {}, h("tbody", {}, Object.entries(counts).map(([k, v]) => h("tr", {}, h("th", {}, k), h("td", { "data-metric": k }, String(v)))))));
   }
   await refresh();
   pollTimer = setInterval(() => refresh().catch(() => {}), 2000);

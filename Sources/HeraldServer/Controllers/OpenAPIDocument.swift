@@ -11059,7 +11059,7 @@ enum OpenAPIDocument {
       },
       "CampaignReport": {
         "type": "object",
-        "description": "A campaign's funnel, read from counters kept as things happen (so it answers in milliseconds whatever the campaign's size). Lifecycle counts are per message, once each, from the installs' events and Punchh apps' read marks.",
+        "description": "A campaign's funnel, read from counters kept as things happen (so it answers in milliseconds whatever the campaign's size). Lifecycle counts are per message, once each, from the installs' events and Punchh apps' read marks. `pace` adds how the sending goes, from its answers of the last minute (read by key) and the delivery engine's state on the answering node.",
         "required": [
           "targeted",
           "sent",
@@ -11077,7 +11077,8 @@ enum OpenAPIDocument {
           "survey_started",
           "survey_submitted",
           "granted",
-          "redeemed"
+          "redeemed",
+          "pace"
         ],
         "properties": {
           "targeted": {
@@ -11181,6 +11182,49 @@ enum OpenAPIDocument {
             "format": "int64",
             "minimum": 0,
             "description": "Rewards the campaign granted that were redeemed at the POS."
+          },
+          "pace": {
+            "type": "object",
+            "description": "How the sending goes now: the campaign's recent send rate, its pushes not yet answered, when they should all be answered at that rate, and what holds them back.",
+            "required": [
+              "rate_per_second",
+              "waiting",
+              "expected_finish_at",
+              "paced_by"
+            ],
+            "properties": {
+              "rate_per_second": {
+                "type": "number",
+                "minimum": 0,
+                "description": "The campaign's pushes answered (delivered or failed, by any node) a second over the last minute (or since its launch, when later), to two decimals."
+              },
+              "waiting": {
+                "type": "integer",
+                "format": "int64",
+                "minimum": 0,
+                "description": "Its pushes queued and not yet answered (0 once cancelled)."
+              },
+              "expected_finish_at": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "format": "date-time",
+                "description": "Now plus `waiting` at `rate_per_second`; null when nothing waits or nothing was answered in the last minute."
+              },
+              "paced_by": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "enum": [
+                  "quota",
+                  "provider",
+                  null
+                ],
+                "description": "While pushes wait, what holds its business's pushes back on the node that answered: `quota` (an FCM project's quota is spent), `provider` (Apple or Google shed load in the last minute, or asked to slow down); else null."
+              }
+            }
           }
         },
         "examples": [
