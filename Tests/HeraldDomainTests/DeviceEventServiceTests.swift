@@ -128,8 +128,8 @@ struct DeviceEventServiceTests {
             report.json.objectValue?.map(\.key) == [
                 "targeted", "sent", "delivered", "failed", "received", "displayed", "opened", "direct_opens",
                 "influenced_opens", "cta_clicked", "dismissed", "media_viewed", "media_completed", "survey_started",
-                "survey_submitted", "granted", "redeemed",
-            ])
+                "survey_submitted", "granted", "redeemed", "pace",
+            ], "the counters, then the pace")
     }
 
     @Test(arguments: StoreBackend.allCases)

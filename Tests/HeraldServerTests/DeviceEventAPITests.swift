@@ -38,7 +38,7 @@ struct DeviceEventAPITests {
         let report = try fixture.report(campaign)
         #expect(report["received"] == 1 && report["displayed"] == 1)
         #expect(report["direct_opens"] == 1 && report["opened"] == 1 && report["influenced_opens"] == 0)
-        #expect(report.objectValue?.count == CampaignMetric.report.count)
+        #expect(report.objectValue?.count == CampaignMetric.report.count + 1, "the counters and the pace")
     }
 
     @Test func surveySubmittedIsJudgedByTheSharedValidatorAgainstTheMessagesSurvey() throws {
@@ -174,8 +174,8 @@ struct DeviceEventAPITests {
             report.objectValue?.map(\.key) == [
                 "targeted", "sent", "delivered", "failed", "received", "displayed", "opened", "direct_opens",
                 "influenced_opens", "cta_clicked", "dismissed", "media_viewed", "media_completed", "survey_started",
-                "survey_submitted", "granted", "redeemed",
-            ])
+                "survey_submitted", "granted", "redeemed", "pace",
+            ], "the counters, then the pace")
         #expect(report["targeted"] == 1_000_000 && report["delivered"] == 998_500 && report["received"] == 0)
         let other = try fixture.herald.createBusiness(name: "Taco Co")
         for target in [

@@ -58,6 +58,8 @@ struct UniqueKeyTests {
             return "INSERT INTO segments (business_id, name, filter, created_at) VALUES (\(b), 'dup', '{}', \(n))"
         case ("campaign_stats", _):
             return "INSERT INTO campaign_stats (campaign_id, metric, count) VALUES (\(c), 'dup', \(n))"
+        case ("campaign_answers", _):
+            return "INSERT INTO campaign_answers (campaign_id, period_start, count) VALUES (\(c), 0, \(n))"
         case ("device_events", _):
             return
                 "INSERT INTO device_events (device_id, event_id, business_id, type, occurred_at, received_at) VALUES (\(d), 'dup', \(b), 'custom', \(n), 0)"
