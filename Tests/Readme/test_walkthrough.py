@@ -6,7 +6,7 @@ compared with what the command printed.
 How an answer is compared: whitespace is ignored (the README wraps long lines); `…` stands for anything, along with
 the letters and digits it touches (`"hk_b94b…"` is any key id); a run of 9 or more digits is any number (times,
 transaction ids). Answers in one comment block are found in the output in their order. `# the push: {…}` is compared
-with the last payload the APNs stand-in received. The blocks that start the stand-ins and Herald in their own shells
+with the last payload the APNs stand-in received (waited for up to 10 s: the push leaves after the answer). The blocks that start the stand-ins and Herald in their own shells
 are run by the test itself, on free ports that replace 8441–8443 and 8080 everywhere.
 
 Run from the repository root after `swift build`: python3 -m unittest Tests/Readme/test_walkthrough.py
