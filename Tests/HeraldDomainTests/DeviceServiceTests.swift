@@ -264,6 +264,44 @@ struct DeviceServiceTests {
     }
 
     @Test(arguments: StoreBackend.allCases)
+    func aPullSignedTheSameAgainIsAnsweredTheSameNeverWithNewMessages(_ backend: StoreBackend) throws {
+        let w = try DeviceWorld(backend)
+        let device = try w.install("phone").device
+        let other = try w.install("other").device
+        let campaign = try w.campaign()
+        let first = try w.message(to: device, campaign: campaign, trigger: "first")
+        #expect(try w.devices.pull(device, signature: "aa").map(\.id) == [String(first.id)])
+
+        // A message arrives; the same signature (a replay within the window) gets the first answer again.
+        w.world.clock.set(at(200))
+        let second = try w.message(to: device, campaign: campaign, trigger: "second")
+        #expect(try w.devices.pull(device, signature: "aa").map(\.id) == [String(first.id)])
+        // Another install's answers are its own.
+        #expect(try w.devices.pull(other, signature: "aa").isEmpty)
+        // A pull signed anew takes the new message, once.
+        #expect(try w.devices.pull(device, signature: "bb").map(\.id) == [String(second.id)])
+        #expect(try w.devices.pull(device, signature: "aa").map(\.id) == [String(first.id)])
+        #expect(try w.devices.pull(device).isEmpty)
+
+        // A visit's Idempotency-Key is no pull's: it stays when the pulls' answers are forgotten.
+        try w.store.transaction { tx in
+            _ = try tx.deviceEvents.keep(
+                answer: .object([]), requestHash: nil, deviceID: device.id, key: "pull", at: at(0))
+        }
+        // Past the window the answers are forgotten: the signature (no longer accepted by then) pulls afresh.
+        w.world.clock.set(at(200).adding(w.devices.options.pullReplayWindow).adding(.seconds(1)))
+        let third = try w.message(to: device, campaign: campaign, trigger: "third")
+        #expect(try w.devices.pull(device, signature: "cc").map(\.id) == [String(third.id)])
+        try w.store.read { tx throws in
+            #expect(try tx.deviceEvents.answer(deviceID: device.id, key: "pull aa") == nil)
+            #expect(try tx.deviceEvents.answer(deviceID: device.id, key: "pull bb") == nil)
+            #expect(try tx.deviceEvents.answer(deviceID: device.id, key: "pull cc") != nil)
+            #expect(try tx.deviceEvents.answer(deviceID: device.id, key: "pull") != nil)
+        }
+        #expect(try w.devices.pull(device, signature: "aa").isEmpty)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
     func anInstallSeesItsOwnMessagesOnly(_ backend: StoreBackend) throws {
         let w = try DeviceWorld(backend)
         let ann = w.world.user

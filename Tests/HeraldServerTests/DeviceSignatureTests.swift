@@ -50,6 +50,38 @@ struct DeviceSignatureTests {
         #expect(try phone.call("POST", pull, timestamp: now, signature: upper).status == 200)
     }
 
+    @Test func aReplayedPullIsAnsweredAsBeforeAndTakesNothingNew() throws {
+        let fixture = try ServerFixture()
+        let phone = try fixture.install("install-1")
+        let campaign = try fixture.campaign()
+        let first = try fixture.message(to: "install-1", campaign: campaign, headline: "First")
+        let pull = "/api/v1/notifications/pull"
+        func ids(_ response: TestHTTPClient.Response) -> [JSON]? {
+            #expect(response.status == 200, "\(response)")
+            return response.value?["data"]?.arrayValue?.map { $0["id"] ?? .null }
+        }
+        // The device's pull, captured on the way.
+        let now = WallClock.system.now().seconds
+        let captured = DeviceTestClient.signature(
+            method: "POST", target: pull, timestamp: String(now), body: [], secret: phone.secret!)
+        #expect(
+            ids(try phone.call("POST", pull, timestamp: String(now), signature: captured)) == [
+                .string(String(first.id))
+            ])
+        // A message arrives; the capture is replayed (in either case of hex) within the window: the first answer
+        // again, nothing of the new message.
+        let second = try fixture.message(to: "install-1", campaign: campaign, headline: "Second")
+        let attacker = fixture.herald.deviceClient(installID: "install-1")
+        for signature in [captured, captured.uppercased()] {
+            let replayed = try attacker.call(
+                "POST", pull, keyID: phone.keyID, timestamp: String(now), signature: signature)
+            #expect(ids(replayed) == [.string(String(first.id))])
+        }
+        // The device's own next pull (signed anew) gets the new message.
+        #expect(ids(try phone.call("POST", pull, timestamp: String(now + 1))) == [.string(String(second.id))])
+        #expect(ids(try phone.call("POST", pull, timestamp: String(now + 2))) == [])
+    }
+
     @Test func aTimestampMoreThanFiveMinutesOffIsRefused() throws {
         let fixture = try ServerFixture()
         let phone = try fixture.install()

@@ -35,6 +35,9 @@ public struct DeviceService: Sendable {
         public var pullLimit = 100
         /// How often a device's last sight is written, at most.
         public var seenResolution: Duration = .seconds(60)
+        /// How long a signed pull's answer is kept to answer its replays: twice the signature window, as a
+        /// timestamp is accepted up to that window ahead of the server's clock and as far behind.
+        public var pullReplayWindow: Duration = .seconds(2 * DeviceRequestSignature.allowedSkewSeconds)
 
         /// The defaults: 25 test devices, 30 days, 100 messages a pull, a minute.
         public init() {}
@@ -244,15 +247,44 @@ public struct DeviceService: Sendable {
 
     /// Hands `device` the messages waiting for its pull (at most `pullLimit`, oldest first), each once however
     /// many pulls run at once.
-    public func pull(_ device: Device) throws -> [HeraldMessage] {
+    ///
+    /// `signature` is the pull's request signature (lowercase hex). A pull signed the same as one answered within
+    /// `pullReplayWindow` — a captured pull replayed while its timestamp is still accepted, or two genuine pulls in
+    /// one second — is answered the same messages again, never any that arrived since: those wait for the device's
+    /// next pull. The answers are kept per install in `idempotency_keys` (under `pull <signature>`: a space no
+    /// `Idempotency-Key` holds), so every node sees them, and forgotten once older than the window.
+    public func pull(_ device: Device, signature: String? = nil) throws -> [HeraldMessage] {
         let now = clock.now()
         return try store.transaction { tx in
             var messages = DeviceMessages(tx)
-            return try tx.inbox.pull(deviceID: device.id, limit: options.pullLimit, at: now).map {
-                try messages.message($0)
+            guard let signature else {
+                return try tx.inbox.pull(deviceID: device.id, limit: options.pullLimit, at: now).map {
+                    try messages.message($0)
+                }
             }
+            let key = Self.pullKeyPrefix + signature
+            try tx.deviceEvents.forget(
+                deviceID: device.id, keysStarting: Self.pullKeyPrefix,
+                before: now.adding(.zero - options.pullReplayWindow))
+            // The key is taken before pulling: a twin running at once waits for this one and answers what it kept.
+            guard try tx.deviceEvents.keep(answer: .array([]), requestHash: nil, deviceID: device.id, key: key, at: now)
+            else {
+                let kept = try tx.deviceEvents.answer(deviceID: device.id, key: key)?.answer.arrayValue ?? []
+                return try kept.compactMap { id in
+                    guard let id = id.int64Value, let entry = try tx.inbox.find(id: id), device.receives(entry)
+                    else { return nil }
+                    return try messages.message(entry)
+                }
+            }
+            let entries = try tx.inbox.pull(deviceID: device.id, limit: options.pullLimit, at: now)
+            try tx.deviceEvents.replace(
+                answer: .array(entries.map { .int($0.id) }), deviceID: device.id, key: key)
+            return try entries.map { try messages.message($0) }
         }
     }
+
+    /// What keys the answers kept for signed pulls begin with.
+    static let pullKeyPrefix = "pull "
 
     /// The message `id` if it is one for `device` (`Device.receives`), else nil.
     public func message(_ device: Device, id: Int64) throws -> HeraldMessage? {

@@ -165,9 +165,13 @@ struct DeviceController: Sendable {
 
     // MARK: - Messages
 
+    /// A pull signed the same as an earlier one (a captured pull replayed within the signature window) is answered
+    /// what that one was, never messages that arrived since (`DeviceService.pull(_:signature:)`). The signature is
+    /// keyed in lower case, as it is checked.
     @Sendable func pull(_ request: HTTPRequest) throws -> HTTPResponse {
         let device = try auth.install(request)
-        return .list(try devices.pull(device)) { $0.json }
+        let signature = request.header(DeviceRequestSignature.signatureHeader)?.lowercased()
+        return .list(try devices.pull(device, signature: signature)) { $0.json }
     }
 
     @Sendable func showMessage(_ request: HTTPRequest) throws -> HTTPResponse {

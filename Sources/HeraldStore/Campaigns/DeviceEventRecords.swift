@@ -44,4 +44,21 @@ public struct DeviceEventRecords {
             ON CONFLICT (device_id, key) DO NOTHING
             """) == 1
     }
+
+    /// Replaces the answer kept for a device's `key` (a reservation made with `keep`, now filled in).
+    public func replace(answer: JSON, deviceID: Int64, key: String) throws {
+        try tx.connection.execute(
+            """
+            UPDATE idempotency_keys SET answer = \(answer.encodedString) WHERE device_id = \(deviceID) AND key = \(key)
+            """)
+    }
+
+    /// Forgets the answers kept for a device's keys starting `prefix` (no `%` or `_` in it) before `cutoff`.
+    public func forget(deviceID: Int64, keysStarting prefix: String, before cutoff: Timestamp) throws {
+        try tx.connection.execute(
+            """
+            DELETE FROM idempotency_keys
+            WHERE device_id = \(deviceID) AND key LIKE \(prefix + "%") AND created_at < \(cutoff)
+            """)
+    }
 }
