@@ -58,7 +58,8 @@ struct DeviceMessageTests {
                 gate.wait()
                 do {
                     while true {
-                        let response = try client.call("POST", "/api/v1/notifications/pull")
+                        let response = try client.call(
+                            "POST", "/api/v1/notifications/pull", json: ["nonce": .string(UUIDString.random())])
                         guard response.status == 200, let items = response.value?["data"]?.arrayValue else {
                             failures.withLock { $0.append("\(response)") }
                             break

@@ -3882,7 +3882,7 @@ enum OpenAPIDocument {
         ],
         "summary": "Pull waiting messages",
         "operationId": "pullMessages",
-        "description": "The messages for this install it has not been handed yet (sent through the pull channel), oldest first, at most 100 at a time; each is handed out once, even to concurrent pulls. A pull signed exactly as one answered in the last 600 s (a captured request replayed while its timestamp is accepted, or two pulls signed in the same second) is answered those same messages again, never any that arrived since: they wait for the install's next pull, signed anew. No body.",
+        "description": "The messages for this install it has not been handed yet (sent through the pull channel), oldest first, at most 100 at a time; each is handed out once, even to concurrent pulls. A pull signed exactly as one answered in the last 600 s (a captured request replayed while its timestamp is accepted, or two pulls signed in the same second) is answered those same messages again, never any that arrived since: they wait for the install's next pull, signed anew. The body is not read but is signed: a client pulling more than once a second makes each pull distinct with a nonce in it (`{\"nonce\":\"…\"}`).",
         "security": [
           {
             "deviceKeyId": [],

@@ -75,7 +75,8 @@ extension DeviceTestClient {
 
     /// `POST /api/v1/notifications/pull`: the messages' JSON; the test stops unless it is 200.
     func pull(sourceLocation: SourceLocation = #_sourceLocation) throws -> [JSON] {
-        let response = try call("POST", "/api/v1/notifications/pull")
+        // A nonce in the (signed, otherwise unread) body: pulls in one second are distinct pulls, not replays.
+        let response = try call("POST", "/api/v1/notifications/pull", json: ["nonce": .string(UUIDString.random())])
         try #require(response.status == 200, "pull failed: \(response)", sourceLocation: sourceLocation)
         return try #require(response.value?["data"]?.arrayValue, sourceLocation: sourceLocation)
     }
