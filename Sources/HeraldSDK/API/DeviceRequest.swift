@@ -46,8 +46,11 @@ struct DeviceRequest: Sendable {
     static let forgetUser = DeviceRequest(method: "DELETE", path: "/api/v1/device/user")
     /// `DELETE /api/v1/device`.
     static let deleteDevice = DeviceRequest(method: "DELETE", path: "/api/v1/device")
-    /// `POST /api/v1/notifications/pull`.
-    static let pull = DeviceRequest(method: "POST", path: "/api/v1/notifications/pull")
+    /// `POST /api/v1/notifications/pull` with `nonce` in its signed body: two pulls in one second sign apart (the
+    /// server answers a pull signed as an earlier one with that one's messages again, as it would a replay).
+    static func pull(nonce: String) -> DeviceRequest {
+        DeviceRequest(method: "POST", path: "/api/v1/notifications/pull", body: .object([("nonce", .string(nonce))]))
+    }
     /// `GET /api/v1/notifications/{id}`.
     static func notification(id: String) -> DeviceRequest {
         DeviceRequest(method: "GET", path: "/api/v1/notifications/\(segment(id))")

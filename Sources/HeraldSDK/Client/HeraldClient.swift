@@ -380,7 +380,7 @@ public actor HeraldClient {
     @discardableResult
     public func pull() async throws(HeraldError) -> [HeraldMessage] {
         guard !stopped else { throw HeraldError(code: .stopped) }
-        let response = try await session.send(.pull)
+        let response = try await session.send(.pull(nonce: environment.random.uuid()))
         guard response.isSuccess else { throw InstallSession.error(from: response) }
         guard let items = (try? JSON.parse(response.body))?["data"]?.arrayValue else {
             throw HeraldError(code: .malformedResponse, status: response.status, detail: "no data list")
