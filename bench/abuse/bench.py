@@ -173,18 +173,16 @@ def conn_flood(port, index, stop):
     return done
 
 
-def login_flood(port, business, address, stop, counts):
-    """Logins with a new unknown email each (so no per-account bucket helps), signed as the app signs them."""
-    target = "/api2/mobile/users/login"
+def flood(port, address, stop, counts, next_request):
+    """Sends `next_request()` (method, target, body, headers) again and again over one kept-alive connection from
+    `address`, counting the answers by status; a connection that fails is opened again."""
     connection = None
     while not stop.is_set():
-        body = json.dumps({"client": business["client"],
-                           "user": {"email": f"nobody{random.random()}@example.com", "password": "password123"}}).encode()
-        headers = {"x-pch-digest": sign(business["secret"], target, body), "Content-Type": "application/json"}
+        method, target, body, headers = next_request()
         try:
             if connection is None:
                 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(address, 0))
-            connection.request("POST", target, body=body, headers=headers)
+            connection.request(method, target, body=body, headers=headers)
             response = connection.getresponse()
             response.read()
             counts[response.status] = counts.get(response.status, 0) + 1
@@ -192,25 +190,25 @@ def login_flood(port, business, address, stop, counts):
             if connection:
                 connection.close()
             connection = None
+
+
+def login_flood(port, business, address, stop, counts):
+    """Logins with a new unknown email each (so no per-account bucket helps), signed as the app signs them."""
+    target = "/api2/mobile/users/login"
+
+    def login():
+        body = json.dumps({"client": business["client"],
+                           "user": {"email": f"nobody{random.random()}@example.com", "password": "password123"}}).encode()
+        headers = {"x-pch-digest": sign(business["secret"], target, body), "Content-Type": "application/json"}
+        return "POST", target, body, headers
+    flood(port, address, stop, counts, login)
 
 
 def junk_flood(port, business, index, stop, counts):
     """Unsigned mobile calls naming the business's public client: a wrong x-pch-digest, a made-up token."""
-    target = f"/api2/mobile/notifications?client={business['client']}"
-    connection = None
-    while not stop.is_set():
-        try:
-            if connection is None:
-                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10,
-                                                        source_address=(f"127.0.5.{index + 1}", 0))
-            connection.request("GET", target, headers={"x-pch-digest": "00" * 32, "Authorization": "Bearer junk"})
-            response = connection.getresponse()
-            response.read()
-            counts[response.status] = counts.get(response.status, 0) + 1
-        except (OSError, http.client.HTTPException):
-            if connection:
-                connection.close()
-            connection = None
+    request = ("GET", f"/api2/mobile/notifications?client={business['client']}", None,
+               {"x-pch-digest": "00" * 32, "Authorization": "Bearer junk"})
+    flood(port, f"127.0.5.{index + 1}", stop, counts, lambda: request)
 
 
 def lockout_flood(port, business, index, stop, counts):
@@ -219,20 +217,7 @@ def lockout_flood(port, business, index, stop, counts):
     body = json.dumps({"client": business["client"],
                        "user": {"email": "legit@example.com", "password": "wrong-password"}}).encode()
     headers = {"x-pch-digest": sign(business["secret"], target, body), "Content-Type": "application/json"}
-    connection = None
-    while not stop.is_set():
-        try:
-            if connection is None:
-                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10,
-                                                        source_address=(f"127.0.6.{index + 1}", 0))
-            connection.request("POST", target, body=body, headers=headers)
-            response = connection.getresponse()
-            response.read()
-            counts[response.status] = counts.get(response.status, 0) + 1
-        except (OSError, http.client.HTTPException):
-            if connection:
-                connection.close()
-            connection = None
+    flood(port, f"127.0.6.{index + 1}", stop, counts, lambda: ("POST", target, body, headers))
 
 
 def niced_call(target, *args):
