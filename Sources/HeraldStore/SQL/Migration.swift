@@ -29,7 +29,8 @@ public enum Migrator {
             try connection.executeScript(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
             )
-            let current = try connection.scalar("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
+            let recorded = Set(try connection.rows("SELECT version FROM schema_migrations").map { Int($0.int(0)) })
+            let current = recorded.max() ?? 0
             let known = migrations.map(\.version).max() ?? 0
             guard current <= known else {
                 throw StoreError(.schema, "database schema version \(current) is newer than this program's \(known)")
@@ -37,10 +38,8 @@ public enum Migrator {
             var applied: [Int] = []
             // Every version not recorded yet, not only those above the newest: migrations written on branches that
             // land in another order than they were numbered are applied too (each stands alone).
-            for migration in migrations.sorted(by: { $0.version < $1.version }) {
-                let recorded = try connection.scalar(
-                    "SELECT COUNT(*) FROM schema_migrations WHERE version = \(migration.version)")
-                guard recorded == 0 else { continue }
+            for migration in migrations.sorted(by: { $0.version < $1.version })
+            where !recorded.contains(migration.version) {
                 for statement in migration.statements(database.dialect) {
                     try connection.executeScript(statement)
                 }
