@@ -49,15 +49,6 @@ enum YouTubeLink {
 
     /// 11 characters from `A-Z a-z 0-9 _ -`.
     static func isVideoID(_ text: String) -> Bool {
-        text.utf8.count == 11
-            && text.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                    return true
-                default:
-                    return false
-                }
-            }
+        text.utf8.count == 11 && SurveyText.isIdentifier(text)
     }
 }
