@@ -111,11 +111,12 @@ struct DeviceServiceTests {
         let w = try DeviceWorld(backend)
         let ann = w.world.user
         let phone = try w.world.register(ann, key: "ann-phone", token: .some(apnsToken(7)), at: at(1))
-        // An install sending Ann's token (unsigned, or in a signed update) takes nothing from her device.
+        // An install sending Ann's token (unsigned, or in a signed update) takes nothing from her device: both hold
+        // it, as on the mobile API (only her phone receives on it).
         let intruder = try w.install("intruder", token: .some(apnsToken(7)))
-        #expect(intruder.device.token == nil)
+        #expect(intruder.device.token == apnsToken(7))
         let updated = try w.devices.update(intruder.device, details: DeviceWorld.details(token: .some(apnsToken(7))))
-        #expect(updated.token == nil)
+        #expect(updated.token == apnsToken(7))
         let kept = try #require(try w.reload(phone))
         #expect(kept.token == apnsToken(7) && kept.userID == ann.id)
         // A device of nobody gives its token up as before.

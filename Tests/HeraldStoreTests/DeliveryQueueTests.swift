@@ -218,6 +218,30 @@ struct DeliveryQueueTests {
     }
 
     @Test(arguments: StoreBackend.allCases)
+    func aTokenTwoUsersDevicesHoldIsPrunedFromTheOneTheProviderAnswered(_ backend: StoreBackend) throws {
+        // Issue 35 item 11: a token another user's device holds is not taken from it; the provider settles it.
+        let fixture = try StoreFixture(backend)
+        let store = fixture.store
+        let queue = store.deliveryQueue
+        let bob = try fixture.addUser("bob@example.com")
+        let anns = try fixture.register(fixture.user, key: "ann-phone", token: "tttt", at: at(1))
+        let bobs = try fixture.register(bob, key: "bob-phone", token: "tttt", at: at(2))
+        func token(_ device: Device) throws -> String? { try store.read { try $0.devices.find(id: device.id) }?.token }
+        #expect(try token(anns) == "tttt" && token(bobs) == "tttt")
+        _ = try fixture.publish([fixture.draft(fixture.user, "for Ann")], at: at(3))
+        let job = try queue.claim(owner: "w", limit: 1, leaseUntil: at(60), at: at(4))[0]
+        #expect(job.deviceID == anns.id)
+        try queue.record(
+            [
+                DeliveryCompletion(
+                    id: job.id, leaseOwner: "w", outcome: .pruned(reason: "410 Unregistered", unregisteredAt: nil),
+                    deviceID: anns.id, token: "tttt")
+            ], at: at(5))
+        #expect(try token(anns) == nil)
+        #expect(try token(bobs) == "tttt", "until the provider answers for Bob's device too")
+    }
+
+    @Test(arguments: StoreBackend.allCases)
     func claimsSeeTokensClearedOrMovedSinceTheJobWasMade(_ backend: StoreBackend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store

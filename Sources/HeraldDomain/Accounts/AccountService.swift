@@ -78,7 +78,8 @@ public struct AccountService: Sendable {
     public func registerDevice(businessID: Int64, userID: Int64, _ registration: DeviceRegistration) throws -> Device {
         let now = clock.now()
         return try store.transaction { tx in
-            guard try tx.users.find(businessID: businessID, id: userID) != nil else {
+            // Locked: one user's registrations pass a token between their devices one at a time.
+            guard try tx.users.lock(businessID: businessID, id: userID) != nil else {
                 throw DomainError.notFound("user")
             }
             return try register(registration, userID: userID, businessID: businessID, tx, now)
@@ -86,7 +87,8 @@ public struct AccountService: Sendable {
     }
 
     /// The device named by `registration` made or moved to `userID`, its token set as asked; a token claimed
-    /// here leaves any other device of the business that held it. A device of another user moves only with
+    /// here leaves the other devices of the user and devices of nobody, never another user's
+    /// (`StoreTransaction.claimPushToken`). A device of another user moves only with
     /// proof (`DeviceRegistration.mayTakeOver`); without, the caller gets a record of their own for it. A user
     /// past `maxDevicesPerUser` loses their least recently updated devices.
     func register(
@@ -102,8 +104,7 @@ public struct AccountService: Sendable {
             businessID: businessID, key: key, userID: userID, platform: registration.platform, at: now)
         let moved = device.userID != userID
         if let token = device.register(registration, by: userID, at: now) {
-            try tx.devices.releaseToken(
-                token, platform: device.platform, businessID: businessID, except: device.id, at: now)
+            try tx.claimPushToken(token, for: device, at: now)
         }
         try tx.devices.save(device)
         if created || moved { try prune(userID: userID, keeping: device.id, tx) }

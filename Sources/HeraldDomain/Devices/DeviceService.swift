@@ -22,8 +22,8 @@ import HeraldStore
 /// (`RegisteredInstall.device.deviceKey`, which the SDK keeps from then on) and touches nothing of the other
 /// record — its user, messages, segments, token and credential stay.
 ///
-/// A push token held by a device of one user moves to a device of another user never: the registering install
-/// keeps no token until it belongs to that user too (the phone goes on receiving on its token meanwhile).
+/// A push token held by a device of another user is never taken from it: the registering install holds it too, as
+/// the mobile API's devices do (`StoreTransaction.claimPushToken`).
 public struct DeviceService: Sendable {
     /// Limits and windows.
     public struct Options: Sendable {
@@ -158,24 +158,12 @@ public struct DeviceService: Sendable {
         }
     }
 
-    /// Applies `details` to `device`, takes its token from any other device of the business — unless a device of
-    /// another user holds it: then the install keeps the token it had — and writes it (and its segments, when
-    /// given).
+    /// Applies `details` to `device`, claims the token it sends (`StoreTransaction.claimPushToken`: a device of
+    /// another user keeps it too), and writes it (and its segments, when given).
     private func save(_ device: inout Device, _ details: InstallDetails, _ tx: StoreTransaction, at now: Timestamp)
         throws
     {
-        var details = details
-        if case .some(.some(let token)) = details.pushToken,
-            try tx.devices.find(businessID: device.businessID, platform: details.pushPlatform, tokens: [token])
-                .contains(where: { $0.id != device.id && $0.userID != nil && $0.userID != device.userID })
-        {
-            // Only the phone receives on its token: whoever else sends it proves nothing, so it stays where it is.
-            details.pushToken = nil
-        }
-        if let token = device.apply(details, at: now) {
-            try tx.devices.releaseToken(
-                token, platform: device.platform, businessID: device.businessID, except: device.id, at: now)
-        }
+        if let token = device.apply(details, at: now) { try tx.claimPushToken(token, for: device, at: now) }
         try tx.devices.save(device)
         if let segments = details.segments { try tx.devices.setSegments(id: device.id, segments) }
     }

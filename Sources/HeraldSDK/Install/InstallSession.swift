@@ -283,7 +283,7 @@ actor InstallSession {
         if response.isSuccess || (externalID == nil && response.status == 404) {
             try update { record in
                 if record.externalID == externalID { record.identitySent = true }
-                // The push token another install of this user held moves only now: send the details again.
+                // Now the user's: send the details again, so the token leaves their other devices (one push each).
                 if externalID != nil { record.lastSentDigest = nil }
             }
             return

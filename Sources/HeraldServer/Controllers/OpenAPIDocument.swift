@@ -7903,7 +7903,7 @@ enum OpenAPIDocument {
       },
       "ProfileUpdateRequest": {
         "type": "object",
-        "description": "Only the fields given change. `apn_token` / `gcm_token` set the calling device's token (`\"\"` clears it); a token another user registered moves to this one.",
+        "description": "Only the fields given change. `apn_token` / `gcm_token` set the calling device's token (`\"\"` clears it); a token another user's device holds stays with it too (both hold it until Apple or Google answers that it is dead for one, or that user logs out); the user's other devices give it up.",
         "required": [
           "client"
         ],
@@ -10304,7 +10304,7 @@ enum OpenAPIDocument {
               "string",
               "null"
             ],
-            "description": "APNs: hex, 64–200 digits; FCM: 20–4096 URL-safe characters. `null` or `\"\"` clears it; left out, it stays. (At a first registration of a device the Punchh API already knows, `null` leaves its token.) A token held by another device of the business moves here."
+            "description": "APNs: hex, 64–200 digits; FCM: 20–4096 URL-safe characters. `null` or `\"\"` clears it; left out, it stays. (At a first registration of a device the Punchh API already knows, `null` leaves its token.) A token held by another device of the business moves here, unless that device belongs to another user: then both hold it, until Apple or Google answers that it is dead for one of them or that user logs out."
           },
           "push_token_type": {
             "enum": [
@@ -10410,7 +10410,7 @@ enum OpenAPIDocument {
               "string",
               "null"
             ],
-            "description": "APNs: hex, 64–200 digits; FCM: 20–4096 URL-safe characters. `null` or `\"\"` clears it; left out, it stays. (At a first registration of a device the Punchh API already knows, `null` leaves its token.) A token held by another device of the business moves here, unless that device belongs to another user: then it stays there and this install keeps none until it belongs to that user too."
+            "description": "APNs: hex, 64–200 digits; FCM: 20–4096 URL-safe characters. `null` or `\"\"` clears it; left out, it stays. (At a first registration of a device the Punchh API already knows, `null` leaves its token.) A token held by another device of the business moves here, unless that device belongs to another user: then both hold it, until Apple or Google answers that it is dead for one of them or that user logs out."
           },
           "push_token_type": {
             "enum": [
