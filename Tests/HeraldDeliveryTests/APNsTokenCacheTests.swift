@@ -1,5 +1,6 @@
 import HeraldCrypto
 import HeraldDelivery
+import HeraldHTTP
 import HeraldModel
 import Testing
 
@@ -73,6 +74,16 @@ struct APNsTokenCacheTests {
         c.expired(current)
         let fresh = try c.authorization(for: credential(version: 2), businessID: 7, shared: shared, now: Self.t0 + 3)
         #expect(fresh != current, "not the stored copy Apple just refused")
+    }
+
+    @Test(
+        "Apple refusing a new provider token holds the credential, no push's attempt",
+        .bug(id: "issue-35-3", "TooManyProviderTokenUpdates was retried as any 429: pushes failed after 8 attempts"))
+    func tooManyProviderTokenUpdatesIsThrottled() {
+        let body = Array(#"{"reason":"TooManyProviderTokenUpdates"}"#.utf8)
+        let answer = APNsProvider.interpret(
+            HTTPClientResponse(status: 429, body: body), apnsID: "a", at: Timestamp(milliseconds: Self.t0 * 1000))
+        #expect(answer == .throttled(reason: "429 TooManyProviderTokenUpdates", retryAfter: .seconds(60)))
     }
 
     @Test("a token refused as one too many gives way to the stored one, if another is stored")

@@ -378,6 +378,23 @@ struct DeliveryStateMachineTests {
         }
     }
 
+    @Test(
+        "a provider token refused as one too many holds the credential without counting an attempt",
+        .bug(id: "issue-35-3", "TooManyProviderTokenUpdates was retried as any 429: pushes failed after 8 attempts"))
+    func aThrottledAnswerIsNoAttempt() {
+        var engine = machine()
+        _ = engine.step(at: t(0))
+        // Its last attempt (maxAttempts 3): a retryable answer would fail it; a throttled one makes it wait.
+        engine.claimed([job(1, attempts: 3)], requested: 256, leaseUntil: t(60_000), at: t(0))
+        _ = engine.step(at: t(0))
+        let answer = engine.answered(
+            job(1, attempts: 3), .throttled(reason: "429 TooManyProviderTokenUpdates", retryAfter: .seconds(60)),
+            sentAt: t(0), roundTrip: .milliseconds(5), outstanding: 1, at: t(10))
+        #expect(answer.label == "throttled")
+        let written = engine.step(at: t(20)).record
+        #expect(written.map(\.outcome) == [.wait(until: t(60_010), reason: "429 TooManyProviderTokenUpdates")])
+    }
+
     @Test("a provider asking to slow down (Retry-After) holds that credential's pushes only, then lets them go")
     func backPressureHoldsOneCredential() {
         var engine = machine()

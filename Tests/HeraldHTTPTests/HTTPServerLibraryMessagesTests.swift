@@ -31,9 +31,10 @@ struct HTTPServerLibraryMessagesTests {
         }
         #expect(Poll.until { lines.withLock { !$0.isEmpty } }, "nothing logged")
         let logged = lines.withLock { $0 }
-        let first = try JSON.parse(Array(logged[0].utf8))
-        #expect(first["message"] == "libmicrohttpd", "\(logged[0])")
-        #expect(first["mhd.message"]?.stringValue?.contains("Content-Length") == true, "\(logged[0])")
+        let line = try #require(logged.first)
+        let first = try JSON.parse(Array(line.utf8))
+        #expect(first["message"] == "libmicrohttpd", "\(line)")
+        #expect(first["mhd.message"]?.stringValue?.contains("Content-Length") == true, "\(line)")
         #expect(logged.count == 1, "at most one a second: \(logged)")
     }
 }

@@ -229,7 +229,7 @@ struct DeliveryQueueTests {
         func token(_ device: Device) throws -> String? { try store.read { try $0.devices.find(id: device.id) }?.token }
         #expect(try token(anns) == "tttt" && token(bobs) == "tttt")
         _ = try fixture.publish([fixture.draft(fixture.user, "for Ann")], at: at(3))
-        let job = try queue.claim(owner: "w", limit: 1, leaseUntil: at(60), at: at(4))[0]
+        let job = try #require(try queue.claim(owner: "w", limit: 1, leaseUntil: at(60), at: at(4)).first)
         #expect(job.deviceID == anns.id)
         try queue.record(
             [
