@@ -101,6 +101,10 @@ public enum Command {
             fail("\(error)", status: 2)
         }
         let logger = Logger(label: "herald", level: configuration.logLevel, format: configuration.logFormat)
+        for old in configuration.deprecatedSettings {
+            logger.warning(
+                "deprecated setting", ["setting": old.name, "replacement": old.replacement, "effect": old.effect])
+        }
         signal(SIGPIPE, SIG_IGN)
         // The port first: a taken one is one line and exit 1, before a data directory, key or token is made.
         do {

@@ -96,6 +96,21 @@ struct ConfigurationTests {
         #expect(try !read([], ["HERALD_DELIVERY": "off"]).delivery.enabled)
     }
 
+    @Test("the replaced --auth-rate-per-account still starts Herald: taken as --auth-failures-per-account, warned of")
+    func theOldPerAccountLimitIsADeprecatedAlias() throws {
+        let flagged = try read(["--auth-rate-per-account", "7"])
+        #expect(flagged.authFailuresPerAccount == 7)
+        #expect(flagged.deprecatedSettings.map(\.name) == ["--auth-rate-per-account / HERALD_AUTH_RATE_PER_ACCOUNT"])
+        #expect(flagged.deprecatedSettings.first?.effect.hasPrefix("taken as --auth-failures-per-account 7") == true)
+        #expect(try read([], ["HERALD_AUTH_RATE_PER_ACCOUNT": "0"]).authFailuresPerAccount == 0, "0: off, as before")
+        // The new one set too wins; the old one is said to be ignored.
+        let both = try read(["--auth-failures-per-account", "3"], ["HERALD_AUTH_RATE_PER_ACCOUNT": "9"])
+        #expect(both.authFailuresPerAccount == 3)
+        #expect(both.deprecatedSettings.first?.effect == "ignored: --auth-failures-per-account is set too")
+        #expect(try read([]).deprecatedSettings.isEmpty)
+        #expect(throws: HeraldConfiguration.ConfigurationError.self) { try read(["--auth-rate-per-account", "x"]) }
+    }
+
     @Test func aSmallConcurrencyAloneKeepsTheWindowFixed() throws {
         let configuration = try read(["--delivery-concurrency", "8"])
         #expect(configuration.delivery.concurrency == 8)

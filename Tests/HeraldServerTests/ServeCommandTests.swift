@@ -122,6 +122,19 @@ struct ServeCommandTests {
         let secure = try Self.startAndStop(["--public-url", "https://push.example.com"])
         #expect(secure.out.contains("listening on"), "\(secure)")
         #expect(!secure.err.contains("media links are http"), "\(secure.err)")
+        #expect(!secure.err.contains("deprecated setting"), "\(secure.err)")
+    }
+
+    @Test("a replaced flag still starts Herald, with a warning through the logger saying what its value became")
+    func aDeprecatedFlagIsWarnedOf() throws {
+        let old = try Self.startAndStop(["--auth-rate-per-account", "5", "--log-format", "json"])
+        #expect(old.out.contains("listening on"), "\(old)")
+        let line = try #require(
+            old.err.split(separator: "\n").first { $0.contains("deprecated setting") }, "\(old.err)")
+        let warning = try JSON.parse(Array(line.utf8))
+        #expect(warning["level"] == "warning")
+        #expect(warning["setting"] == "--auth-rate-per-account / HERALD_AUTH_RATE_PER_ACCOUNT", "\(line)")
+        #expect(warning["effect"]?.stringValue?.hasPrefix("taken as --auth-failures-per-account 5") == true)
     }
 
     @Test("a near miss gets a suggestion; an unknown command too")

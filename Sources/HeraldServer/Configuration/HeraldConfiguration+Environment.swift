@@ -141,8 +141,21 @@ extension HeraldConfiguration {
         if let rate = try integer("auth-rate-per-address", "HERALD_AUTH_RATE_PER_ADDRESS", in: 0...1_000_000) {
             configuration.authPerAddressPerMinute = rate
         }
-        if let count = try integer("auth-failures-per-account", "HERALD_AUTH_FAILURES_PER_ACCOUNT", in: 0...1_000_000) {
+        let failures = try integer("auth-failures-per-account", "HERALD_AUTH_FAILURES_PER_ACCOUNT", in: 0...1_000_000)
+        if let count = failures {
             configuration.authFailuresPerAccount = count
+        }
+        // The limit it replaced (issue 35): an old configuration still starts, and says what its value now means.
+        if let old = try integer("auth-rate-per-account", "HERALD_AUTH_RATE_PER_ACCOUNT", in: 0...1_000_000) {
+            if failures == nil { configuration.authFailuresPerAccount = old }
+            configuration.deprecatedSettings.append(
+                DeprecatedSetting(
+                    name: "--auth-rate-per-account / HERALD_AUTH_RATE_PER_ACCOUNT",
+                    replacement: "--auth-failures-per-account / HERALD_AUTH_FAILURES_PER_ACCOUNT",
+                    effect: failures == nil
+                        ? "taken as --auth-failures-per-account \(old): logins are no longer limited per account, "
+                            + "failed ones wait per account and address after that many (0: no delay)"
+                        : "ignored: --auth-failures-per-account is set too"))
         }
         if let rate = try integer("mobile-rate-per-business", "HERALD_MOBILE_RATE_PER_BUSINESS", in: 0...1_000_000) {
             configuration.mobilePerBusinessPerSecond = rate

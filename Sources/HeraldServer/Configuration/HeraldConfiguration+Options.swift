@@ -111,6 +111,10 @@ extension HeraldConfiguration {
                 + "waits 5 s after the last, doubling to 15 min; a success clears them; others' failures never count "
                 + "(0: no delay; per node)"),
         Option(
+            "auth-rate-per-account", "HERALD_AUTH_RATE_PER_ACCOUNT", "unset",
+            "deprecated (it limited logins a minute per account, which let anyone lock an owner out): its value is "
+                + "taken as `--auth-failures-per-account` unless that is set too, with a warning at start"),
+        Option(
             "mobile-rate-per-business", "HERALD_MOBILE_RATE_PER_BUSINESS", "`2000`",
             "mobile API requests a second for one business before signing in (sign-up, login), counted once their "
                 + "x-pch-digest holds (0: no limit; per node)"),

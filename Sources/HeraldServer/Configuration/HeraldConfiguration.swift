@@ -63,6 +63,9 @@ public struct HeraldConfiguration: Sendable {
     /// Failed password checks on one account from one address before each further attempt from there waits (5 s
     /// after the last failure, doubling, at most 15 minutes; a success clears them). 0: no delay.
     public var authFailuresPerAccount = 10
+    /// Settings given under a name that is no longer Herald's (an old flag or variable still accepted), and what
+    /// became of each: `herald serve` logs one warning for each at start.
+    public var deprecatedSettings: [DeprecatedSetting] = []
     /// Mobile API calls a second per business made before signing in (sign-up, login), once their digest holds
     /// (0: no limit).
     public var mobilePerBusinessPerSecond = 2000
