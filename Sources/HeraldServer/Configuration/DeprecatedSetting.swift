@@ -13,11 +13,4 @@ public struct DeprecatedSetting: Sendable, Equatable {
     public var replacement: String
     /// What Herald did with the value given.
     public var effect: String
-
-    /// A deprecated setting `name`, replaced by `replacement`, its value given `effect`.
-    public init(name: String, replacement: String, effect: String) {
-        self.name = name
-        self.replacement = replacement
-        self.effect = effect
-    }
 }
