@@ -47,8 +47,8 @@ public struct DeviceRegistration: Sendable {
 
 extension Device {
     /// Takes `registration` from `userID` at `now`: a device signed in by someone else moves to them (its token
-    /// cleared unless they send one); a token sent is set (returned, to be taken from any other device holding
-    /// it), `.some(nil)` clears it, nil leaves it.
+    /// cleared unless they send one); a token sent is set (returned, to be claimed:
+    /// `StoreTransaction.claimPushToken`), `.some(nil)` clears it, nil leaves it.
     mutating func register(_ registration: DeviceRegistration, by userID: Int64, at now: Timestamp) -> String? {
         if self.userID != userID {
             self.userID = userID

@@ -57,8 +57,8 @@ public struct InstallDetails: Sendable, Equatable {
 }
 
 extension Device {
-    /// Takes `details` at `now`; returns the token it now holds when one was sent (to be taken from any other
-    /// device of the business).
+    /// Takes `details` at `now`; returns the token it now holds when one was sent (to be claimed:
+    /// `StoreTransaction.claimPushToken`).
     mutating func apply(_ details: InstallDetails, at now: Timestamp) -> String? {
         var claimed: String?
         switch details.pushToken {
