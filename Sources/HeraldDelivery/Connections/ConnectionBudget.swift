@@ -35,7 +35,9 @@ public final class ConnectionBudget: Service {
         public var budget: Int
         /// How long a slot stays leased unless renewed: a dead node's slots are free this long after its last renewal.
         public var leaseTime: Duration = .seconds(30)
-        /// How often a node renews its slots and looks at its share again.
+        /// How often a node renews its slots and looks at its share again; every `retry` instead during the first
+        /// `leaseTime` after it first leased a credential's slots, so that nodes starting together (the first of
+        /// which leases the whole budget) share it within seconds.
         public var renewal: Duration = .seconds(10)
         /// A credential that sent nothing on this node this long gives its connections and slots up.
         public var idle: Duration = .seconds(600)
@@ -68,12 +70,22 @@ public final class ConnectionBudget: Service {
         var wantedAt: Timestamp
         /// When its share was last looked at.
         var balancedAt: Timestamp?
+        /// When it first leased a slot (looked at every `retry` for the first `leaseTime`).
+        var leasedSince: Timestamp?
         /// The end of the leases as last renewed.
         var renewedUntil: Timestamp?
         /// A look at its share is under way (on the renewal thread or a send's).
         var balancing = false
         /// Its series is in `/metrics`.
         var metered = false
+
+        /// Whether its leases are to be renewed at `now`.
+        func isDue(at now: Timestamp, _ configuration: Configuration) -> Bool {
+            guard !balancing else { return false }
+            guard let balancedAt else { return true }
+            let young = leasedSince.map { now.since($0) < configuration.leaseTime } ?? false
+            return now.since(balancedAt) >= (young ? configuration.retry : configuration.renewal)
+        }
     }
 
     private struct WeakHolder {
@@ -127,10 +139,11 @@ public final class ConnectionBudget: Service {
         state.withLock { $0[credential]?.held ?? 0 }
     }
 
-    /// Renews every credential's slots and looks at its share again: what `run` does every `renewal`.
+    /// Renews the slots of every credential due (looked at `renewal` ago, or `retry` ago in its first `leaseTime`)
+    /// and looks at its share again: what `run` does every `retry`.
     public func renew(at now: Timestamp) {
         let due = state.withLock { state -> [ConnectionCredential] in
-            let due = state.keys.filter { !state[$0]!.balancing }
+            let due = state.keys.filter { state[$0]!.isDue(at: now, configuration) }
             for credential in due { state[credential]!.balancing = true }
             return due
         }
@@ -155,13 +168,13 @@ public final class ConnectionBudget: Service {
         }
     }
 
-    /// Renews the leases every `renewal` until asked to stop, then gives them all up. It stops after the delivery
+    /// Renews the leases as they come due until asked to stop, then gives them all up. It stops after the delivery
     /// engine, whose providers have closed their connections by then.
     public func run() async throws {
         GracefulShutdown.onRequest { [wakeup] in wakeup.signal() }
         while !GracefulShutdown.isRequested {
             renew(at: clock.now())
-            await wakeup.wait(until: clock.now().adding(configuration.renewal), clock: clock)
+            await wakeup.wait(until: clock.now().adding(configuration.retry), clock: clock)
         }
         releaseAll()
     }
@@ -216,6 +229,11 @@ public final class ConnectionBudget: Service {
             let meter = !current.metered && held > 0
             (current.held, current.usable, current.renewedUntil) = (held, usable, renewedUntil)
             (current.balancedAt, current.balancing) = (now, false)
+            if held == 0 {
+                current.leasedSince = nil
+            } else if current.leasedSince == nil {
+                current.leasedSince = now
+            }
             current.metered = current.metered || meter
             state[credential] = current
             return meter
