@@ -190,7 +190,8 @@ public final class ConnectionBudget: Service {
     /// Looks at `credential`'s share at `now` and leases, renews or gives up slots to match; returns the
     /// connections it may use. The caller set its `balancing`.
     private func balance(_ credential: ConnectionCredential, at now: Timestamp) -> Int {
-        let lease = state.withLock { $0[credential]! }
+        // Gone only when every lease was given up (the node stops): nothing to look at.
+        guard let lease = state.withLock({ $0[credential] }) else { return 0 }
         let holder = holder(credential.platform)
         let name = credential.description
         let until = now.adding(configuration.leaseTime)
