@@ -15,8 +15,10 @@ import Synchronization
 /// `UnrelatedKeyIdInToken`), so each credential gets its own HTTP/2 client and connections, and a replaced
 /// credential starts on new ones. A client unused for ``Configuration/idleClientLifetime`` is shut down (its
 /// threads and connections freed) and made again by the business's next push, so threads follow the businesses
-/// sending now, not every business that ever sent.
-public final class APNsProvider: PushProvider {
+/// sending now, not every business that ever sent. With a ``ConnectionBudget`` each credential's client keeps only
+/// the connections this node leases of the fleet's budget, and a push of a credential it leases none of is handed
+/// back (`throttled`, not an attempt) for a node that does.
+public final class APNsProvider: PushProvider, ConnectionHolder {
     /// Settings.
     public struct Configuration: Sendable {
         /// Replaces Apple's production and sandbox hosts (HERALD_APNS_URL).
@@ -83,15 +85,19 @@ public final class APNsProvider: PushProvider {
     private let sharedTokens: any ProviderTokenStore
     /// When idle clients are next looked for (seconds).
     private let nextSweep = Atomic<Int64>(0)
+    /// The fleet's connection budget per credential, if the connections are leased.
+    private let budget: ConnectionBudget?
 
     /// A provider sending through clients made by `makeClient` (one per credential); `credential` loads (and
-    /// opens) a business's credential; `tokens` keeps the provider tokens every node and restart sends with.
+    /// opens) a business's credential; `tokens` keeps the provider tokens every node and restart sends with;
+    /// `connections`, when given, leases each credential's connections from the fleet's budget.
     public init(
         makeClient: @escaping @Sendable () throws -> HTTP2Client,
         credential: @escaping @Sendable (Int64) throws -> APNsCredential?, clock: WallClock,
         configuration: Configuration = .init(), tokens: any ProviderTokenStore = MemoryProviderTokenStore(),
-        logger: Logger
+        connections: ConnectionBudget? = nil, logger: Logger
     ) {
+        self.budget = connections
         self.sharedTokens = tokens
         self.makeClient = makeClient
         self.loadCredential = credential
@@ -99,6 +105,17 @@ public final class APNsProvider: PushProvider {
         self.configuration = configuration
         self.logger = logger
         transportWarnings = TransportWarnings(logger: logger, clock: clock)
+        connections?.attach(self, for: .apns)
+    }
+
+    public func limitConnections(_ credential: ConnectionCredential, to count: Int) {
+        guard let businessID = credential.businessID else { return }
+        entries.withLock { $0[businessID]?.client }?.limitConnections(to: count)
+    }
+
+    public func openConnections(_ credential: ConnectionCredential) -> Int {
+        guard let businessID = credential.businessID else { return 0 }
+        return entries.withLock { $0[businessID]?.client }?.openConnections ?? 0
     }
 
     public func credentialChanged(businessID: Int64) {
@@ -134,6 +151,7 @@ public final class APNsProvider: PushProvider {
             throw Unavailable(underlying: error)
         }
         var unused: HTTP2Client?
+        var installed = false
         let result = try entries.withLock { entries -> Route? in
             let entry = entries[businessID] ?? Entry(credential: credential, lastUsed: now)
             entries[businessID] = entry
@@ -144,12 +162,15 @@ public final class APNsProvider: PushProvider {
             }
             if entry.client == nil {
                 entry.client = client  // new, or back after being idle (with its provider token)
+                installed = true
             } else {
                 unused = client  // another thread got there first
             }
             return try entry.route(at: now, businessID: businessID, shared: shared)
         }
         unused?.shutdown()
+        // Read once it is in place: a later change of the lease reaches it there.
+        if installed, let budget { client.limitConnections(to: budget.usableConnections(.apns(businessID))) }
         return result
     }
 
@@ -166,6 +187,9 @@ public final class APNsProvider: PushProvider {
         _ push: consuming OutgoingPush, payload: [UInt8], refreshedToken: Bool,
         completion: @escaping @Sendable (PushResult) -> Void
     ) {
+        if let budget, budget.connections(for: .apns(push.businessID), at: clock.now()) == 0 {
+            return completion(.leaseless(retryAfter: budget.configuration.retry))
+        }
         let route: Route
         do {
             guard let found = try self.route(push.businessID) else {

@@ -7,8 +7,10 @@ import Synchronization
 
 /// Delivers to FCM HTTP v1: an OAuth2 access token from the service account (RS256 assertion to the key
 /// file's `token_uri`, cached until shortly before it expires, fetched once for all waiting sends), then
-/// `POST /v1/projects/{project_id}/messages:send`.
-public final class FCMProvider: PushProvider {
+/// `POST /v1/projects/{project_id}/messages:send`. Every project's pushes share the one client's connections to
+/// Google; with a ``ConnectionBudget`` it keeps only those this node leases of the fleet's budget (`.fcm`), and
+/// hands a push back (`throttled`, not an attempt) while it leases none.
+public final class FCMProvider: PushProvider, ConnectionHolder {
     /// Settings.
     public struct Configuration: Sendable {
         /// Replaces `https://fcm.googleapis.com` (HERALD_FCM_URL).
@@ -38,14 +40,18 @@ public final class FCMProvider: PushProvider {
     private let sharedTokens: any ProviderTokenStore
     /// The last access token Google refused, by business: not taken from the shared store again.
     private let refused = Mutex<[Int64: String]>([:])
+    /// The fleet's connection budget, if the connections are leased.
+    private let budget: ConnectionBudget?
 
     /// A provider sending through `client`; `credential` loads (and opens) a business's service account; `tokens`
-    /// keeps the access tokens every node and restart sends with.
+    /// keeps the access tokens every node and restart sends with; `connections`, when given, leases the client's
+    /// connections from the fleet's budget.
     public init(
         client: HTTP2Client, credential: @escaping @Sendable (Int64) throws -> FCMCredential?, clock: WallClock,
         configuration: Configuration = .init(), tokens: any ProviderTokenStore = MemoryProviderTokenStore(),
-        logger: Logger
+        connections: ConnectionBudget? = nil, logger: Logger
     ) {
+        self.budget = connections
         self.sharedTokens = tokens
         self.client = client
         self.loadCredential = credential
@@ -54,7 +60,14 @@ public final class FCMProvider: PushProvider {
         self.logger = logger
         transportWarnings = TransportWarnings(logger: logger, clock: clock)
         self.tokens = FCMTokenCache(clock: clock, refreshMargin: configuration.refreshMargin)
+        connections?.attach(self, for: .fcm)
     }
+
+    public func limitConnections(_ credential: ConnectionCredential, to count: Int) {
+        client.limitConnections(to: count)
+    }
+
+    public func openConnections(_ credential: ConnectionCredential) -> Int { client.openConnections }
 
     public func credentialChanged(businessID: Int64) {
         // Sends waiting on a fetch for the old credential are answered now (to be retried), not left hanging.
@@ -66,6 +79,9 @@ public final class FCMProvider: PushProvider {
     public func shutdown() { client.shutdown() }
 
     public func send(_ push: consuming OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) {
+        if let budget, budget.connections(for: .fcm, at: clock.now()) == 0 {
+            return completion(.leaseless(retryAfter: budget.configuration.retry))
+        }
         send(push, retriedAuthentication: false, completion: completion)
     }
 

@@ -63,11 +63,13 @@ public enum Composition {
         return try Store(database: database, feed: feed)
     }
 
-    /// Apple's and Google's providers, as configured, loading credentials with `credentials` and keeping their
-    /// provider tokens in `tokens` (the database's, shared by the nodes, in a server).
+    /// Apple's and Google's providers, as configured, loading credentials with `credentials`, keeping their
+    /// provider tokens in `tokens` (the database's, shared by the nodes, in a server) and, given `connections`,
+    /// leasing their connections from the fleet's budget.
     public static func pushProviders(
         _ configuration: HeraldConfiguration, credentials: CredentialLoader, clock: WallClock,
-        tokens: any ProviderTokenStore = MemoryProviderTokenStore(), logger: Logger
+        tokens: any ProviderTokenStore = MemoryProviderTokenStore(), connections: ConnectionBudget? = nil,
+        logger: Logger
     ) throws -> [any PushProvider] {
         let options = configuration.delivery
         var clientConfiguration = HTTP2Client.Configuration()
@@ -86,10 +88,11 @@ public enum Composition {
             APNsProvider(
                 makeClient: { [clientConfiguration] in try HTTP2Client(configuration: clientConfiguration) },
                 credential: credentials.apns, clock: clock, configuration: apnsConfiguration, tokens: tokens,
-                logger: logger.labeled("herald.apns")),
+                connections: connections, logger: logger.labeled("herald.apns")),
             FCMProvider(
                 client: try HTTP2Client(configuration: clientConfiguration), credential: credentials.fcm, clock: clock,
-                configuration: fcmConfiguration, tokens: tokens, logger: logger.labeled("herald.fcm")),
+                configuration: fcmConfiguration, tokens: tokens, connections: connections,
+                logger: logger.labeled("herald.fcm")),
         ]
     }
 
@@ -105,14 +108,21 @@ public enum Composition {
         let store = try openStore(configuration.databaseURL, clock: clock, logger: logger)
         let metrics = MetricsRegistry()
         var engine: DeliveryEngine?
+        var budget: ConnectionBudget?
         if configuration.delivery.enabled {
             let credentials = CredentialLoader(store: store, sealer: sealer)
             let owner = try directory.nodeID()
+            if providers == nil {
+                budget = ConnectionBudget(
+                    leases: StoredConnectionLeases(store: store), owner: owner, clock: clock,
+                    configuration: .init(budget: configuration.delivery.connectionsPerHost), metrics: metrics,
+                    logger: logger.labeled("herald.delivery"))
+            }
             let chosen =
                 try providers?(credentials)
                 ?? pushProviders(
                     configuration, credentials: credentials, clock: clock,
-                    tokens: StoredProviderTokens(store: store, sealer: sealer, owner: owner),
+                    tokens: StoredProviderTokens(store: store, sealer: sealer, owner: owner), connections: budget,
                     logger: logger.labeled("herald.delivery"))
             engine = DeliveryEngine(
                 queue: store.deliveryQueue, providers: chosen, clock: clock,
@@ -129,7 +139,7 @@ public enum Composition {
         return try HeraldApplication(
             configuration: configuration, directory: directory, sealer: sealer, store: store,
             domain: DomainServices(store: store, clock: clock, options: options, logger: logger), delivery: engine,
-            metrics: metrics, logger: logger, clock: clock)
+            connectionBudget: budget, metrics: metrics, logger: logger, clock: clock)
     }
 
     /// The delivery engine's settings from the command line's, for the node `owner`.

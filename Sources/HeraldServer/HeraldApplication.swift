@@ -37,6 +37,8 @@ public final class HeraldApplication: Sendable {
     public let server: HTTPServer
     /// The delivery workers (nil when delivery is off).
     public let delivery: DeliveryEngine?
+    /// What leases the delivery engine's connections from the fleet's budget, renewing them while it runs.
+    public let connectionBudget: (any Service)?
     /// The domain services the routes call.
     public let domain: DomainServices
     /// Every route served, as (method, pattern): the OpenAPI document is checked against it.
@@ -49,13 +51,15 @@ public final class HeraldApplication: Sendable {
     /// The port the server listens on, once it does (the configured one until then).
     private let boundPort: BoundPort
 
-    /// Builds the API over `domain` (on `store`, already migrated), with `delivery` told when a credential changes.
+    /// Builds the API over `domain` (on `store`, already migrated), with `delivery` told when a credential changes
+    /// (and `connectionBudget`, its providers' connection leases, run from before it starts until after it stops).
     /// Nothing listens yet.
     public init(
         configuration: HeraldConfiguration, directory: DataDirectory, sealer: SecretSealer, store: Store,
-        domain: DomainServices, delivery: DeliveryEngine?, metrics: MetricsRegistry, logger: Logger,
-        clock: WallClock = .system
+        domain: DomainServices, delivery: DeliveryEngine?, connectionBudget: (any Service)? = nil,
+        metrics: MetricsRegistry, logger: Logger, clock: WallClock = .system
     ) throws {
+        self.connectionBudget = connectionBudget
         self.configuration = configuration
         self.store = store
         self.domain = domain
@@ -177,6 +181,7 @@ public final class HeraldApplication: Sendable {
         var services: [(name: String, service: any Service)] = []
         // A feed with a listener of its own (PostgreSQL's) first: every other service hears other nodes through it.
         if let feed = store.changeFeed as? any Service { services.append(("changes", feed)) }
+        if let connectionBudget { services.append(("connections", connectionBudget)) }
         if let delivery { services.append(("delivery", delivery)) }
         services.append(("scheduler", domain.scheduler))
         services.append(("campaigns", domain.campaignRunner))

@@ -107,6 +107,29 @@ struct ConnectionPoolTests {
         #expect(two.ready(2, streams: 1) == [Self.submit(2, on: 2, stream: 1)])
     }
 
+    @Test("a lowered connection limit drains the least busy connections; 0 opens none; a raised one opens again")
+    func connectionLimitChangesWhileRunning() {
+        var harness = Harness { $0.maxConnections = 2 }
+        harness.enqueue(1)
+        harness.ready(1, streams: 1)
+        harness.enqueue(2)
+        harness.ready(2, streams: 1)
+        harness.enqueue(3)  // waits: both streams busy
+        #expect(harness.close(2, stream: 1) == Self.request(2))
+        #expect(harness.actions == [Self.submit(3, on: 2, stream: 3)])
+        _ = harness.close(1, stream: 1)
+        #expect(
+            harness.on { pool, now, actions in pool.limitConnections(to: 1, now: now, into: &actions) }
+                == [.close(Self.connection(1))], "the idle one closes at once; the busy one stays")
+        #expect(harness.on { pool, now, actions in pool.limitConnections(to: 0, now: now, into: &actions) }.isEmpty)
+        #expect(harness.enqueue(4).isEmpty, "the last connection drains: no stream, no new connection")
+        #expect(harness.close(2, stream: 3) == Self.request(3))
+        #expect(harness.actions == [.close(Self.connection(2))], "closed with its last answer")
+        #expect(
+            harness.on { pool, now, actions in pool.limitConnections(to: 1, now: now, into: &actions) }
+                == [.connect(Self.connection(3))], "the waiting request gets a connection again")
+    }
+
     @Test("a raised SETTINGS_MAX_CONCURRENT_STREAMS releases waiting requests; a lowered one holds new streams back")
     func settingsChangesAreFollowed() {
         var harness = Harness { $0.maxConnections = 1 }

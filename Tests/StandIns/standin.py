@@ -517,14 +517,15 @@ class Store:
             self.apns_stats = {
                 "requests": 0, "accepted": 0, "rejected_by_status": {}, "rejected_by_reason": {},
                 "distinct_apns_ids": 0, "duplicate_apns_ids": 0, "distinct_accepted_apns_ids": 0,
-                "distinct_jwts": {}, "token_updates_rejected": 0, "connections": 0,
+                "distinct_jwts": {}, "token_updates_rejected": 0, "connections": 0, "max_open_connections": 0,
                 "max_concurrent_streams_seen": 0, "resets": 0, "goaways": 0, "delayed": 0,
                 "background_pushes": 0, "early_answers": 0, "stalls": 0, "pings_ignored": 0,
             }
             self.fcm_stats = {
                 "requests": 0, "accepted": 0, "rejected_by_status": {}, "rejected_by_error": {},
                 "validate_only": 0, "duplicate_messages": 0, "token_requests": 0, "tokens_issued": 0,
-                "token_requests_rejected": 0, "connections": 0, "max_concurrent_streams_seen": 0,
+                "token_requests_rejected": 0, "connections": 0, "max_open_connections": 0,
+                "max_concurrent_streams_seen": 0,
                 "resets": 0, "goaways": 0, "delayed": 0, "stalls": 0, "pings_ignored": 0,
             }
 
@@ -536,6 +537,12 @@ class Store:
             stats = self.apns_stats if service == "apns" else self.fcm_stats
             stats["connections"] += 1
             return ConnCtx(service, next(self.conn_ids[service]), http_version)
+
+    def note_open(self, service: str, count: int):
+        """The most connections open at once (a fleet's budget caps them)."""
+        with self.lock:
+            stats = self.apns_stats if service == "apns" else self.fcm_stats
+            stats["max_open_connections"] = max(stats["max_open_connections"], count)
 
     def note_streams(self, service: str, count: int):
         with self.lock:
@@ -1301,6 +1308,7 @@ class ServiceProtocol(asyncio.Protocol):
     def connection_made(self, transport):
         self.transport = transport
         self.service.protocols.add(self)
+        self.service.store.note_open(self.service.name, len(self.service.protocols))
         sslobj = transport.get_extra_info("ssl_object")
         alpn = sslobj.selected_alpn_protocol() if sslobj is not None else None
         if alpn == "h2":

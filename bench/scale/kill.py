@@ -123,7 +123,9 @@ def main():
         duplicates = stats["duplicate_apns_ids"]
         print(f"  done in {elapsed:.1f} s: deliveries {statuses}; stand-in accepted {stats['accepted']:,}, "
               f"distinct apns-ids {stats['distinct_apns_ids']:,} (accepted {stats['distinct_accepted_apns_ids']:,}), "
-              f"sent twice {duplicates}; rejected {stats['rejected_by_reason'] or 'none'}")
+              f"sent twice {duplicates}; rejected {stats['rejected_by_reason'] or 'none'}; at most"
+              f" {stats['max_open_connections']} connections open at once, {stats['connections']} opened in all"
+              f" (--provider-connections 4 for the fleet)")
         if left:
             failures.append(f"{left} pushes not delivered: {statuses}")
         if stats["distinct_accepted_apns_ids"] != total:

@@ -97,6 +97,20 @@ public final class HTTP2Client: Sendable {
         for _ in loops { stopped.wait() }
     }
 
+    /// From now on each origin keeps at most `count` connections (``Configuration/maxConnectionsPerHost`` until
+    /// called; 0: none, and requests wait in the queue until a limit above 0 or their deadline). Connections beyond
+    /// it drain, the least busy first: they take no new request and close when their last answer arrives. Herald
+    /// sets it to the connections its node leases for a credential (`ConnectionBudget`).
+    public func limitConnections(to count: Int) {
+        for loop in loops { loop.limitConnections(to: count) }
+    }
+
+    /// Connections open now (connecting, ready or draining), over every origin and event loop: what a limit
+    /// lowered by ``limitConnections(to:)`` has yet to close.
+    public var openConnections: Int {
+        loops.reduce(0) { $0 + $1.openConnections.load(ordering: .relaxed) }
+    }
+
     /// Connections opened so far (attempts included).
     public var connectionsOpened: Int { statistics.connectionsOpened }
 

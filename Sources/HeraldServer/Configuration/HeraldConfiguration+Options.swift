@@ -76,7 +76,8 @@ extension HeraldConfiguration {
         ),
         Option(
             "provider-connections", "HERALD_PROVIDER_CONNECTIONS", "`4`",
-            "HTTP/2 connections per credential (business × APNs/FCM), opened as their streams fill"),
+            "HTTP/2 connections per credential (an APNs key, or FCM) for all nodes on one database together, "
+                + "leased through it and shared evenly among the nodes sending with it; opened as their streams fill"),
         Option(
             "provider-streams", "HERALD_PROVIDER_STREAMS", "`1000`",
             "most streams per connection; fewer when the provider's SETTINGS_MAX_CONCURRENT_STREAMS says so"),

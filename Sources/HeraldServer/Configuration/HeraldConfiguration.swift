@@ -103,8 +103,9 @@ public struct HeraldConfiguration: Sendable {
         public var retryCap: Duration = .seconds(600)
         /// How long each HTTP/2 request to Apple or Google may take.
         public var requestTimeout: Duration = .seconds(30)
-        /// HTTP/2 connections per credential (each business's APNs key has a client of its own), opened as the
-        /// streams of those open fill up.
+        /// HTTP/2 connections per credential (each business's APNs key has a client of its own; FCM's one client
+        /// carries every project), opened as the streams of those open fill up: the budget of every node on the
+        /// database together, leased through it (`ConnectionBudget`).
         public var connectionsPerHost = 4
         /// Most streams used at once per connection; the provider's SETTINGS_MAX_CONCURRENT_STREAMS may allow fewer
         /// (APNs: one until a token is accepted, then up to ~1,000), and the client follows what it announces.

@@ -26,11 +26,15 @@ final class ClientEventLoop: @unchecked Sendable {
         var requests: [PendingRequest] = []
         var cancellations: [RequestCancellation] = []
         var resolutions: [(ConnectionID, Result<[SocketAddress], HTTPClientError>)] = []
+        /// A new limit of connections per origin (``HTTP2Client/limitConnections(to:)``), not yet applied.
+        var connectionLimit: Int?
         var isClosed = false
         /// Set by the loop, under the lock, when it found the inbox empty and is going to wait.
         var isSleeping = false
 
-        var isEmpty: Bool { requests.isEmpty && cancellations.isEmpty && resolutions.isEmpty }
+        var isEmpty: Bool {
+            requests.isEmpty && cancellations.isEmpty && resolutions.isEmpty && connectionLimit == nil
+        }
 
         /// Called under the lock after adding work: whether the loop must be woken for it.
         mutating func needsWakeUp() -> Bool {
@@ -51,12 +55,15 @@ final class ClientEventLoop: @unchecked Sendable {
     let pending: PendingCount
     let configuration: HTTP2Client.Configuration
     let tls: TLSContext
-    let poolSettings: ConnectionPool.Settings
+    /// The settings of a pool made now (its connection limit as last set).
+    private(set) var poolSettings: ConnectionPool.Settings
     /// nghttp2's callback table and options, shared by this loop's sessions.
     let http2: HTTP2Callbacks
 
     private let inbox = Mutex(Inbox())
     private let statistics = Mutex(HTTP2Client.Statistics())
+    /// Connections open (connecting, ready or draining) as of the loop's last pass.
+    let openConnections = Atomic<Int>(0)
     /// The thread running ``run()``, 0 before it starts.
     private let threadID = Atomic<UInt>(0)
     private let epollFD: Int32
@@ -146,6 +153,15 @@ final class ClientEventLoop: @unchecked Sendable {
         }
     }
 
+    /// Asks the loop to keep at most `limit` connections per origin from now on (0: none).
+    func limitConnections(to limit: Int) {
+        inbox.withLock { inbox in
+            guard !inbox.isClosed else { return }
+            inbox.connectionLimit = limit
+            if inbox.needsWakeUp() { wake() }
+        }
+    }
+
     /// Tells the loop to fail everything with `.cancelled`, close its connections and return from ``run()``.
     func close() {
         inbox.withLock { inbox in
@@ -180,6 +196,7 @@ final class ClientEventLoop: @unchecked Sendable {
         var requests: [PendingRequest] = []
         var cancellations: [RequestCancellation] = []
         var resolutions: [(ConnectionID, Result<[SocketAddress], HTTPClientError>)] = []
+        var connectionLimit: Int?
         now = MonotonicTime.now()
         while true {
             let isClosed = inbox.withLock { inbox in
@@ -187,12 +204,20 @@ final class ClientEventLoop: @unchecked Sendable {
                 swap(&inbox.requests, &requests)
                 swap(&inbox.cancellations, &cancellations)
                 swap(&inbox.resolutions, &resolutions)
+                swap(&inbox.connectionLimit, &connectionLimit)
                 return inbox.isClosed
             }
             now = MonotonicTime.now()
             if isClosed {
                 shutDown(leftover: requests)
                 return
+            }
+            if let limit = connectionLimit {
+                connectionLimit = nil
+                poolSettings.maxConnections = max(0, limit)
+                for index in pools.indices {
+                    withPool(index) { pool, actions in pool.limitConnections(to: limit, now: now, into: &actions) }
+                }
             }
             for request in requests { admit(request) }
             requests.removeAll(keepingCapacity: true)
@@ -307,6 +332,7 @@ final class ClientEventLoop: @unchecked Sendable {
                 for id in done { succeed(id) }
             }
         } while !actions.isEmpty || !answered.isEmpty
+        openConnections.store(connections.count, ordering: .relaxed)
     }
 
     private func perform(_ action: PoolAction, pool: Int) {
@@ -388,5 +414,6 @@ final class ClientEventLoop: @unchecked Sendable {
         }
         for request in late { reject(request, error) }
         publishStatistics()
+        openConnections.store(0, ordering: .relaxed)
     }
 }

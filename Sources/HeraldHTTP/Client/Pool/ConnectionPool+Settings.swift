@@ -3,7 +3,8 @@ extension ConnectionPool {
     struct Settings: Sendable, Equatable {
         /// Connections kept open while the client lives (not closed for being idle).
         var minConnections = 1
-        /// At most this many connections at once, not counting those draining after a GOAWAY.
+        /// At most this many connections at once, not counting those draining (after a GOAWAY, or beyond a lowered
+        /// limit); 0 opens none.
         var maxConnections = 4
         /// Streams used at once on one connection, at most; the server's SETTINGS may allow fewer.
         var maxStreamsPerConnection = 1000

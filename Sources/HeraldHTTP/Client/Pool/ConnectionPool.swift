@@ -26,7 +26,7 @@
 ///   streams fail with `.connectionReset` and it closes.
 /// - A connection attempt that fails fails the waiting requests, unless another connection is ready or opening.
 struct ConnectionPool: Sendable {
-    let settings: Settings
+    private(set) var settings: Settings
     private(set) var connections: [PoolConnection] = []
     /// Requests waiting for a stream, in order.
     private(set) var waiting = RequestQueue<PoolConnection.Entry>()
@@ -77,6 +77,20 @@ struct ConnectionPool: Sendable {
             return true
         }
         return false
+    }
+
+    /// From now on at most `limit` connections (0: none). Connections beyond it drain, the least busy first: they
+    /// take no new stream and close when their last one ends.
+    mutating func limitConnections(to limit: Int, now: UInt64, into actions: inout [PoolAction]) {
+        settings.maxConnections = max(0, limit)
+        let open = connections.indices.filter { connections[$0].state != .draining }
+        let excess = open.count - settings.maxConnections
+        if excess > 0 {
+            let drained = open.sorted { connections[$0].streams.count < connections[$1].streams.count }.prefix(excess)
+            for index in drained { connections[index].state = .draining }
+            for index in drained.sorted(by: >) { closeIfDrained(index, into: &actions) }
+        }
+        dispatch(now: now, into: &actions)
     }
 
     // MARK: Connection events

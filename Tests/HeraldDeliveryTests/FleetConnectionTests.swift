@@ -1,0 +1,65 @@
+import Foundation
+import HeraldCrypto
+import HeraldModel
+import HeraldServer
+import HeraldStore
+import HeraldTesting
+import Testing
+
+/// Two whole Heralds on one PostgreSQL database sending to the APNs stand-in: together they keep to one
+/// `--provider-connections` budget, and the node leasing no connection hands its pushes back unsent.
+@Suite("Fleet connection budget", .serialized)
+struct FleetConnectionTests {
+    @Test func twoNodesOpenNoMoreConnectionsThanTheBudgetAndLoseNothing() throws {
+        guard !TestPostgres.isOff else { return }
+        let standIn = try StandIn()
+        let schema = try TestPostgres.makeSchema()
+        let base = try TestPostgres.requireURL()
+        let url = base + (base.contains("?") ? "&" : "?") + "options=-c%20search_path%3D\(schema)"
+        let secretKey = Hex.encode(SecureRandom.bytes(count: 32))
+        let adminToken = "hadm_" + Hex.encode(SecureRandom.bytes(count: 16))
+        func node() throws -> LiveHerald {
+            try LiveHerald {
+                $0.deliver(to: standIn)
+                $0.database = url
+                $0.secretKey = secretKey
+                $0.adminToken = adminToken
+                $0.delivery.connectionsPerHost = 1
+            }
+        }
+        let (first, second) = (try node(), try node())
+        defer {
+            first.stop()
+            second.stop()
+        }
+        let business = try first.createBusiness()
+        try first.configureAPNs(business, standIn: standIn)
+        var userIDs: [Int64] = []
+        for index in 0..<6 {
+            let app = (index % 2 == 0 ? first : second).mobileClient(for: business, deviceID: UUID().uuidString)
+            let response = try app.signUp(email: "user\(index)@example.com", token: randomAPNsToken())
+            #expect(response.status == 200)
+            userIDs.append(try #require(app.userID))
+        }
+        for _ in 0..<3 { _ = try second.sendNews(business, to: userIDs) }
+        var jobs: [Delivery] = []
+        for userID in userIDs {
+            for entry in try first.store.read({ try $0.inbox.page(userID: userID, limit: 10, offset: 0) }) {
+                jobs += try first.waitForDeliveries(of: entry.id, timeout: .seconds(30))
+            }
+        }
+        #expect(jobs.count == 6 * 4, "a welcome and three news each")
+        #expect(jobs.allSatisfy { $0.status == .delivered && $0.attempts == 1 }, "handed back without an attempt")
+        let apns = try standIn.stats()["apns"]
+        #expect(
+            apns?["max_open_connections"]?.int64Value == 1, "one connection for the fleet: \(String(describing: apns))")
+        #expect(apns?["accepted"]?.int64Value == 24)
+        // Each node says in /metrics what it leases; which one holds the slot depends on their names.
+        let metrics = [first, second].map { $0.application.metrics.render() }
+        let leasing = metrics.filter { $0.contains("herald_provider_connections_leased{credential=\"apns/1\"} 1") }
+        #expect(leasing.count == 1, "one node leases the one connection")
+        // The other claimed pushes too (each node's own commits wake it first) and handed them back.
+        let other = metrics.first { !$0.contains("herald_provider_connections_leased{credential=\"apns/1\"} 1") }
+        #expect(other?.contains("herald_push_sends_total{outcome=\"throttled\",provider=\"apns\"}") == true)
+    }
+}
