@@ -16,14 +16,25 @@ import Synchronization
 public final class ServiceGroup: Sendable {
     private let services: [(name: String, service: any Service)]
     private let logger: Logger
-    private let signals: [Int32]
+    private let signalSources: Mutex<[any DispatchSourceSignal]>
     private let stopRequested = Wakeup()
 
-    /// A group of `services` (started in this order, stopped in reverse); `signals` stop it when received.
+    /// A group of `services` (started in this order, stopped in reverse); `signals` stop it when received — from
+    /// now on, not only once it runs: a signal that came between the two would otherwise be ignored and lost.
     public init(_ services: [(name: String, service: any Service)], logger: Logger, signals: [Int32] = []) {
         self.services = services
         self.logger = logger
-        self.signals = signals
+        let sources = signals.map { [stopRequested] number in
+            signal(number, SIG_IGN)  // Dispatch watches for it instead
+            let source = DispatchSource.makeSignalSource(signal: number)
+            source.setEventHandler {
+                logger.notice("shutting down", ["signal": String(number)])
+                stopRequested.signal()
+            }
+            source.resume()
+            return source
+        }
+        signalSources = Mutex(sources)
     }
 
     /// Asks the group to stop (from any thread).
@@ -42,17 +53,7 @@ public final class ServiceGroup: Sendable {
     /// Runs every service until the group is asked to stop or one of them ends; then stops the others in reverse
     /// order and returns. Rethrows the first failure.
     public func run() async throws {
-        let sources = signals.map { number -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number)
-            source.setEventHandler { [stopRequested, logger] in
-                logger.notice("shutting down", ["signal": String(number)])
-                stopRequested.signal()
-            }
-            source.resume()
-            return source
-        }
-        defer { for source in sources { source.cancel() } }
+        defer { signalSources.withLock { for source in $0 { source.cancel() } } }
 
         let firstFailure = FirstFailure()
         var running: [(name: String, task: Task<Void, Never>, request: ShutdownRequest, executor: ServiceExecutor)] =

@@ -125,6 +125,10 @@ public enum Command {
         } catch {
             fail("cannot start: \(error)", status: 1)
         }
+        // SIGTERM or SIGINT: the API stops taking requests and finishes those in flight, the scheduler stops, the
+        // delivery engine lets sends in flight answer and hands unfinished claims back; then exit 0. Watched for
+        // before Herald says it listens, so that a stop sent as soon as it does is not lost.
+        let group = ServiceGroup(application.services, logger: logger, signals: [SIGTERM, SIGINT])
         let shownHost = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         say("herald listening on http://\(shownHost):\(application.port)")
         logger.notice("started", ["version": BuildInfo.version, "port": String(application.port)])
@@ -135,9 +139,6 @@ public enum Command {
                 "media links are http, which iOS will not attach to notifications: set --public-url to the https URL "
                     + "phones reach Herald at", ["public_url": application.publicBaseURL])
         }
-        // SIGTERM or SIGINT: the API stops taking requests and finishes those in flight, the scheduler stops, the
-        // delivery engine lets sends in flight answer and hands unfinished claims back; then exit 0.
-        let group = ServiceGroup(application.services, logger: logger, signals: [SIGTERM, SIGINT])
         do {
             try await group.run()
         } catch {

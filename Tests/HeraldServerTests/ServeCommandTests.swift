@@ -108,6 +108,12 @@ struct ServeCommandTests {
             usleep(10_000)  // a child process's start: no in-process event to wait on
         }
         process.terminate()
+        let stopBy = ContinuousClock.now + .seconds(30)
+        while process.isRunning, ContinuousClock.now < stopBy { usleep(10_000) }
+        if process.isRunning {
+            Issue.record("herald serve did not stop within 30 s of SIGTERM")
+            kill(process.processIdentifier, SIGKILL)
+        }
         process.waitUntilExit()
         output.fileHandleForReading.readabilityHandler = nil
         errors.fileHandleForReading.readabilityHandler = nil
