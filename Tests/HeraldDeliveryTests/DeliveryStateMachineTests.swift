@@ -525,32 +525,27 @@ struct DeliveryStateMachineTests {
                 == .retryable(reason: "transport: timeout", retryAfter: nil), "slowness is not shedding")
     }
 
-    @Test("FCM's quota: a credential sends at most its share a minute; the rest wait here, unsent, for their turn")
+    @Test("FCM's quota: a credential sends 98 % of it, a tenth of a second's worth at once; the rest wait here")
     func quotaPacesOneCredential() {
-        // 10 a second, a second's worth at once.
-        var engine = machine(concurrency: 512, platforms: [.apns, .fcm], adaptive: false, fcmQuota: 600)
+        // 6,000 a minute: paced to 98 a second, at most 9.8 at once.
+        var engine = machine(concurrency: 512, platforms: [.apns, .fcm], adaptive: false, fcmQuota: 6_000)
         _ = engine.step(at: t(0))
         engine.claimed(
             (1...30).map { job($0, platform: .fcm) } + [job(31, business: 2, platform: .fcm), job(32)], requested: 500,
             leaseUntil: t(60_000), at: t(0))
         let first = engine.step(at: t(0))
-        #expect(first.sends.count == 12, "10 of the first credential, and the others' (a quota of their own)")
-        #expect(engine.heldCount == 20 && first.settled.isEmpty, "the rest wait here: not sent, not refused")
+        #expect(first.sends.count == 11, "9 of the first credential, and the others' (a quota of their own)")
+        #expect(engine.heldCount == 21 && first.settled.isEmpty, "the rest wait here: not sent, not refused")
         #expect(engine.pacing(businessID: 1, at: t(0), recent: .seconds(60)) == .quota, "what its reports say")
         #expect(engine.pacing(businessID: 2, at: t(0), recent: .seconds(60)) == nil)
-        for (job, _) in first.sends {
-            _ = engine.answered(
-                job, .delivered(messageID: nil), sentAt: t(0), roundTrip: .milliseconds(5), outstanding: 12, at: t(5))
-        }
-        #expect(engine.step(at: t(10)).record.count == 12)
-        let idle = engine.step(at: t(20))
-        #expect(idle.sends.isEmpty && idle.sleepUntil == t(100), "asleep until the next one's turn")
-        #expect(engine.step(at: t(100)).sends.count == 1)
-        #expect(engine.step(at: t(1_100)).sends.count == 10, "a second's worth, at most")
+        let idle = engine.step(at: t(1))
+        #expect(idle.sends.isEmpty && idle.sleepUntil == t(3), "asleep until the next one's turn (0.2 of 1/98 s)")
+        #expect(engine.step(at: t(3)).sends.count == 1)
+        #expect(engine.step(at: t(1_000)).sends.count == 9, "a tenth of a second's worth, at most")
         // A 429 with Retry-After holds that credential only.
         let held = engine.answered(
             job(1, platform: .fcm), .retryable(reason: "429 QUOTA_EXCEEDED", retryAfter: .seconds(30)), sentAt: t(0),
-            roundTrip: .milliseconds(5), outstanding: 1, at: t(1_101))
+            roundTrip: .milliseconds(5), outstanding: 1, at: t(1_001))
         #expect(held.label == "retried")
         #expect(engine.pacing(businessID: 1, at: t(20_000), recent: .seconds(60)) == .quota, "FCM's 429 too")
         engine.claimed(
