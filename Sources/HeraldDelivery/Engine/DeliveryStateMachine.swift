@@ -153,9 +153,10 @@ struct DeliveryStateMachine {
             (outcome, label) = (.delivered(providerMessageID: Self.storedMessageID(messageID, of: job)), "delivered")
             credentials[key]?.window.delivered()
         case .shed(let reason):
-            // The provider refused it for load: fewer of the credential's pushes at once, and this one again later.
+            // The provider refused it for load: fewer of the credential's pushes at once, and this one again soon
+            // (the narrower window, not its backoff, is what keeps it from adding to the load).
             credentials[key]?.window.shed(sentAt: sentAt, at: now)
-            if let delay = configuration.retry.delay(afterAttempt: job.attempts, retryAfter: nil, random: random()) {
+            if let delay = configuration.retry.delayAfterShed(afterAttempt: job.attempts, random: random()) {
                 (outcome, label) = (.retry(at: now.adding(delay), reason: reason), "refused")
             } else {
                 (outcome, label) = (.failed(reason: "gave up after \(job.attempts) attempts: \(reason)"), "failed")
