@@ -508,6 +508,20 @@ struct DeliveryStateMachineTests {
         #expect(engine.step(at: now).sends.count == 16, "the floor still sends")
     }
 
+    @Test("a push refused for load is retried in 125-250 ms, and a drained queue is looked at again then")
+    func aRefusalIsRetriedSoon() {
+        var engine = machine(concurrency: 64, adaptive: false)
+        _ = engine.step(at: t(0))
+        engine.claimed([job(1)], requested: 256, leaseUntil: t(60_000), at: t(0))
+        #expect(engine.step(at: t(0)).sends.count == 1)
+        _ = engine.answered(
+            job(1), .shed(reason: "503"), sentAt: t(0), roundTrip: .milliseconds(40), outstanding: 1, at: t(40))
+        let written = engine.step(at: t(50))
+        #expect(written.record.map(\.outcome) == [.retry(at: t(227), reason: "503")], "187.5 ms: the window's middle")
+        #expect(written.claim == nil, "the queue was drained")
+        #expect(engine.step(at: t(227)).claim != nil, "looked at again when the retry is due, not at the idle poll")
+    }
+
     @Test("what counts as shedding load: 500, 502, 503 and 429 without Retry-After, resets; not timeouts")
     func whatCountsAsShedding() {
         for status in [429, 500, 502, 503] {
