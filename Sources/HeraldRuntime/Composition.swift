@@ -127,7 +127,7 @@ public enum Composition {
             engine = DeliveryEngine(
                 queue: store.deliveryQueue, providers: chosen, clock: clock,
                 configuration: try engineConfiguration(configuration.delivery, owner: owner),
-                logger: logger.labeled("herald.delivery"), metrics: metrics)
+                logger: logger.labeled("herald.delivery"), metrics: metrics, quota: StoredQuotaLedger(store: store))
         }
         var options = DomainServices.Options()
         options.maxDevicesPerUser = configuration.maxDevicesPerUser

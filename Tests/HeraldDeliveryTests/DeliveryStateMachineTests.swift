@@ -460,8 +460,8 @@ struct DeliveryStateMachineTests {
         let written = start.record + refused.record + engine.step(at: t(3)).record
         #expect(
             written.filter { $0.id <= 64 }.allSatisfy {
-                $0.outcome == .retry(at: t(1_501), reason: "503 ServiceUnavailable")
-            }, "a refused push is retried later, like any failure worth retrying")
+                $0.outcome == .retry(at: t(188), reason: "503 ServiceUnavailable")
+            }, "a refused push is retried soon: the narrower window keeps it from adding to the load, not its backoff")
         #expect(
             written.filter { $0.id > 64 }.allSatisfy {
                 $0.outcome == .wait(until: t(1_000), reason: "credential at its limit")
@@ -525,6 +525,20 @@ struct DeliveryStateMachineTests {
         #expect(engine.step(at: now).sends.count == 16, "the floor still sends")
     }
 
+    @Test("a push refused for load is retried in 125-250 ms, and a drained queue is looked at again then")
+    func aRefusalIsRetriedSoon() {
+        var engine = machine(concurrency: 64, adaptive: false)
+        _ = engine.step(at: t(0))
+        engine.claimed([job(1)], requested: 256, leaseUntil: t(60_000), at: t(0))
+        #expect(engine.step(at: t(0)).sends.count == 1)
+        _ = engine.answered(
+            job(1), .shed(reason: "503"), sentAt: t(0), roundTrip: .milliseconds(40), outstanding: 1, at: t(40))
+        let written = engine.step(at: t(50))
+        #expect(written.record.map(\.outcome) == [.retry(at: t(227), reason: "503")], "187.5 ms: the window's middle")
+        #expect(written.claim == nil, "the queue was drained")
+        #expect(engine.step(at: t(227)).claim != nil, "looked at again when the retry is due, not at the idle poll")
+    }
+
     @Test("what counts as shedding load: 500, 502, 503 and 429 without Retry-After, resets; not timeouts")
     func whatCountsAsShedding() {
         for status in [429, 500, 502, 503] {
@@ -542,39 +556,102 @@ struct DeliveryStateMachineTests {
                 == .retryable(reason: "transport: timeout", retryAfter: nil), "slowness is not shedding")
     }
 
-    @Test("FCM's quota: a credential sends at most its share a minute; the rest wait here, unsent, for their turn")
-    func quotaPacesOneCredential() {
-        // 10 a second, a second's worth at once.
-        var engine = machine(concurrency: 512, platforms: [.apns, .fcm], adaptive: false, fcmQuota: 600)
+    /// Answers `step`'s quota leases from `ledger`, as the runner does.
+    func lease(
+        _ step: DeliveryStateMachine.Step, _ engine: inout DeliveryStateMachine, from ledger: any QuotaLedger,
+        at now: Timestamp
+    ) throws {
+        for key in step.quotaLeases {
+            let grant = try #require(
+                try ledger.lease(
+                    businessID: key.businessID, duration: engine.quotaLeaseDuration(for: key),
+                    defaultPerMinute: engine.configuration.fcmQuotaPerMinute ?? 0, at: now))
+            engine.quotaGranted(grant, for: key)
+        }
+    }
+
+    @Test("FCM's quota: a credential leases a second of it at a time and sends at 98 % of its pace; the rest wait")
+    func quotaPacesOneCredential() throws {
+        // 6,000 a minute: paced to 98 a second, a slot every 10.2 ms.
+        var engine = machine(concurrency: 512, platforms: [.apns, .fcm], adaptive: false, fcmQuota: 6_000)
+        let ledger = MemoryQuotaLedger()
         _ = engine.step(at: t(0))
         engine.claimed(
             (1...30).map { job($0, platform: .fcm) } + [job(31, business: 2, platform: .fcm), job(32)], requested: 500,
             leaseUntil: t(60_000), at: t(0))
+        let asking = engine.step(at: t(0))
+        #expect(asking.sends.map(\.job.id) == [32], "FCM's pushes wait for their quota; APNs's go")
+        #expect(
+            asking.quotaLeases == [DeliveryStateMachine.key(1, .fcm), DeliveryStateMachine.key(2, .fcm)],
+            "each credential asks the ledger once")
+        #expect(engine.heldCount == 31 && asking.settled.isEmpty, "they wait here: not sent, not refused")
+        try lease(asking, &engine, from: ledger, at: t(0))
         let first = engine.step(at: t(0))
-        #expect(first.sends.count == 12, "10 of the first credential, and the others' (a quota of their own)")
-        #expect(engine.heldCount == 20 && first.settled.isEmpty, "the rest wait here: not sent, not refused")
+        #expect(first.sends.count == 2 && first.quotaLeases.isEmpty, "the first slot of each")
         #expect(engine.pacing(businessID: 1, at: t(0), recent: .seconds(60)) == .quota, "what its reports say")
-        #expect(engine.pacing(businessID: 2, at: t(0), recent: .seconds(60)) == nil)
-        for (job, _) in first.sends {
-            _ = engine.answered(
-                job, .delivered(messageID: nil), sentAt: t(0), roundTrip: .milliseconds(5), outstanding: 12, at: t(5))
-        }
-        #expect(engine.step(at: t(10)).record.count == 12)
-        let idle = engine.step(at: t(20))
-        #expect(idle.sends.isEmpty && idle.sleepUntil == t(100), "asleep until the next one's turn")
-        #expect(engine.step(at: t(100)).sends.count == 1)
-        #expect(engine.step(at: t(1_100)).sends.count == 10, "a second's worth, at most")
+        let idle = engine.step(at: t(1))
+        #expect(idle.sends.isEmpty && idle.sleepUntil == t(11), "asleep until the next slot")
+        #expect(engine.step(at: t(11)).sends.count == 1)
+        // The engine paused: slots missed by more than a tenth of a second are dropped, not sent all at once.
+        let late = engine.step(at: t(1_005))
+        #expect(late.sends.count == 9, "the slots of 908-1000 ms, the last of the lease")
+        #expect(late.quotaLeases == [DeliveryStateMachine.key(1, .fcm)], "and the next second is asked for")
+        try lease(late, &engine, from: ledger, at: t(1_005))
+        #expect(engine.step(at: t(1_005)).sends.count == 1, "it starts now: the time nobody spent is not saved up")
         // A 429 with Retry-After holds that credential only.
         let held = engine.answered(
             job(1, platform: .fcm), .retryable(reason: "429 QUOTA_EXCEEDED", retryAfter: .seconds(30)), sentAt: t(0),
-            roundTrip: .milliseconds(5), outstanding: 1, at: t(1_101))
+            roundTrip: .milliseconds(5), outstanding: 1, at: t(1_006))
         #expect(held.label == "retried")
         #expect(engine.pacing(businessID: 1, at: t(20_000), recent: .seconds(60)) == .quota, "FCM's 429 too")
         engine.claimed(
             [job(40, platform: .fcm), job(41, business: 2, platform: .fcm)], requested: 500, leaseUntil: t(60_000),
             at: t(2_200))
         let after = engine.step(at: t(2_200))
-        #expect(after.sends.map(\.job.id) == [41], "another project's push goes")
         #expect(after.settled.map(\.label).contains("throttled"))
+        #expect(
+            after.quotaLeases == [DeliveryStateMachine.key(2, .fcm)], "the other project's lease ran out a while ago")
+        try lease(after, &engine, from: ledger, at: t(2_200))
+        #expect(engine.step(at: t(2_200)).sends.map(\.job.id) == [41], "another project's push goes")
+    }
+
+    @Test("two nodes leasing one project's quota from one ledger keep to it together, and both send")
+    func twoNodesShareOneQuota() throws {
+        let ledger = MemoryQuotaLedger()
+        var nodes = [0, 1].map { _ in machine(concurrency: 512, platforms: [.fcm], adaptive: false, fcmQuota: 6_000) }
+        var nextID: Int64 = 1
+        var sends: [[Int64]] = [[], []]
+        for now in Int64(0)..<60_000 {
+            for node in nodes.indices {
+                var step = nodes[node].step(at: t(now))
+                while true {
+                    if let count = step.claim {
+                        let jobs = (0..<Int64(count)).map { job(nextID + $0, platform: .fcm) }
+                        nextID += Int64(count)
+                        nodes[node].claimed(jobs, requested: count, leaseUntil: t(now + 60_000), at: t(now))
+                    }
+                    try lease(step, &nodes[node], from: ledger, at: t(now))
+                    for (sent, _) in step.sends {
+                        sends[node].append(now)
+                        _ = nodes[node].answered(
+                            sent, .delivered(messageID: nil), sentAt: t(now), roundTrip: .milliseconds(1),
+                            outstanding: 1, at: t(now))
+                    }
+                    guard step.claim != nil || !step.quotaLeases.isEmpty else { break }
+                    step = nodes[node].step(at: t(now))
+                }
+            }
+        }
+        let all = (sends[0] + sends[1]).sorted()
+        #expect(all.count <= 6_000 && all.count >= 5_800, "98 % of the quota over the minute, both nodes together")
+        #expect(sends[0].count > 2_000 && sends[1].count > 2_000, "each node spends its own stretches")
+        // No second, wherever it starts, sees more than the quota's second's worth.
+        var busiest = 0
+        var from = 0
+        for (index, time) in all.enumerated() {
+            while all[from] <= time - 1_000 { from += 1 }
+            busiest = max(busiest, index - from + 1)
+        }
+        #expect(busiest <= 100, "at most a second's worth (100) in any second: \(busiest)")
     }
 }

@@ -61,7 +61,8 @@ struct AdminAPITests {
 
     @Test(arguments: [
         ("POST", "/api/admin/businesses"), ("GET", "/api/admin/businesses/1"), ("PUT", "/api/admin/businesses/1/apns"),
-        ("PUT", "/api/admin/businesses/1/fcm"), ("GET", "/api/admin/businesses/1/templates"),
+        ("PUT", "/api/admin/businesses/1/fcm"), ("PUT", "/api/admin/businesses/1/fcm/quota"),
+        ("GET", "/api/admin/businesses/1/templates"),
         ("GET", "/api/admin/businesses/1/templates/checkin"), ("PUT", "/api/admin/businesses/1/templates/checkin"),
         ("POST", "/api/admin/businesses/1/templates/checkin/preview"), ("POST", "/api/admin/businesses/1/locations"),
         ("POST", "/api/admin/businesses/1/notifications"),
@@ -414,6 +415,47 @@ struct AdminAPITests {
     func aMissingOrMalformedServiceAccountIs422(_ body: String) throws {
         let fixture = try ServerFixture()
         expectError(try fixture.herald.admin("PUT", path(fixture, "/fcm"), json: body), 422, ["service_account"])
+    }
+
+    // MARK: - FCM quota
+
+    @Test func aProjectsQuotaIsSetForItsProjectAndCleared() throws {
+        let fixture = try ServerFixture()
+        _ = try fixture.herald.admin(
+            "PUT", path(fixture, "/fcm"), json: JSON.object([("service_account", serviceAccount())]).encodedString)
+        let set = try fixture.herald.admin("PUT", path(fixture, "/fcm/quota"), json: #"{"quota_per_minute":1200000}"#)
+        #expect(set.status == 200, "\(set)")
+        #expect(set.value?["project_id"] == "burger-co-app" && set.value?["quota_per_minute"] == 1_200_000)
+        let stored = try fixture.herald.store.read { try $0.fcmQuotas.quotaPerMinute(projectID: "burger-co-app") }
+        #expect(stored == 1_200_000, "kept for the project, which every business sending as it shares")
+        let cleared = try fixture.herald.admin("PUT", path(fixture, "/fcm/quota"), json: #"{"quota_per_minute":null}"#)
+        #expect(cleared.status == 200 && cleared.value?["quota_per_minute"] == .null)
+        #expect(try fixture.herald.store.read { try $0.fcmQuotas.quotaPerMinute(projectID: "burger-co-app") } == nil)
+    }
+
+    @Test func aQuotaWithoutAServiceAccountIs422() throws {
+        let fixture = try ServerFixture()
+        let response = try fixture.herald.admin("PUT", path(fixture, "/fcm/quota"), json: #"{"quota_per_minute":10}"#)
+        expectError(response, 422, ["service_account"])
+    }
+
+    @Test(arguments: [
+        #"{}"#, #"{"quota_per_minute":0}"#, #"{"quota_per_minute":-5}"#, #"{"quota_per_minute":1.5}"#,
+        #"{"quota_per_minute":"600000"}"#, #"{"quota_per_minute":60000001}"#, #"{"quota_per_minute":[1]}"#,
+        #"{"quota_per_minute":1e300}"#,
+    ])
+    func aBadQuotaIs422NamingIt(_ body: String) throws {
+        let fixture = try ServerFixture()
+        _ = try fixture.herald.admin(
+            "PUT", path(fixture, "/fcm"), json: JSON.object([("service_account", serviceAccount())]).encodedString)
+        expectError(try fixture.herald.admin("PUT", path(fixture, "/fcm/quota"), json: body), 422, ["quota_per_minute"])
+    }
+
+    @Test func anUnknownQuotaFieldIs422() throws {
+        let fixture = try ServerFixture()
+        let response = try fixture.herald.admin(
+            "PUT", path(fixture, "/fcm/quota"), json: #"{"quota_per_minute":10,"per_second":1}"#)
+        expectError(response, 422, ["per_second"])
     }
 
     @Test func everyMissingServiceAccountFieldIsNamedAtOnce() throws {

@@ -94,7 +94,8 @@ def haproxy_sink(directory, port, cert, key, delay_ms=0, slow_prefix=None, slow_
     answers any beyond them at once with `503 {"reason":"ServiceUnavailable"}`, no Retry-After, as APNs does under
     load. `quota_per_minute` > 0 plays FCM's per-project quota: a bucket of a second's worth of sends refilled
     continuously; a send finding it empty is answered `429 RESOURCE_EXHAUSTED` (QUOTA_EXCEEDED) with a Retry-After of
-    one second. Both count in the Lua state, which is one thread's: `/stats` answers what was refused."""
+    one second. Both count in the Lua state, which is one thread's: `/stats` answers what was refused, and
+    (`quota_refused_late`) the 429s answered more than a minute after the first FCM send."""
     combined = os.path.join(directory, "haproxy.pem")
     with open(combined, "w") as out, open(cert) as c, open(key) as k:
         out.write(c.read() + k.read())
@@ -103,19 +104,23 @@ def haproxy_sink(directory, port, cert, key, delay_ms=0, slow_prefix=None, slow_
         f.write(f"""local prefix = {json.dumps(slow_prefix or "")}
 local capacity = {int(capacity)}
 local rate = {int(quota_per_minute)} / 60
-local inflight, shed, quota_refused, tokens, filled = 0, 0, 0, rate, core.now()
+local inflight, shed, quota_refused, quota_refused_late, tokens, filled = 0, 0, 0, 0, rate, core.now()
+local first_send = nil
 core.register_action("delay", {{ "http-req" }}, function(txn)
   local path = txn.sf:path()
   if path == "/stats" then
-    txn:set_var("txn.stats", string.format('{{"shed":%d,"quota_refused":%d}}', shed, quota_refused))
+    txn:set_var("txn.stats", string.format('{{"shed":%d,"quota_refused":%d,"quota_refused_late":%d}}', shed,
+      quota_refused, quota_refused_late))
     return
   end
   if rate > 0 and string.find(path, "/v1/projects/", 1, true) then
     local now = core.now()
+    if first_send == nil then first_send = now end
     local elapsed = (now.sec - filled.sec) + (now.usec - filled.usec) / 1e6
     tokens, filled = math.min(rate, tokens + elapsed * rate), now
     if tokens < 1 then
       quota_refused = quota_refused + 1
+      if now.sec - first_send.sec > 60 then quota_refused_late = quota_refused_late + 1 end
       txn:set_var("txn.quota", 1)
       return
     end

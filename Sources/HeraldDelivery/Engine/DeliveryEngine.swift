@@ -34,9 +34,10 @@ public final class DeliveryEngine: Service {
         /// Where a credential's window starts, growing from there while answers succeed (`CongestionWindow`'s slow
         /// start: it doubles each round trip until the provider first refuses).
         public var credentialInitialWindow: Int = CongestionWindow.initial
-        /// Most FCM sends a minute per credential (Google's quota per Firebase project: 600,000 by default); nil
-        /// sends as fast as answers come. Beyond it pushes wait in the engine for their turn (`QuotaBucket`). Kept
-        /// per node: nodes sharing a project share Google's quota, not this count.
+        /// Most FCM sends a minute per Firebase project (Google's quota: 600,000 by default), unless the project's
+        /// own is set in the `QuotaLedger`; nil sends as fast as answers come. Shared by the nodes through the
+        /// ledger, which leases each the next second or so of the project's time; paced to 98 % of it
+        /// (`QuotaAllowance`). Beyond it pushes wait in the engine for their turn.
         public var fcmQuotaPerMinute: Int? = 600_000
         /// Most jobs claimed per query.
         public var claimBatch: Int = 500
@@ -62,6 +63,7 @@ public final class DeliveryEngine: Service {
     }
 
     private let queue: any DeliveryQueue
+    private let quota: any QuotaLedger
     private let providers: [PushPlatform: any PushProvider]
     private let clock: WallClock
     private let configuration: Configuration
@@ -70,13 +72,15 @@ public final class DeliveryEngine: Service {
     private let wakeup = Wakeup()
     private let meters: DeliveryMeters
 
-    /// An engine over `queue` with one provider per platform. `random` (0..<1) jitters retry delays.
+    /// An engine over `queue` with one provider per platform, sharing FCM's quota through `quota` (the database's
+    /// in a server, shared by the nodes). `random` (0..<1) jitters retry delays.
     public init(
         queue: any DeliveryQueue, providers: [any PushProvider], clock: WallClock, configuration: Configuration,
-        logger: Logger, metrics: MetricsRegistry,
+        logger: Logger, metrics: MetricsRegistry, quota: any QuotaLedger = MemoryQuotaLedger(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.queue = queue
+        self.quota = quota
         self.providers = Dictionary(uniqueKeysWithValues: providers.map { ($0.platform, $0) })
         self.clock = clock
         self.configuration = configuration
@@ -102,8 +106,9 @@ public final class DeliveryEngine: Service {
         GracefulShutdown.onRequest { [wakeup] in wakeup.signal() }
         while !GracefulShutdown.isRequested {
             let step = machine.withLock { $0.step(at: clock.now()) }
-            let (limit, idle, sleepUntil) = (step.claim, step.isIdle, step.sleepUntil)
+            let (limit, idle, sleepUntil, leases) = (step.claim, step.isIdle, step.sleepUntil, step.quotaLeases)
             perform(consume step)
+            if !leases.isEmpty { lease(leases) }
             if let limit {
                 claim(limit)
             } else if idle {
@@ -163,6 +168,28 @@ public final class DeliveryEngine: Service {
         } catch {
             logger.error("cannot claim deliveries", ["error": "\(error)"])
             machine.withLock { $0.claimFailed(at: now) }
+        }
+    }
+
+    /// Leases the next stretch of each credential's send quota from the ledger (a business without an FCM credential
+    /// here has no project to share: it gets one of its own).
+    private func lease(_ keys: [DeliveryStateMachine.CredentialKey]) {
+        let perMinute = configuration.fcmQuotaPerMinute ?? 1
+        for key in keys {
+            let now = clock.now()
+            let duration = machine.withLock { $0.quotaLeaseDuration(for: key) }
+            do {
+                let grant =
+                    try quota.lease(
+                        businessID: key.businessID, duration: duration, defaultPerMinute: perMinute, at: now)
+                    ?? QuotaGrant(start: now, end: now.adding(duration), perMinute: perMinute)
+                machine.withLock { $0.quotaGranted(grant, for: key) }
+            } catch {
+                logger.error(
+                    "cannot lease send quota; its pushes wait",
+                    ["business.id": String(key.businessID), "error": "\(error)"])
+                machine.withLock { $0.quotaLeaseFailed(for: key, at: now) }
+            }
         }
     }
 

@@ -22,9 +22,12 @@ struct DeliveryStateMachine {
         var finished = false
         /// Credentials sending for the first time (their series in `/metrics`).
         var newCredentials: [CredentialKey] = []
+        /// Credentials whose next stretch of send quota to lease from the `QuotaLedger` now (`quotaGranted`), then
+        /// take the next step at once.
+        var quotaLeases: [CredentialKey] = []
 
-        /// Nothing to send, settle or write: the runner sleeps (unless it is to claim).
-        var isIdle: Bool { sends.isEmpty && record.isEmpty && settled.isEmpty }
+        /// Nothing to send, settle, write or lease: the runner sleeps (unless it is to claim).
+        var isIdle: Bool { sends.isEmpty && record.isEmpty && settled.isEmpty && quotaLeases.isEmpty }
     }
 
     /// What an answer came to.
@@ -117,6 +120,25 @@ struct DeliveryStateMachine {
         jobsAdded()
     }
 
+    /// The ledger granted `key`'s credential the next stretch of its send quota.
+    mutating func quotaGranted(_ grant: QuotaGrant, for key: CredentialKey) {
+        credentials[key]?.quota.granted(grant)
+        credentials[key]?.quotaReadyAt = nil
+        asleep = false
+    }
+
+    /// The ledger could not lease `key`'s credential its quota: its pushes wait, and it is asked again after a pause.
+    mutating func quotaLeaseFailed(for key: CredentialKey, at now: Timestamp) {
+        credentials[key]?.quota.leaseFailed(retryAt: now.adding(configuration.idlePoll))
+        credentials[key]?.quotaReadyAt = now.adding(configuration.idlePoll)
+    }
+
+    /// How long a stretch of `key`'s send quota to lease (`QuotaAllowance.leaseDuration`).
+    func quotaLeaseDuration(for key: CredentialKey) -> Duration {
+        let perMinute = configuration.fcmQuotaPerMinute ?? 1
+        return credentials[key]?.quota.leaseDuration(defaultPerMinute: perMinute) ?? QuotaAllowance.leaseLength
+    }
+
     /// Stop claiming and sending; finish when what is in flight has answered.
     mutating func stop() {
         stopping = true
@@ -153,10 +175,14 @@ struct DeliveryStateMachine {
             (outcome, label) = (.delivered(providerMessageID: Self.storedMessageID(messageID, of: job)), "delivered")
             credentials[key]?.window.delivered()
         case .shed(let reason):
-            // The provider refused it for load: fewer of the credential's pushes at once, and this one again later.
+            // The provider refused it for load: fewer of the credential's pushes at once, and this one again soon
+            // (the narrower window, not its backoff, is what keeps it from adding to the load).
             credentials[key]?.window.shed(sentAt: sentAt, at: now)
-            if let delay = configuration.retry.delay(afterAttempt: job.attempts, retryAfter: nil, random: random()) {
+            if let delay = configuration.retry.delayAfterShed(afterAttempt: job.attempts, random: random()) {
                 (outcome, label) = (.retry(at: now.adding(delay), reason: reason), "refused")
+                // A drained queue is looked at again when this retry comes due, not at the next idle poll: at the end
+                // of a send the last refusals would otherwise wait for it, up to twice their backoff.
+                if let drained = drainedUntil, now.adding(delay) < drained { drainedUntil = now.adding(delay) }
             } else {
                 (outcome, label) = (.failed(reason: "gave up after \(job.attempts) attempts: \(reason)"), "failed")
             }
@@ -324,14 +350,25 @@ struct DeliveryStateMachine {
         guard credentials[key]!.window.hasRoom else {
             return hold(job, leaseUntil: leaseUntil, key: key, at: now, into: &step)
         }
-        if job.platform == .fcm, let perMinute = configuration.fcmQuotaPerMinute {
-            // The project's quota: a push beyond it waits here for its turn rather than be answered 429.
+        if job.platform == .fcm, configuration.fcmQuotaPerMinute != nil {
+            // The project's quota, leased from the ledger a stretch at a time: a push beyond it waits here for its
+            // turn rather than be answered 429.
             if let ready = credentials[key]!.quotaReadyAt, now < ready {
                 return hold(job, leaseUntil: leaseUntil, key: key, at: now, into: &step)
             }
-            if credentials[key]!.quota == nil { credentials[key]!.quota = QuotaBucket(perMinute: perMinute, at: now) }
-            if let ready = credentials[key]!.quota!.take(at: now) {
-                credentials[key]!.quotaReadyAt = ready
+            let take = credentials[key]!.quota.take(at: now)
+            if credentials[key]!.quota.wantsLease(at: now) {
+                credentials[key]!.quota.askedForLease()
+                step.quotaLeases.append(key)
+            }
+            switch take {
+            case .taken: break
+            case .wait(let until):
+                credentials[key]!.quotaReadyAt = until
+                return hold(job, leaseUntil: leaseUntil, key: key, at: now, into: &step)
+            case .empty:
+                // Until the lease asked for is answered (which wakes the runner), or a while if it never is.
+                credentials[key]!.quotaReadyAt = now.adding(configuration.idlePoll)
                 return hold(job, leaseUntil: leaseUntil, key: key, at: now, into: &step)
             }
         }
@@ -469,8 +506,8 @@ struct DeliveryStateMachine {
     /// What the engine keeps of one credential: its congestion window and the jobs waiting for room in it.
     struct CredentialState {
         var window: CongestionWindow
-        /// Its send quota (FCM's per project), once it sent.
-        var quota: QuotaBucket?
+        /// The stretches of its send quota (FCM's per project) leased for this node.
+        var quota = QuotaAllowance()
         /// The quota is spent until then.
         var quotaReadyAt: Timestamp?
         /// Jobs claimed for this credential while its window was full (or its quota spent), oldest from `heldStart`.

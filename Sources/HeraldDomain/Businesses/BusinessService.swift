@@ -88,6 +88,30 @@ public struct BusinessService: Sendable {
         try store.transaction { try $0.credentials.save(credential) }
     }
 
+    /// The send quota of a business's Firebase project as the operator set it.
+    public struct FCMQuota: Sendable, Equatable {
+        /// The project (its service account's `project_id`): every business sending as it shares the quota.
+        public var projectID: String
+        /// Sends a minute; nil: the nodes' `--fcm-quota-per-minute`.
+        public var perMinute: Int?
+    }
+
+    /// Sets (nil: clears) the per-minute send quota of `businessID`'s Firebase project, for every business sending
+    /// as that project: Google grants a project more than its default on request. A business without an FCM
+    /// credential has no project yet (invalid on `service_account`).
+    public func setFCMQuota(businessID: Int64, perMinute: Int?) throws -> FCMQuota {
+        try store.transaction { tx in
+            guard
+                let projectID = try tx.credentials.find(businessID: businessID, platform: .fcm)?.settings["project_id"]
+            else {
+                throw DomainError(
+                    .invalid, field: "service_account", "is not set: the quota is its Firebase project's (PUT …/fcm)")
+            }
+            try tx.fcmQuotas.setQuotaPerMinute(perMinute, projectID: projectID)
+            return FCMQuota(projectID: projectID, perMinute: perMinute)
+        }
+    }
+
     /// Replaces the device-API keys given (by hash); the other is kept. Installs already registered keep their own
     /// credentials.
     public func replaceAPIKeys(businessID: Int64, liveHash: String?, sandboxHash: String?) throws {

@@ -69,7 +69,9 @@ extension HeraldConfiguration {
             "set, sends in flight narrow down to it as round trips grow: fewer sent twice after a crash, slower"),
         Option(
             "fcm-quota-per-minute", "HERALD_FCM_QUOTA_PER_MINUTE", "`600000`",
-            "most FCM sends a minute per credential from this node (Google's default quota per project)"),
+            "FCM sends a minute per Firebase project, all nodes on the database together (Google's default quota per "
+                + "project); Herald sends at 98 % of it; `PUT /api/admin/businesses/{id}/fcm/quota` overrides it for one "
+                + "project"),
         Option(
             "delivery-lease", "HERALD_DELIVERY_LEASE", "`60`",
             "seconds a node holds a claimed push before another may take it (a provider request gets at most 40 % of it)"

@@ -20,6 +20,7 @@ struct AdminBusinessController: Sendable {
         router.get("/api/admin/businesses/{id}", admin.guarded(showBusiness))
         router.put("/api/admin/businesses/{id}/apns", admin.guarded(setAPNs))
         router.put("/api/admin/businesses/{id}/fcm", admin.guarded(setFCM))
+        router.put("/api/admin/businesses/{id}/fcm/quota", admin.guarded(setFCMQuota))
         router.post("/api/admin/businesses/{id}/api_keys", admin.guarded(issueAPIKeys))
         router.post("/api/admin/businesses/{id}/locations", admin.guarded(createLocation))
         router.get("/api/admin/businesses/{id}/settings", admin.guarded(showSettings))
@@ -110,6 +111,19 @@ struct AdminBusinessController: Sendable {
             .object([
                 ("project_id", .string(account.projectID)), ("client_email", .string(account.clientEmail)),
                 ("status", "ok"),
+            ]))
+    }
+
+    /// `{"quota_per_minute": n}` (null: back to `--fcm-quota-per-minute`): the send quota of the business's Firebase
+    /// project, for every business and node sending as that project.
+    @Sendable func setFCMQuota(_ request: HTTPRequest) throws -> HTTPResponse {
+        let business = try admin.business(request)
+        let perMinute = try CredentialInput.fcmQuota(try admin.object(request))
+        let quota = try businesses.setFCMQuota(businessID: business.id, perMinute: perMinute)
+        return .json(
+            .object([
+                ("project_id", .string(quota.projectID)),
+                ("quota_per_minute", quota.perMinute.map { .int(Int64($0)) } ?? .null),
             ]))
     }
 

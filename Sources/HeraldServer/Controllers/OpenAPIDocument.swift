@@ -404,6 +404,66 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/api/admin/businesses/{id}/fcm/quota": {
+      "put": {
+        "tags": [
+          "admin"
+        ],
+        "summary": "Set the FCM send quota of the business's Firebase project",
+        "operationId": "putFcmQuota",
+        "description": "Sets (null: clears) the per-minute send quota of the Firebase project of the business's service account, in place of `--fcm-quota-per-minute` (Google's default, 600,000 a minute). The quota is the project's: every business whose service account names the same `project_id` shares it, and every node on the database keeps to it together, sending at 98 % of it. 422 on `service_account` when the business has no FCM credential yet.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/BusinessId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/FcmQuotaRequest"
+              }
+            }
+          }
+        },
+        "security": [
+          {
+            "adminToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Saved.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FcmQuota"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "422": {
+            "$ref": "#/components/responses/Unprocessable"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
     "/api/admin/businesses/{id}/templates": {
       "get": {
         "tags": [
@@ -5768,6 +5828,55 @@ enum OpenAPIDocument {
             "project_id": "burger-co-app",
             "client_email": "herald@burger-co-app.iam.gserviceaccount.com",
             "status": "ok"
+          }
+        ]
+      },
+      "FcmQuotaRequest": {
+        "type": "object",
+        "required": [
+          "quota_per_minute"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "quota_per_minute": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 1,
+            "maximum": 60000000,
+            "description": "Sends a minute the Firebase project may make (Google raises a project's quota on request); null: back to the nodes' `--fcm-quota-per-minute`."
+          }
+        },
+        "examples": [
+          {
+            "quota_per_minute": 1200000
+          }
+        ]
+      },
+      "FcmQuota": {
+        "type": "object",
+        "required": [
+          "project_id",
+          "quota_per_minute"
+        ],
+        "properties": {
+          "project_id": {
+            "type": "string",
+            "description": "The Firebase project the quota is kept for."
+          },
+          "quota_per_minute": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "The quota set; null: the nodes' default."
+          }
+        },
+        "examples": [
+          {
+            "project_id": "burger-co-app",
+            "quota_per_minute": 1200000
           }
         ]
       },

@@ -114,6 +114,26 @@ enum CredentialInput {
         return FCM(settings: settings, account: parsed)
     }
 
+    /// The most sends a minute a project's quota may be set to (a hundred times Google's default).
+    static let maxFCMQuota = 60_000_000
+
+    /// `{"quota_per_minute": n | null}` checked: a whole number of sends a minute, 1 to 60,000,000, or null (the
+    /// nodes' default); 422 otherwise.
+    static func fcmQuota(_ body: JSON) throws -> Int? {
+        var errors = FieldErrors()
+        errors.refuseUnknown(body, known: ["quota_per_minute"], prefix: "")
+        try errors.check()
+        guard let value = body["quota_per_minute"] else {
+            throw HTTPError.invalid("quota_per_minute", "can't be blank (a number of sends a minute, or null)")
+        }
+        if value.isNull { return nil }
+        guard let perMinute = value.int64Value, (1...Int64(maxFCMQuota)).contains(perMinute) else {
+            throw HTTPError.invalid(
+                "quota_per_minute", "must be a whole number of sends a minute from 1 to \(maxFCMQuota), or null")
+        }
+        return Int(perMinute)
+    }
+
     /// Google's rule for project ids: 6–30 characters of `a-z`, `0-9` and `-`, a letter first, no hyphen last.
     static func isFirebaseProjectID(_ id: String) -> Bool {
         let bytes = Array(id.utf8)
