@@ -97,3 +97,33 @@ struct UserStoreTests {
         #expect(store.changeCount > afterWrite, "another node's change counts")
     }
 }
+
+@Suite("Store conformance: rows written many a statement")
+struct InsertRowsTests {
+    /// `insertRows` binds a column's values as one array on PostgreSQL: text that array syntax gives a meaning
+    /// (quotes, backslashes, braces, commas, `NULL`), a column NULL in every row, and more rows than one statement
+    /// carries must all come back as written.
+    @Test(arguments: StoreBackend.allCases)
+    func awkwardValuesComeBackAsWritten(_ backend: StoreBackend) throws {
+        let world = try StoreFixture(backend)
+        let names = [
+            "", "NULL", "null", "\"quoted\"", "back\\slash", "{braces}", "a,b", " spaced ", "Zoë 東京 🚀", "'; --",
+            "\\\"", "tab\there",
+        ]
+        let users = (0..<1_100).map { index in
+            User(
+                id: 0, businessID: world.business.id, email: nil, passwordHash: "",
+                firstName: names[index % names.count], lastName: names[(index + 3) % names.count],
+                externalID: "x\(index)" + names[index % names.count], attributes: ["n": .int(Int64(index))],
+                createdAt: at(Int64(index)), updatedAt: at(1))
+        }
+        let created = try world.store.transaction { try $0.users.insertImported(users) }
+        #expect(created.count == users.count)
+        for (user, written) in zip(users, created) {
+            let read = try world.store.read { try $0.users.find(businessID: world.business.id, id: written.id) }
+            var expected = user
+            expected.id = written.id
+            #expect(read == expected)
+        }
+    }
+}
