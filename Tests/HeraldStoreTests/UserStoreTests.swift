@@ -97,3 +97,61 @@ struct UserStoreTests {
         #expect(store.changeCount > afterWrite, "another node's change counts")
     }
 }
+
+@Suite("Store conformance: rows written many a statement")
+struct InsertRowsTests {
+    /// Text that array syntax gives a meaning to, which PostgreSQL reads back out of a bound array.
+    static let names = [
+        "", "NULL", "null", "\"quoted\"", "back\\slash", "{braces}", "a,b", " spaced ", "Zoë 東京 🚀", "'; --",
+        "\\\"", "tab\there",
+    ]
+
+    /// `insertRows` writes an import's users as `VALUES` lists and a campaign's entries from arrays (a column's
+    /// values bound as one, on PostgreSQL): awkward text, columns NULL in some rows or in every row (media, reward),
+    /// and more rows than one statement carries must all come back as written.
+    @Test(arguments: StoreBackend.allCases)
+    func awkwardValuesComeBackAsWritten(_ backend: StoreBackend) throws {
+        let world = try StoreFixture(backend)
+        let business = world.business.id
+        let names = Self.names
+        let users = (0..<1_100).map { index in
+            User(
+                id: 0, businessID: business, email: nil, passwordHash: "", firstName: names[index % names.count],
+                lastName: names[(index + 3) % names.count], externalID: "x\(index)" + names[index % names.count],
+                attributes: ["n": .int(Int64(index))], createdAt: at(Int64(index)), updatedAt: at(1))
+        }
+        let created = try world.store.transaction { try $0.users.insertImported(users) }
+        #expect(created.count == users.count)
+        for (user, written) in zip(users, created) {
+            var expected = user
+            expected.id = written.id
+            #expect(try world.store.read { try $0.users.find(businessID: business, id: written.id) } == expected)
+        }
+
+        let devices = try world.store.transaction { tx in
+            try tx.devices.insertImported(
+                created.map { user in
+                    Device(
+                        id: 0, businessID: business, userID: user.id, deviceKey: "k\(user.id)", platform: .apns,
+                        token: "t\(user.id)", tokenUpdatedAt: at(0), userAgent: nil, createdAt: at(0), updatedAt: at(0))
+                })
+        }
+        let drafts = devices.enumerated().map { index, device in
+            (
+                draft: NotificationDraft(
+                    businessID: business, userID: device.userID, kind: .campaign, event: "campaign",
+                    title: names[index % names.count],
+                    subtitle: index % 2 == 0 ? nil : names[(index + 5) % names.count],
+                    body: names[(index + 7) % names.count] + "\n", extras: ["k": .string(names[index % names.count])],
+                    collapseID: index % 3 == 0 ? names[(index + 1) % names.count] : nil, deviceID: device.id,
+                    pullable: index % 2 == 0),
+                createdAt: at(Int64(index))
+            )
+        }
+        let entries = try world.store.transaction { try $0.inbox.insert(drafts) }
+        #expect(entries.map(\.draft) == drafts.map(\.draft))
+        for entry in entries {
+            #expect(try world.store.read { try $0.inbox.find(id: entry.id) } == entry)
+        }
+    }
+}

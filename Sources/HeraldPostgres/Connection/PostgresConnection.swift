@@ -106,6 +106,9 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {  // 
     /// on a campaign's fan-out: bench/RESULTS.md).
     public var rowsPerInsert: Int { 256 }
 
+    /// 1,024: `insertRows` binds each column's values as one array here (see `SQLConnection.rowsPerArrayInsert`).
+    public var rowsPerArrayInsert: Int { 1_024 }
+
     public func afterCommit(_ action: @escaping @Sendable () -> Void) {
         if isInTransaction { commitActions.append(action) } else { action() }
     }

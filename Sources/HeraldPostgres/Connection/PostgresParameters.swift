@@ -35,7 +35,7 @@ struct PostgresParameters {
             case .integer(let number):
                 if binary { append(UInt64(bitPattern: number)) } else { storage += Array(String(number).utf8) }
             case .real(let number):
-                if binary { append(number.bitPattern) } else { storage += Array(Self.literal(number).utf8) }
+                if binary { append(number.bitPattern) } else { storage += Array(SQLArray.realLiteral(number).utf8) }
             case .text(let text):
                 if !binary, text.utf8.contains(0) {
                     throw PostgresError(.characterNotInRepertoire, "a text value holds a NUL character")
@@ -80,11 +80,4 @@ struct PostgresParameters {
     }
 
     private static let hex = Array("0123456789abcdef".utf8)
-
-    /// A double as PostgreSQL's float input reads it back exactly (Swift's shortest round-trip digits).
-    static func literal(_ number: Double) -> String {
-        if number.isNaN { return "NaN" }
-        if number.isInfinite { return number < 0 ? "-Infinity" : "Infinity" }
-        return "\(number)"
-    }
 }

@@ -55,7 +55,7 @@ public struct DeliveryRecords {
                     job.platform.rawValue.sqlValue, .text("queued"), .integer(0), job.dueAt.sqlValue,
                     tx.makeUUID().sqlValue, now.sqlValue, now.sqlValue,
                 ]
-            }, statement: due)
+            }, arrays: true, statement: due)
         tx.deliveriesEnqueued += jobs.count
     }
 

@@ -44,7 +44,8 @@ public struct InboxRecords {
         var ids: [Recipient: Int64] = [:]
         try tx.connection.insertRows(
             into: "notifications", columns: Self.writtenColumns,
-            entries.map { Self.values($0.draft, createdAt: $0.createdAt) }, returning: "id, device_id, user_id"
+            entries.map { Self.values($0.draft, createdAt: $0.createdAt) }, returning: "id, device_id, user_id",
+            arrays: true
         ) { ids[Recipient(deviceID: $0.optionalInt(1), userID: $0.optionalInt(2))] = $0.int(0) }
         var bumped = Set<Int64>()
         return try zip(entries, recipients).map { entry, recipient in

@@ -12,6 +12,9 @@ public protocol SQLConnection: AnyObject {
     func afterCommit(_ action: @escaping @Sendable () -> Void)
     /// Most rows an `insertRows` statement carries (a power of two).
     var rowsPerInsert: Int { get }
+    /// Most rows an `insertRows` statement carries as arrays, a column's values bound as one; 0 where arrays do not
+    /// bind (SQLite), which takes `VALUES` lists of `rowsPerInsert` rows.
+    var rowsPerArrayInsert: Int { get }
 }
 
 extension SQLConnection {

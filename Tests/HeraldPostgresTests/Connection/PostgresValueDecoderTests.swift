@@ -38,11 +38,11 @@ struct PostgresValueDecoderTests {
 
     @Test func textFormatLiteralsReadBackExactly() {
         for number in [0.1, 1.0 / 3, -2.5e-300, Double.greatestFiniteMagnitude, Double.leastNonzeroMagnitude] {
-            #expect(Double(PostgresParameters.literal(number)) == number)
+            #expect(Double(SQLArray.realLiteral(number)) == number)
         }
-        #expect(PostgresParameters.literal(.infinity) == "Infinity")
-        #expect(PostgresParameters.literal(-.infinity) == "-Infinity")
-        #expect(PostgresParameters.literal(.nan) == "NaN")
+        #expect(SQLArray.realLiteral(.infinity) == "Infinity")
+        #expect(SQLArray.realLiteral(-.infinity) == "-Infinity")
+        #expect(SQLArray.realLiteral(.nan) == "NaN")
     }
 
     @Test func parametersAreBinaryWhenTheTypesMatchAndTextOtherwise() throws {
