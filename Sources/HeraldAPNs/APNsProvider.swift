@@ -175,6 +175,9 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
     }
 
     public func send(_ push: consuming OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) {
+        if let budget, budget.connections(for: .apns(push.businessID), at: clock.now()) == 0 {
+            return completion(.leaseless(retryAfter: budget.configuration.retry))
+        }
         let payload = push.apnsPayload
         guard payload.count <= APNsPayload.maximumSize else {
             return completion(
@@ -187,9 +190,6 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
         _ push: consuming OutgoingPush, payload: [UInt8], refreshedToken: Bool,
         completion: @escaping @Sendable (PushResult) -> Void
     ) {
-        if let budget, budget.connections(for: .apns(push.businessID), at: clock.now()) == 0 {
-            return completion(.leaseless(retryAfter: budget.configuration.retry))
-        }
         let route: Route
         do {
             guard let found = try self.route(push.businessID) else {

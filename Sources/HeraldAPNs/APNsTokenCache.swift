@@ -43,7 +43,9 @@ struct APNsTokenCache {
         let stored = (try? shared.token(businessID: businessID, platform: .apns)).flatMap { token in
             token.credentialVersion == credential.version && token.token != rejected ? token : nil
         }
-        if let stored, adopt(stored, youngerThan: Self.refreshAge, now: now, until: stored.issuedAt.seconds) {
+        if let stored,
+            adopt(stored, youngerThan: Self.refreshAge, now: now, useUntil: stored.issuedAt.seconds + Self.refreshAge)
+        {
             return stored.token
         }
         let mayRenew =
@@ -52,7 +54,7 @@ struct APNsTokenCache {
                 until: Timestamp(milliseconds: (now + Self.renewalLease) * 1000),
                 at: Timestamp(milliseconds: now * 1000))) ?? true
         guard mayRenew else {
-            if let stored, adopt(stored, youngerThan: Self.graceAge, now: now, until: now - Self.refreshAge + 5) {
+            if let stored, adopt(stored, youngerThan: Self.graceAge, now: now, useUntil: now + 5) {
                 return stored.token
             }
             throw Renewing()
@@ -69,13 +71,15 @@ struct APNsTokenCache {
         return fresh
     }
 
-    /// Uses `stored` if it is younger than `age` at `now`, until `base + refreshAge` (seconds).
-    private mutating func adopt(_ stored: SharedProviderToken, youngerThan age: Int64, now: Int64, until base: Int64)
+    /// Uses `stored` if it is younger than `age` at `now`, until `until` (seconds).
+    private mutating func adopt(
+        _ stored: SharedProviderToken, youngerThan age: Int64, now: Int64, useUntil until: Int64
+    )
         -> Bool
     {
         let issued = stored.issuedAt.seconds
         guard issued <= now, now - issued < age else { return false }
-        (authorization, issuedAt, useUntil) = (stored.token, issued, base + Self.refreshAge)
+        (authorization, issuedAt, useUntil) = (stored.token, issued, until)
         return true
     }
 
@@ -86,7 +90,7 @@ struct APNsTokenCache {
         guard let stored = try? shared.token(businessID: businessID, platform: .apns),
             stored.credentialVersion == credential.version, stored.token != refused
         else { return false }
-        return adopt(stored, youngerThan: Self.graceAge, now: now, until: now - Self.refreshAge + 60)
+        return adopt(stored, youngerThan: Self.graceAge, now: now, useUntil: now + 60)
     }
 
     /// Apple answered ExpiredProviderToken to a request sent with `rejected`: drop it if it is still current.

@@ -10,8 +10,8 @@ import Testing
 /// `--provider-connections` budget, and the node leasing no connection hands its pushes back unsent.
 @Suite("Fleet connection budget", .serialized)
 struct FleetConnectionTests {
-    @Test func twoNodesOpenNoMoreConnectionsThanTheBudgetAndLoseNothing() throws {
-        guard !TestPostgres.isOff else { return }
+    @Test(.enabled(if: !TestPostgres.isOff, "PostgreSQL tests turned off (HERALD_TEST_POSTGRES=off)"))
+    func twoNodesOpenNoMoreConnectionsThanTheBudgetAndLoseNothing() throws {
         let standIn = try StandIn()
         let schema = try TestPostgres.makeSchema()
         let base = try TestPostgres.requireURL()

@@ -22,8 +22,6 @@ struct ProviderTokenStoreTests {
             sealedToken: [9], credentialVersion: at(10), issuedAt: at(2_720), expiresAt: at(6_320))
         try store.transaction { try $0.providerTokens.save(next, businessID: id, platform: .apns) }
         #expect(try store.read { try $0.providerTokens.find(businessID: id, platform: .apns) } == next)
-        try store.transaction { try $0.providerTokens.delete(businessID: id, platform: .apns) }
-        #expect(try store.read { try $0.providerTokens.find(businessID: id, platform: .apns) } == nil)
     }
 
     @Test(arguments: StoreBackend.allCases)

@@ -115,7 +115,7 @@ public struct DeviceEventService: Sendable {
     /// kept, read in one query, and its pace (`CampaignPace`): its answers of the last minute, read by key.
     public func report(businessID: Int64, campaignID: Int64) throws -> CampaignReport? {
         let now = clock.now()
-        let found = try store.read { tx -> (report: CampaignReport, waiting: Int64)? in
+        let found = try store.read { tx -> CampaignReport? in
             guard let campaign = try tx.campaigns.find(businessID: businessID, id: campaignID) else { return nil }
             var counts: [CampaignMetric: Int64] = [:]
             for (name, count) in try tx.campaigns.counters(campaignID: campaignID) {
@@ -131,11 +131,11 @@ public struct DeviceEventService: Sendable {
             let sending = [Campaign.Status.running, .paused, .completed].contains(campaign.status)
             let waiting = sending ? max(0, report[.pushes] - report[.delivered] - report[.failed]) : 0
             report.pace = CampaignPace(answered: answered, over: now.since(start), waiting: waiting, at: now)
-            return (report, waiting)
+            return report
         }
-        guard var report = found?.report else { return nil }
+        guard var report = found else { return nil }
         // Asked of the engine outside the transaction: only while something waits is anything pacing it.
-        if found?.waiting ?? 0 > 0 { report.pace?.pacedBy = options.pacing(businessID) }
+        if report.pace?.waiting ?? 0 > 0 { report.pace?.pacedBy = options.pacing(businessID) }
         return report
     }
 

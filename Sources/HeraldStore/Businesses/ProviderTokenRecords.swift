@@ -71,10 +71,4 @@ public struct ProviderTokenRecords {
                 renewing_owner = NULL, renewing_until = NULL
             """)
     }
-
-    /// Forgets the token of `businessID` on `platform` (its credential was replaced, or the provider refused it).
-    public func delete(businessID: Int64, platform: PushPlatform) throws {
-        try tx.connection.execute(
-            "DELETE FROM provider_tokens WHERE business_id = \(businessID) AND platform = \(platform.rawValue)")
-    }
 }

@@ -32,17 +32,19 @@ public struct DeliveryRecords {
         try enqueue([(entry, deviceID, platform, dueAt ?? now)], at: now)
     }
 
+    /// `statement` (writing `deliveries` rows as queued) followed by writing the jobs it returns on to the due table,
+    /// where the queue keeps one (`SQLDialect.queueTables`).
+    static func writingDue(_ statement: String) -> String {
+        "WITH job AS (\(statement) RETURNING id, next_attempt_at, business_id, platform) "
+            + "INSERT INTO delivery_due (id, due_at, business_id, platform) SELECT * FROM job"
+    }
+
     /// Queues several entries, each for its device, due at its time, many a statement (a campaign's batch).
     public func enqueue(
         _ jobs: [(entry: InboxEntry, deviceID: Int64, platform: PushPlatform, dueAt: Timestamp)], at now: Timestamp
     ) throws {
         // Where the queue keeps its due jobs apart, each statement writes the jobs on to it.
-        let due: ((String) -> String)? =
-            tx.dialect.queueTables
-            ? { insert in
-                "WITH job AS (\(insert) RETURNING id, next_attempt_at, business_id, platform) "
-                    + "INSERT INTO delivery_due (id, due_at, business_id, platform) SELECT * FROM job"
-            } : nil
+        let due: ((String) -> String)? = tx.dialect.queueTables ? { Self.writingDue($0) } : nil
         try tx.connection.insertRows(
             into: "deliveries",
             columns: [

@@ -114,10 +114,7 @@ extension SQLDeliveryQueue {
     /// where the queue keeps one; its change count stays the jobs'.
     func requeued(_ update: SQLQuery) -> SQLQuery {
         guard database.dialect.queueTables else { return update }
-        return """
-            WITH job AS (\(update) RETURNING id, next_attempt_at, business_id, platform)
-            INSERT INTO delivery_due (id, due_at, business_id, platform) SELECT * FROM job
-            """
+        return SQLQuery(sql: DeliveryRecords.writingDue(update.sql), bindings: update.bindings)
     }
 
     /// Deletes the rows of this process's claims whose every job `answered` has now answered (by the claim's owner:
