@@ -101,9 +101,7 @@ public struct BusinessService: Sendable {
     /// credential has no project yet (invalid on `service_account`).
     public func setFCMQuota(businessID: Int64, perMinute: Int?) throws -> FCMQuota {
         try store.transaction { tx in
-            guard
-                let projectID = try tx.credentials.find(businessID: businessID, platform: .fcm)?.settings["project_id"]
-            else {
+            guard let projectID = try tx.credentials.fcmProjectID(businessID: businessID) else {
                 throw DomainError(
                     .invalid, field: "service_account", "is not set: the quota is its Firebase project's (PUT …/fcm)")
             }

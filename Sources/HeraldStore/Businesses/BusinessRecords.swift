@@ -95,6 +95,14 @@ public struct CredentialRecords {
             """
         ).map(Self.decode)
     }
+
+    /// The Firebase project `businessID`'s FCM credential sends as (nil: no credential, or none named).
+    public func fcmProjectID(businessID: Int64) throws -> String? {
+        guard let projectID = try find(businessID: businessID, platform: .fcm)?.settings["project_id"],
+            !projectID.isEmpty
+        else { return nil }
+        return projectID
+    }
 }
 
 /// The templates businesses saved (events without one use the default).

@@ -7,10 +7,7 @@ extension Store {
     public func leaseFCMQuota(businessID: Int64, duration: Duration, at now: Timestamp) throws -> FCMQuotaLease? {
         try database.write { connection in
             let tx = StoreTransaction(connection: connection, dialect: database.dialect, makeUUID: { "" })
-            guard
-                let projectID = try tx.credentials.find(businessID: businessID, platform: .fcm)?.settings["project_id"],
-                !projectID.isEmpty
-            else { return nil }
+            guard let projectID = try tx.credentials.fcmProjectID(businessID: businessID) else { return nil }
             return try tx.fcmQuotas.lease(projectID: projectID, duration: duration, at: now)
         }
     }
