@@ -16,7 +16,7 @@ import Synchronization
 public final class ServiceGroup: Sendable {
     private let services: [(name: String, service: any Service)]
     private let logger: Logger
-    private let signalSources: Mutex<[any DispatchSourceSignal]>
+    private let signalWatch: SignalRelay.Watch?
     private let stopRequested = Wakeup()
 
     /// A group of `services` (started in this order, stopped in reverse); `signals` stop it when received — from
@@ -24,17 +24,13 @@ public final class ServiceGroup: Sendable {
     public init(_ services: [(name: String, service: any Service)], logger: Logger, signals: [Int32] = []) {
         self.services = services
         self.logger = logger
-        let sources = signals.map { [stopRequested] number in
-            signal(number, SIG_IGN)  // Dispatch watches for it instead
-            let source = DispatchSource.makeSignalSource(signal: number)
-            source.setEventHandler {
+        signalWatch =
+            signals.isEmpty
+            ? nil
+            : SignalRelay.shared.watch(signals) { [stopRequested] number in
                 logger.notice("shutting down", ["signal": String(number)])
                 stopRequested.signal()
             }
-            source.resume()
-            return source
-        }
-        signalSources = Mutex(sources)
     }
 
     /// Asks the group to stop (from any thread).
@@ -53,7 +49,7 @@ public final class ServiceGroup: Sendable {
     /// Runs every service until the group is asked to stop or one of them ends; then stops the others in reverse
     /// order and returns. Rethrows the first failure.
     public func run() async throws {
-        defer { signalSources.withLock { for source in $0 { source.cancel() } } }
+        defer { signalWatch?.cancel() }
 
         let firstFailure = FirstFailure()
         var running: [(name: String, task: Task<Void, Never>, request: ShutdownRequest, executor: ServiceExecutor)] =

@@ -100,6 +100,19 @@ struct ServiceGroupTests {
         #expect(log.entries("cancelled").isEmpty)
     }
 
+    @Test("a signal sent the moment the group is made, before it runs, still stops it (ten times over)")
+    func aSignalAtOnceIsNotLost() async throws {
+        // Dispatch's signal sources armed themselves later than `resume()`: a signal in between was ignored, and
+        // `herald serve` stopped at once (as ServeCommandTests stops it) ran on.
+        for _ in 0..<10 {
+            let log = Log()
+            let group = ServiceGroup(
+                [("one", Waiting(name: "one", log: log))], logger: .disabled, signals: [SIGUSR1])
+            kill(getpid(), SIGUSR1)
+            #expect(await Self.ends(group.start(), group: group, within: .seconds(5)), "the signal stopped the group")
+        }
+    }
+
     @Test("a service that throws stops the others gracefully, and its error surfaces from run")
     func aFailureStopsTheOthersAndSurfaces() async throws {
         let log = Log()

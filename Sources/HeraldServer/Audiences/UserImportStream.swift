@@ -7,7 +7,7 @@ import HeraldModel
 /// of any size holds at most one batch. Lines refused (malformed, missing their identity, bad values, too long)
 /// are answered with their number and why; the first `listedRejections` of them are listed, all counted.
 ///
-/// A batch is written on a thread of its own (`BackgroundBatch`) while the connection's thread reads and parses the
+/// A batch is written on a thread of the stream's own (`BatchWriter`) while the connection's thread reads and parses the
 /// next: the database's time and the parse's overlap instead of adding up, with at most two batches held (the one
 /// written, the one read). Batches are still written one after another, in order.
 final class UserImportStream: HTTPBodyConsumer {
@@ -25,8 +25,10 @@ final class UserImportStream: HTTPBodyConsumer {
     private var reader = NDJSONLineReader(maxLineBytes: UserImportStream.maximumLineBytes)
     private var batch: [ImportedUser] = []
     private var pendingBytes = 0
-    /// The batch being written, if any.
-    private var writing: BackgroundBatch<UserImportResult>?
+    /// Writes the batches, one at a time.
+    private let writer = BatchWriter<UserImportResult>()
+    /// Whether a batch is being written.
+    private var writing = false
     private var created = 0
     private var updated = 0
     private var rejectedCount = 0
@@ -39,6 +41,8 @@ final class UserImportStream: HTTPBodyConsumer {
         self.businessID = businessID
         batch.reserveCapacity(Self.batchSize)
     }
+
+    deinit { writer.close() }
 
     func receive(_ bytes: UnsafeRawBufferPointer) throws {
         try reader.feed(bytes) { try take($0) }
@@ -102,7 +106,8 @@ final class UserImportStream: HTTPBodyConsumer {
         guard !batch.isEmpty else { return }
         try collect()
         let (importer, businessID, lines) = (importer, businessID, batch)
-        writing = BackgroundBatch { try importer.importBatch(lines, businessID: businessID) }
+        writer.start { try importer.importBatch(lines, businessID: businessID) }
+        writing = true
         batch = []
         batch.reserveCapacity(Self.batchSize)
         pendingBytes = 0
@@ -110,9 +115,9 @@ final class UserImportStream: HTTPBodyConsumer {
 
     /// Waits for the batch being written, if any, and counts its outcome.
     private func collect() throws {
-        guard let writing else { return }
-        self.writing = nil
-        let result = try writing.wait()
+        guard writing else { return }
+        writing = false
+        let result = try writer.wait()
         created += result.created
         updated += result.updated
         for rejection in result.rejected { reject(rejection) }
