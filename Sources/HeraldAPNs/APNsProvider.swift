@@ -48,19 +48,28 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
             self.lastUsed = lastUsed
         }
 
-        /// What a push needs now, the provider token taken from `shared` or signed afresh when due.
-        func route(at now: Int64, businessID: Int64, shared: any ProviderTokenStore) throws -> Route? {
+        /// What a push needs now, as far as the entry knows without the shared store: nil once its client is shut
+        /// down for being idle.
+        func route(at now: Int64) throws -> Routing? {
             guard let client else { return nil }
             lastUsed = now
-            // The held token first: signing needs the credential passed, a copy of each of its fields (the
-            // mutation of `tokens` may not overlap a read of `credential` in place).
-            let bearer =
-                try tokens.current(at: now)
-                ?? tokens.authorization(for: credential, businessID: businessID, shared: shared, now: now)
-            return Route(
-                client: client, bearer: bearer, topic: credential.topic,
-                environment: credential.environment, version: credential.version)
+            switch try tokens.next(at: now) {
+            case .use(let bearer):
+                return .ready(
+                    Route(
+                        client: client, bearer: bearer, topic: credential.topic, environment: credential.environment,
+                        version: credential.version))
+            case .fetch(let fetch):
+                return .fetching(fetch, credential, client)
+            }
         }
+    }
+
+    /// A push's route, or what it takes to complete one: a provider token fetched from the shared store (or signed)
+    /// with the credential, outside the lock of `entries`.
+    private enum Routing {
+        case ready(Route)
+        case fetching(APNsTokenCache.Fetch, APNsCredential, HTTP2Client)
     }
 
     /// What a push needs of its business's credential.
@@ -135,11 +144,8 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
     private func route(_ businessID: Int64) throws -> Route? {
         let now = clock.now().seconds
         if now >= nextSweep.load(ordering: .relaxed) { shutDownIdleClients(now: now) }
-        let shared = sharedTokens
-        if let cached = try entries.withLock({
-            try $0[businessID]?.route(at: now, businessID: businessID, shared: shared)
-        }) {
-            return cached
+        if let routing = try entries.withLock({ try $0[businessID]?.route(at: now) }) {
+            return try complete(routing, businessID: businessID, now: now)
         }
         let credential: APNsCredential
         let client: HTTP2Client
@@ -152,7 +158,7 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
         }
         var unused: HTTP2Client?
         var installed = false
-        let result = try entries.withLock { entries -> Route? in
+        let routing = try entries.withLock { entries -> Routing? in
             let entry = entries[businessID] ?? Entry(credential: credential, lastUsed: now)
             entries[businessID] = entry
             if entry.credential.version < credential.version {
@@ -166,12 +172,35 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
             } else {
                 unused = client  // another thread got there first
             }
-            return try entry.route(at: now, businessID: businessID, shared: shared)
+            return try entry.route(at: now)
         }
         unused?.shutdown()
         // Read once it is in place: a later change of the lease reaches it there.
         if installed, let budget { client.limitConnections(to: budget.usableConnections(.apns(businessID))) }
-        return result
+        return try routing.map { try complete($0, businessID: businessID, now: now) }
+    }
+
+    /// The route `routing` leads to: its provider token fetched first if it needs one, while the lock of `entries`
+    /// is free (the shared store may be a database round trip away, and every business's pushes take that lock),
+    /// then handed to the entry's token cache.
+    private func complete(_ routing: Routing, businessID: Int64, now: Int64) throws -> Route {
+        switch routing {
+        case .ready(let route):
+            return route
+        case .fetching(let fetch, let credential, let client):
+            let result = Result {
+                try fetch.perform(for: credential, businessID: businessID, shared: sharedTokens, now: now)
+            }
+            let fetched = try? result.get()
+            entries.withLock { entries in
+                // Not into the cache of a credential that replaced this one meanwhile.
+                guard let entry = entries[businessID], entry.credential.version == credential.version else { return }
+                entry.tokens.fetched(fetched)
+            }
+            return Route(
+                client: client, bearer: try result.get().authorization, topic: credential.topic,
+                environment: credential.environment, version: credential.version)
+        }
     }
 
     public func send(_ push: consuming OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) {
@@ -204,7 +233,7 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
             return completion(.unavailable("APNs credential", because: unavailable.underlying))
         } catch is APNsTokenCache.Renewing {
             return completion(
-                .throttled(reason: "another node is signing the provider token", retryAfter: .seconds(2)))
+                .throttled(reason: "the provider token is being renewed", retryAfter: .seconds(2)))
         } catch {
             return completion(.credentialRejected(reason: "cannot sign a provider token with the .p8 key"))
         }
@@ -301,15 +330,14 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
         }
     }
 
-    /// Takes the stored provider token of `businessID` if it is another than `refused`; true when it did.
+    /// Takes the stored provider token of `businessID` if it is another than `refused`; true when it did. Read
+    /// before the lock of `entries` is taken.
     private func adoptShared(_ businessID: Int64, refused: String) -> Bool {
         let now = clock.now().seconds
-        let shared = sharedTokens
+        guard let stored = try? sharedTokens.token(businessID: businessID, platform: .apns) else { return false }
         return entries.withLock { entries in
             guard let entry = entries[businessID] else { return false }
-            let credential = entry.credential
-            return entry.tokens.adoptShared(
-                credential, businessID: businessID, shared: shared, refused: refused, now: now)
+            return entry.tokens.adoptShared(stored, version: entry.credential.version, refused: refused, now: now)
         }
     }
 

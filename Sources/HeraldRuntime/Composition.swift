@@ -114,7 +114,7 @@ public enum Composition {
             let owner = try directory.nodeID()
             if providers == nil {
                 budget = ConnectionBudget(
-                    leases: StoredConnectionLeases(store: store), owner: owner, clock: clock,
+                    leases: SQLConnectionLeases(database: store.database), owner: owner, clock: clock,
                     configuration: .init(budget: configuration.delivery.connectionsPerHost), metrics: metrics,
                     logger: logger.labeled("herald.delivery"))
             }

@@ -56,6 +56,75 @@ struct APNsProviderTests {
         send(2)
         #expect(made.count.load(ordering: .relaxed) == 3, "business 2's was still in use")
     }
+
+    @Test(
+        "a shared store slow to answer holds up the pushes of the business it is asked about, not another's",
+        .bug(id: "review-3-1", "the store was read and written under the lock every business's pushes take"))
+    func aSlowStoreHoldsUpNoOtherBusiness() throws {
+        let key = P256PrivateKey.generate()
+        var configuration = APNsProvider.Configuration(baseURLOverride: "http://127.0.0.1:9")
+        configuration.requestTimeout = .seconds(2)
+        let store = GatedTokenStore(gated: 1)
+        let provider = APNsProvider(
+            makeClient: { try HTTP2Client() },
+            credential: { _ in
+                APNsCredential(
+                    keyID: "KEY1234567", teamID: "TEAM123456", topic: "com.example.app", environment: .production,
+                    key: key, version: Timestamp(milliseconds: 0))
+            },
+            clock: WallClock { Timestamp(milliseconds: 1_800_000_000_000) }, configuration: configuration,
+            tokens: store, logger: .disabled)
+        defer { provider.shutdown() }
+
+        func send(_ businessID: Int64) -> DispatchSemaphore {
+            let answered = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                provider.send(
+                    OutgoingPush(
+                        deliveryID: businessID, businessID: businessID, token: String(repeating: "a", count: 64),
+                        apnsID: UUID().uuidString, content: PushContent(notificationID: 1, title: "Hi", body: "There"))
+                ) { _ in answered.signal() }
+            }
+            return answered
+        }
+
+        let first = send(1)
+        #expect(store.entered.wait(timeout: .now() + 10) == .success, "business 1's push reads the store")
+        let second = send(2)
+        let secondAnswered = second.wait(timeout: .now() + 10)
+        store.release()
+        #expect(secondAnswered == .success, "business 2's push went on while business 1's waited on the store")
+        #expect(first.wait(timeout: .now() + 10) == .success)
+        if secondAnswered != .success { _ = second.wait(timeout: .now() + 10) }
+    }
+}
+
+/// Provider tokens in memory, whose read for one business waits until `release` is called.
+private final class GatedTokenStore: ProviderTokenStore {
+    let entered = DispatchSemaphore(value: 0)
+    private let gate = DispatchSemaphore(value: 0)
+    private let gated: Int64
+    private let tokens = MemoryProviderTokenStore()
+
+    init(gated: Int64) { self.gated = gated }
+
+    func release() { gate.signal() }
+
+    func token(businessID: Int64, platform: PushPlatform) throws -> SharedProviderToken? {
+        if businessID == gated {
+            entered.signal()
+            gate.wait()
+        }
+        return try tokens.token(businessID: businessID, platform: platform)
+    }
+
+    func beginRenewal(businessID: Int64, platform: PushPlatform, until: Timestamp, at now: Timestamp) throws -> Bool {
+        try tokens.beginRenewal(businessID: businessID, platform: platform, until: until, at: now)
+    }
+
+    func save(_ token: SharedProviderToken, businessID: Int64, platform: PushPlatform) throws {
+        try tokens.save(token, businessID: businessID, platform: platform)
+    }
 }
 
 private final class Clock: Sendable {

@@ -92,12 +92,41 @@ struct APNsTokenCacheTests {
         var a = APNsTokenCache()
         let stored = try a.authorization(for: credential(), businessID: 7, shared: shared, now: Self.t0)
         var own = APNsTokenCache()
-        let sameAsRefused = own.adoptShared(
-            credential(), businessID: 7, shared: shared, refused: stored, now: Self.t0 + 5)
+        let read = try shared.token(businessID: 7, platform: .apns)
+        let sameAsRefused = own.adoptShared(read, version: credential().version, refused: stored, now: Self.t0 + 5)
         #expect(!sameAsRefused, "the stored token is the one refused: nothing else to send with")
-        let another = own.adoptShared(
-            credential(), businessID: 7, shared: shared, refused: "bearer mine", now: Self.t0 + 5)
+        let another = own.adoptShared(read, version: credential().version, refused: "bearer mine", now: Self.t0 + 5)
         #expect(another)
         #expect(own.current(at: Self.t0 + 6) == stored)
+    }
+
+    @Test("while a fetch is out, a push keeps the held token (Apple still takes it) and none goes to the store again")
+    func oneFetchAtATime() throws {
+        let shared = MemoryProviderTokenStore()
+        var cache = APNsTokenCache()
+        let held = try cache.authorization(for: credential(), businessID: 7, shared: shared, now: Self.t0)
+        let renewal = Self.t0 + 46 * 60
+        guard case .fetch(let fetch) = try cache.next(at: renewal) else {
+            Issue.record("past 45 minutes the token is fetched again")
+            return
+        }
+        guard case .use(let meanwhile) = try cache.next(at: renewal + 1) else {
+            Issue.record("a second fetch was handed out while the first was out")
+            return
+        }
+        #expect(meanwhile == held)
+        let fetched = try fetch.perform(for: credential(), businessID: 7, shared: shared, now: renewal)
+        cache.fetched(fetched)
+        #expect(cache.current(at: renewal + 2) == fetched.authorization)
+        #expect(fetched.authorization != held)
+        // A cache holding nothing Apple takes has nothing to send with while its fetch is out.
+        var empty = APNsTokenCache()
+        _ = try empty.next(at: Self.t0)
+        #expect(throws: APNsTokenCache.Renewing.self) { try empty.next(at: Self.t0) }
+        empty.fetched(nil)
+        guard case .fetch = try empty.next(at: Self.t0) else {
+            Issue.record("a failed fetch lets the next push fetch")
+            return
+        }
     }
 }

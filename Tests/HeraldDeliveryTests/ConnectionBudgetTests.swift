@@ -5,6 +5,7 @@ import HeraldDelivery
 import HeraldHTTP
 import HeraldModel
 import HeraldRuntime
+import HeraldStore
 import HeraldTesting
 import Synchronization
 import Testing
@@ -25,8 +26,8 @@ struct ConnectionBudgetTests {
         func make() throws -> any ConnectionLeaseStore {
             switch self {
             case .memory: MemoryConnectionLeaseStore()
-            case .sqlite: StoredConnectionLeases(store: try StoreBackend.sqlite.makeDatabase().store)
-            case .postgres: StoredConnectionLeases(store: try StoreBackend.postgres.makeDatabase().store)
+            case .sqlite: SQLConnectionLeases(database: try StoreBackend.sqlite.makeDatabase().store.database)
+            case .postgres: SQLConnectionLeases(database: try StoreBackend.postgres.makeDatabase().store.database)
             }
         }
     }

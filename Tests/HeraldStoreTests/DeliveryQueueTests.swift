@@ -1,8 +1,9 @@
 import HeraldModel
 import HeraldQueue
-import HeraldStore
 import HeraldTesting
 import Testing
+
+@testable import HeraldStore
 
 @Suite("Store conformance: delivery queue")
 struct DeliveryQueueTests {
@@ -256,5 +257,38 @@ struct DeliveryQueueTests {
         let job = try queue.claim(owner: "w", limit: 1, leaseUntil: at(60), at: at(4))[0]
         #expect(job.deviceBelongsToRecipient == false)
         #expect(job.notification.body == "for Ann")
+    }
+
+    @Test(
+        .bug(id: "review-3-2", "a device's due rows were deleted by id, which no index of the due table reads"),
+        arguments: StoreBackend.allCases)
+    func aDeletedDevicesJobsLeaveTheQueueByTheDueIndex(_ backend: StoreBackend) throws {
+        let fixture = try StoreFixture(backend)
+        let store = fixture.store
+        let queue = store.deliveryQueue
+        let ios = try fixture.register(fixture.user, key: "ios", token: "aaaa")
+        try fixture.register(fixture.user, key: "android", token: "bbbb", platform: .fcm)
+        _ = try fixture.publish([fixture.draft(fixture.user, "one"), fixture.draft(fixture.user, "two")], at: at(10))
+        #expect(try queue.depth(at: at(10)) == QueueDepth(queued: 4, due: 4, sending: 0))
+        try store.transaction { try $0.devices.delete(id: ios.id) }
+        #expect(try queue.depth(at: at(10)) == QueueDepth(queued: 2, due: 2, sending: 0))
+        #expect(try queue.claim(owner: "w", limit: 10, leaseUntil: at(70), at: at(10)).map(\.platform) == [.fcm, .fcm])
+        guard store.database.dialect.queueTables else { return }
+        // A due table the size of a busy queue's, and a plan for deleting a device's jobs from it.
+        try store.database.write { db in
+            try db.execute(
+                """
+                INSERT INTO delivery_due (id, due_at, business_id, platform)
+                SELECT g, g, 1, 'apns' FROM generate_series(1000000, 1050000) g
+                """)
+            try db.execute("ANALYZE delivery_due")
+            try db.execute("ANALYZE deliveries")
+        }
+        let statement = DeviceRecords.deletingJobs("device_id = \(ios.id)", dueTable: true)
+        let plan = try store.database.read { db in
+            try db.rows("EXPLAIN \(statement)").map { $0.text(0) }.joined(separator: "\n")
+        }
+        #expect(plan.contains("Index Scan using delivery_due_time on delivery_due"), "\(plan)")
+        #expect(!plan.contains("Seq Scan on delivery_due"), "\(plan)")
     }
 }

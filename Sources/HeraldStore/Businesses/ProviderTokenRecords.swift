@@ -45,17 +45,16 @@ public struct ProviderTokenRecords {
     public func beginRenewal(
         businessID: Int64, platform: PushPlatform, owner: String, until: Timestamp, at now: Timestamp
     ) throws -> Bool {
+        // A row for the lease alone (no token yet) if there is none; else the lease, if no other owner holds it.
         try tx.connection.execute(
             """
-            INSERT INTO provider_tokens (business_id, platform, credential_version, issued_at, expires_at)
-            VALUES (\(businessID), \(platform.rawValue), 0, 0, 0)
-            ON CONFLICT (business_id, platform) DO NOTHING
-            """)
-        return try tx.connection.execute(
-            """
-            UPDATE provider_tokens SET renewing_owner = \(owner), renewing_until = \(until)
-            WHERE business_id = \(businessID) AND platform = \(platform.rawValue)
-                AND (renewing_owner IS NULL OR renewing_owner = \(owner) OR renewing_until <= \(now))
+            INSERT INTO provider_tokens
+                (business_id, platform, credential_version, issued_at, expires_at, renewing_owner, renewing_until)
+            VALUES (\(businessID), \(platform.rawValue), 0, 0, 0, \(owner), \(until))
+            ON CONFLICT (business_id, platform) DO UPDATE
+                SET renewing_owner = excluded.renewing_owner, renewing_until = excluded.renewing_until
+                WHERE provider_tokens.renewing_owner IS NULL OR provider_tokens.renewing_owner = excluded.renewing_owner
+                    OR provider_tokens.renewing_until <= \(now)
             """) == 1
     }
 

@@ -58,11 +58,12 @@ public struct SQLConnectionLeases: Sendable {
                 "SELECT slot, owner, expires_at FROM connection_leases WHERE credential = \(credential) ORDER BY slot"
             ).map { (slot: Int($0.int(0)), owner: $0.text(1), expiresAt: $0.timestamp(2)) }
             var mine = slots.filter { $0.owner == owner }.map(\.slot)
-            for slot in mine.dropFirst(max(0, count)) {
+            let surplus = Array(mine.dropFirst(max(0, count)))
+            if !surplus.isEmpty {
                 try connection.execute(
                     """
                     DELETE FROM connection_leases
-                    WHERE credential = \(credential) AND slot = \(slot) AND owner = \(owner)
+                    WHERE credential = \(credential) AND owner = \(owner) AND slot IN (\(list: surplus))
                     """)
             }
             mine = Array(mine.prefix(max(0, count)))

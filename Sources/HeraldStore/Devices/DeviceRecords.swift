@@ -176,11 +176,7 @@ extension DeviceRecords {
         let deliveries: SQLQuery = """
             device_id = \(id) OR notification_id IN (SELECT id FROM notifications WHERE device_id = \(id))
             """
-        if tx.dialect.queueTables {
-            try connection.execute(
-                "DELETE FROM delivery_due WHERE id IN (SELECT id FROM deliveries WHERE \(deliveries))")
-        }
-        try connection.execute("DELETE FROM deliveries WHERE \(deliveries)")
+        try connection.execute(Self.deletingJobs(deliveries, dueTable: tx.dialect.queueTables))
         try connection.execute(
             """
             DELETE FROM notification_milestones
@@ -194,6 +190,18 @@ extension DeviceRecords {
         try connection.execute("DELETE FROM notifications WHERE device_id = \(id)")
         try connection.execute("UPDATE sessions SET device_id = NULL WHERE device_id = \(id)")
         try connection.execute("DELETE FROM devices WHERE id = \(id)")
+    }
+
+    /// Deletes the jobs `deliveries` selects, and their due rows where the queue keeps them apart (`delivery_due`).
+    /// Those are found by the due table's one index, `(due_at, id)`: a queued job's row is due at its
+    /// `next_attempt_at`, and by id alone every device deleted would read the whole table. A due row left behind
+    /// (none should be) is dropped by the claim that takes it, which finds no queued job of its id.
+    static func deletingJobs(_ deliveries: SQLQuery, dueTable: Bool) -> SQLQuery {
+        guard dueTable else { return "DELETE FROM deliveries WHERE \(deliveries)" }
+        return """
+            WITH job AS (DELETE FROM deliveries WHERE \(deliveries) RETURNING id, next_attempt_at)
+            DELETE FROM delivery_due d USING job WHERE d.due_at = job.next_attempt_at AND d.id = job.id
+            """
     }
 
     /// The sandbox install of `businessID` showing `approvalCode`.
