@@ -114,7 +114,8 @@ struct HTTPServerHardeningTests {
         let started = ContinuousClock.now
         let health = try Self.client(server, from: "127.0.0.1").request("GET", "/healthz")
         #expect(health.status == 200, "\(health)")
-        #expect(ContinuousClock.now - started < .milliseconds(500))
+        // Not behind the flood: that would take its head deadline (10 s). The bound leaves room for a loaded machine.
+        #expect(ContinuousClock.now - started < .seconds(3))
         let busy = try Self.client(server, from: "127.0.0.1").request("GET", "/x")
         #expect(busy.status == 503, "\(busy)")
         #expect(busy.header("retry-after") == "1")
@@ -137,7 +138,8 @@ struct HTTPServerHardeningTests {
             let answer = try Self.client(server, from: "127.0.0.1").request("GET", path)
             // The health check always; anything else served in a place an eviction freed, or 503 from the reserve.
             #expect(path == "/healthz" ? answer.status == 200 : [200, 503].contains(answer.status), "\(answer)")
-            #expect(ContinuousClock.now - started < .milliseconds(500), "\(path) waited")
+            // Not behind the held heads (30 s); the bound leaves room for a loaded machine.
+            #expect(ContinuousClock.now - started < .seconds(3), "\(path) waited")
         }
         // The places were made by shutting down the connections that had waited longest, not by the deadline.
         #expect(server.server.connectionsEvicted > 0)

@@ -104,7 +104,7 @@ struct HTTPServerOffloadTests {
         let started = ContinuousClock.now
         let fast = try server.client(timeout: 2).request("GET", "/fast")
         #expect(fast.status == 200)
-        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(ContinuousClock.now - started < .seconds(2))
         server.gate.open()
         #expect(done.wait(timeout: .now() + 5) == .success)
         let answer = try #require(try slow.get()?.get())

@@ -92,7 +92,7 @@ private let validKey = Base64URL.encode([UInt8](repeating: 7, count: 32))
         let encoded = "scrypt$\(n)$\(r)$\(p)$AAAAAAAAAAAAAAAAAAAAAA$" + validKey
         let clock = ContinuousClock()
         let elapsed = clock.measure { #expect(!hasher.verify("pw", against: encoded)) }
-        #expect(elapsed < .milliseconds(100))
+        #expect(elapsed < .seconds(1), "refused after \(elapsed): work was done")  // such work takes minutes
         let error = #expect(throws: CryptoError.self) { try PasswordHasher(parameters: parameters).hash("pw") }
         #expect(error?.code == .invalidInput)
     }
