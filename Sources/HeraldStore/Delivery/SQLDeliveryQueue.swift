@@ -146,7 +146,7 @@ public final class SQLDeliveryQueue: DeliveryQueue {
             for (group, rows) in accepted {
                 for start in stride(from: 0, to: rows.count, by: Self.recordChunk) {
                     let chunk = rows[start..<min(start + Self.recordChunk, rows.count)]
-                    let changed = try db.execute(Self.markDelivered(chunk, group, at: now))
+                    let changed = try db.execute(Self.markDelivered(chunk, group, at: now, database.dialect))
                     applied += changed
                     if let campaign = group.campaignID {
                         campaignOutcomes[campaign, default: (0, 0)].delivered += Int64(changed)
@@ -228,17 +228,32 @@ public final class SQLDeliveryQueue: DeliveryQueue {
     }
 
     /// One statement marking `completions` (all `.delivered`, all of `group`) delivered where their lease is still
-    /// theirs; its change count is how many it marked. Batches of any size share a few prepared statements: the
-    /// plain ids go as an `IN` list, which `SQLQuery` pads to a power of two; the rows with the provider's ids are
-    /// padded the same way, by repeating the last (which changes nothing: a row is updated once).
-    static func markDelivered(_ completions: ArraySlice<DeliveryCompletion>, _ group: AcceptedGroup, at now: Timestamp)
-        -> SQLQuery
-    {
+    /// theirs; its change count is how many it marked. Batches of any size share one prepared statement on
+    /// PostgreSQL, the ids (and the provider's) bound as arrays, and a few on SQLite: the plain ids go as an `IN`
+    /// list, which `SQLQuery` pads to a power of two; the rows with the provider's ids are padded the same way, by
+    /// repeating the last (which changes nothing: a row is updated once).
+    static func markDelivered(
+        _ completions: ArraySlice<DeliveryCompletion>, _ group: AcceptedGroup, at now: Timestamp, _ dialect: SQLDialect
+    ) -> SQLQuery {
         guard group.withMessageID else {
             return """
                 UPDATE deliveries SET status = 'delivered', provider_message_id = NULL, last_reason = NULL,
                     lease_owner = NULL, lease_until = NULL, updated_at = \(now)
-                WHERE lease_owner = \(group.leaseOwner) AND status = 'sending' AND id IN (\(list: completions.map(\.id)))
+                WHERE lease_owner = \(group.leaseOwner) AND status = 'sending'
+                    AND id \(in: completions.map(\.id), dialect)
+                """
+        }
+        if dialect.bindsArrays {
+            let messageIDs = completions.map { completion -> SQLValue in
+                guard case .delivered(let messageID) = completion.outcome else { preconditionFailure("not delivered") }
+                return messageID.map(SQLValue.text) ?? .null
+            }
+            return """
+                UPDATE deliveries SET status = 'delivered', provider_message_id = v.message_id, last_reason = NULL,
+                    lease_owner = NULL, lease_until = NULL, updated_at = \(now)
+                FROM unnest(\(array: completions.map(\.id))::bigint[], \(array: messageIDs)::text[]) AS v(id, message_id)
+                WHERE deliveries.lease_owner = \(group.leaseOwner) AND deliveries.id = v.id
+                    AND deliveries.status = 'sending'
                 """
         }
         var rows = 1
