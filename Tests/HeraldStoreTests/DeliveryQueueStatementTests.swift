@@ -16,7 +16,7 @@ struct DeliveryQueueStatementTests {
     @Test func batchesOfEverySizeShareTheirStatements() throws {
         let fixture = try StoreFixture(.postgres)
         let device = try fixture.register(fixture.user, key: "ios", token: "aaaa")
-        let sizes = Array(3...40)
+        let sizes = Array(3...20)
         _ = try fixture.publish(
             (0..<sizes.reduce(0, +)).map { fixture.draft(fixture.user, "n\($0)") }, at: at(0))
         // One connection: the session whose statements `pg_prepared_statements` lists.
