@@ -79,7 +79,7 @@ public final class StoreTransaction {
         }
         return """
             SELECT t.* FROM (
-                SELECT DISTINCT unnest(ARRAY[\(list: values)]::\(raw: Value.self == Int64.self ? "bigint" : "text")[]) AS value
+                SELECT DISTINCT unnest(\(array: values)::\(raw: Value.self == Int64.self ? "bigint" : "text")[]) AS value
             ) k
             JOIN LATERAL (
                 SELECT \(raw: columns) FROM \(raw: table) WHERE \(condition) AND \(raw: column) = k.value OFFSET 0

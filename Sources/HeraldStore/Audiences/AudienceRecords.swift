@@ -85,7 +85,7 @@ public struct AudienceRecords {
         case .all:
             return workspace
         case .userIDs(let ids):
-            return workspace + " AND d.user_id IN (\(list: ids))"
+            return workspace + " AND d.user_id \(in: ids, tx.dialect)"
         case .segment(let filter):
             return workspace + " AND \(filter.condition(tx.dialect, at: now))"
         }

@@ -111,10 +111,11 @@ extension SegmentFilter {
         case .in(let operands):
             let (strings, numbers, flags) = partition(operands)
             var parts: [SQLQuery] = flags.map { equals(.bool($0)) }
-            if !strings.isEmpty { parts.append("(\(type) = 'string' AND \(text) IN (\(list: strings)))") }
+            if !strings.isEmpty { parts.append("(\(type) = 'string' AND \(text) = ANY(\(array: strings)::text[]))") }
             if !numbers.isEmpty {
                 parts.append(
-                    "(CASE WHEN \(type) = 'number' THEN CAST(\(text) AS DOUBLE PRECISION) IN (\(list: numbers)) END)")
+                    "(CASE WHEN \(type) = 'number' THEN CAST(\(text) AS DOUBLE PRECISION) = ANY(\(array: numbers)::float8[]) END)"
+                )
             }
             return "(" + joined(parts, " OR ") + ")"
         case .exists: return "(\(type) IS NOT NULL AND \(type) <> 'null')"

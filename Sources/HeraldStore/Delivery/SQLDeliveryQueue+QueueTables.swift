@@ -80,13 +80,13 @@ extension SQLDeliveryQueue {
                 try take(
                     """
                     SELECT id FROM deliveries
-                    WHERE id IN (\(list: orphaned)) AND status = 'sending' AND lease_until <= \(now)
+                    WHERE id = ANY(\(array: orphaned)::bigint[]) AND status = 'sending' AND lease_until <= \(now)
                     ORDER BY lease_until, id LIMIT \(limit) FOR UPDATE SKIP LOCKED
                     """, status: "sending")
                 // A claim none of whose jobs are left to take over is done with.
                 try db.execute(
                     """
-                    DELETE FROM delivery_claims c WHERE c.id IN (\(list: expired)) AND NOT EXISTS (
+                    DELETE FROM delivery_claims c WHERE c.id = ANY(\(array: expired)::bigint[]) AND NOT EXISTS (
                         SELECT 1 FROM deliveries d
                         WHERE d.id = ANY(c.jobs) AND d.status = 'sending' AND d.lease_until <= \(now))
                     """)
@@ -122,7 +122,7 @@ extension SQLDeliveryQueue {
     func forgetClaims(answered: [DeliveryCompletion], in db: any SQLConnection) throws {
         let done = claimBook.withLock { book in answered.compactMap { book.release($0.id, by: $0.leaseOwner) } }
         guard !done.isEmpty else { return }
-        try db.execute("DELETE FROM delivery_claims WHERE id IN (\(list: done))")
+        try db.execute("DELETE FROM delivery_claims WHERE id = ANY(\(array: done)::bigint[])")
     }
 
     func handBackClaims(owner: String, at now: Timestamp) throws -> Int {

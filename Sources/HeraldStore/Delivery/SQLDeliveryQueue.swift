@@ -132,25 +132,53 @@ public final class SQLDeliveryQueue: DeliveryQueue {
             // grouped by what they count for, so each statement's change count is that group's: no `RETURNING`
             // (measured: 2 µs a row in SQLite, two thirds of what the row's own update costs).
             var accepted: [AcceptedGroup: [DeliveryCompletion]] = [:]
+            // Pushes back in the queue the same way (a step's pushes held back by a credential at its limit, all
+            // until the same time): one statement a group, as the accepted ones. Measured with three nodes, which
+            // held pushes back 24,000-91,000 times for 100,000 pushes: a statement each cost PostgreSQL 17-26 µs a
+            // push held back, a statement a group 10-12 (bench/RESULTS.md).
+            var requeues: [RequeueGroup: [Int64]] = [:]
             var others: [DeliveryCompletion] = []
             for completion in completions {
-                if case .delivered(let messageID) = completion.outcome {
+                switch completion.outcome {
+                case .delivered(let messageID):
                     let group = AcceptedGroup(
                         campaignID: completion.campaignID, leaseOwner: completion.leaseOwner,
                         withMessageID: messageID != nil)
                     accepted[group, default: []].append(completion)
-                } else {
+                case .retry(let at, let reason):
+                    let group = RequeueGroup(
+                        dueAt: at, reason: reason, attemptCounts: true, leaseOwner: completion.leaseOwner)
+                    requeues[group, default: []].append(completion.id)
+                case .wait(let until, let reason):
+                    let group = RequeueGroup(
+                        dueAt: until, reason: reason, attemptCounts: false, leaseOwner: completion.leaseOwner)
+                    requeues[group, default: []].append(completion.id)
+                case .failed, .skipped, .pruned:
                     others.append(completion)
                 }
             }
             for (group, rows) in accepted {
                 for start in stride(from: 0, to: rows.count, by: Self.recordChunk) {
                     let chunk = rows[start..<min(start + Self.recordChunk, rows.count)]
-                    let changed = try db.execute(Self.markDelivered(chunk, group, at: now))
+                    let changed = try db.execute(Self.markDelivered(chunk, group, at: now, database.dialect))
                     applied += changed
                     if let campaign = group.campaignID {
                         campaignOutcomes[campaign, default: (0, 0)].delivered += Int64(changed)
                     }
+                }
+            }
+            for (group, ids) in requeues {
+                for start in stride(from: 0, to: ids.count, by: Self.recordChunk) {
+                    let chunk = Array(ids[start..<min(start + Self.recordChunk, ids.count)])
+                    // A push held back (`wait`) keeps its attempt: it was not sent.
+                    applied += try db.execute(
+                        requeued(
+                            """
+                            UPDATE deliveries SET status = 'queued', next_attempt_at = \(group.dueAt),
+                                last_reason = \(group.reason),\(raw: group.attemptCounts ? "" : " attempts = attempts - 1,")
+                                lease_owner = NULL, lease_until = NULL, updated_at = \(now)
+                            WHERE id \(in: chunk, database.dialect) AND status = 'sending' AND lease_owner = \(group.leaseOwner)
+                            """))
                 }
             }
             for completion in others {
@@ -158,22 +186,8 @@ public final class SQLDeliveryQueue: DeliveryQueue {
                     " WHERE id = \(completion.id) AND status = 'sending' AND lease_owner = \(completion.leaseOwner)"
                 let changed: Int
                 switch completion.outcome {
-                case .delivered:
-                    preconditionFailure("accepted pushes are written above")
-                case .retry(let at, let reason):
-                    changed = try db.execute(
-                        requeued(
-                            """
-                            UPDATE deliveries SET status = 'queued', next_attempt_at = \(at), last_reason = \(reason),
-                                lease_owner = NULL, lease_until = NULL, updated_at = \(now)\(owned)
-                            """))
-                case .wait(let until, let reason):
-                    changed = try db.execute(
-                        requeued(
-                            """
-                            UPDATE deliveries SET status = 'queued', next_attempt_at = \(until), last_reason = \(reason),
-                                attempts = attempts - 1, lease_owner = NULL, lease_until = NULL, updated_at = \(now)\(owned)
-                            """))
+                case .delivered, .retry, .wait:
+                    preconditionFailure("accepted and requeued pushes are written above")
                 case .failed, .skipped, .pruned:
                     changed = try db.execute(
                         """
@@ -216,6 +230,19 @@ public final class SQLDeliveryQueue: DeliveryQueue {
     /// Most rows one `markDelivered` statement carries.
     static let recordChunk = 256
 
+    /// Pushes one statement of `record` puts back in the queue together: due again at the same time for the same
+    /// reason, under the same lease.
+    struct RequeueGroup: Hashable {
+        /// When they are due again.
+        var dueAt: Timestamp
+        /// Why they went back.
+        var reason: String
+        /// Whether the attempt counts (`retry`: sent and refused) or is handed back (`wait`: held back unsent).
+        var attemptCounts: Bool
+        /// Their lease holder.
+        var leaseOwner: String
+    }
+
     /// Accepted pushes one `markDelivered` statement can mark together.
     struct AcceptedGroup: Hashable {
         /// The campaign they count for.
@@ -228,17 +255,32 @@ public final class SQLDeliveryQueue: DeliveryQueue {
     }
 
     /// One statement marking `completions` (all `.delivered`, all of `group`) delivered where their lease is still
-    /// theirs; its change count is how many it marked. Batches of any size share a few prepared statements: the
-    /// plain ids go as an `IN` list, which `SQLQuery` pads to a power of two; the rows with the provider's ids are
-    /// padded the same way, by repeating the last (which changes nothing: a row is updated once).
-    static func markDelivered(_ completions: ArraySlice<DeliveryCompletion>, _ group: AcceptedGroup, at now: Timestamp)
-        -> SQLQuery
-    {
+    /// theirs; its change count is how many it marked. Batches of any size share one prepared statement on
+    /// PostgreSQL, the ids (and the provider's) bound as arrays, and a few on SQLite: the plain ids go as an `IN`
+    /// list, which `SQLQuery` pads to a power of two; the rows with the provider's ids are padded the same way, by
+    /// repeating the last (which changes nothing: a row is updated once).
+    static func markDelivered(
+        _ completions: ArraySlice<DeliveryCompletion>, _ group: AcceptedGroup, at now: Timestamp, _ dialect: SQLDialect
+    ) -> SQLQuery {
         guard group.withMessageID else {
             return """
                 UPDATE deliveries SET status = 'delivered', provider_message_id = NULL, last_reason = NULL,
                     lease_owner = NULL, lease_until = NULL, updated_at = \(now)
-                WHERE lease_owner = \(group.leaseOwner) AND status = 'sending' AND id IN (\(list: completions.map(\.id)))
+                WHERE lease_owner = \(group.leaseOwner) AND status = 'sending'
+                    AND id \(in: completions.map(\.id), dialect)
+                """
+        }
+        if dialect.bindsArrays {
+            let messageIDs = completions.map { completion -> SQLValue in
+                guard case .delivered(let messageID) = completion.outcome else { preconditionFailure("not delivered") }
+                return messageID.map(SQLValue.text) ?? .null
+            }
+            return """
+                UPDATE deliveries SET status = 'delivered', provider_message_id = v.message_id, last_reason = NULL,
+                    lease_owner = NULL, lease_until = NULL, updated_at = \(now)
+                FROM unnest(\(array: completions.map(\.id))::bigint[], \(array: messageIDs)::text[]) AS v(id, message_id)
+                WHERE deliveries.lease_owner = \(group.leaseOwner) AND deliveries.id = v.id
+                    AND deliveries.status = 'sending'
                 """
         }
         var rows = 1

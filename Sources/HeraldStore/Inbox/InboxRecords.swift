@@ -132,7 +132,7 @@ public struct InboxRecords {
         try tx.connection.forEachRow(
             """
             SELECT id FROM notifications
-            WHERE user_id = \(userID) AND id IN (\(list: ids)) AND deleted_at IS NULL AND visible = 1
+            WHERE user_id = \(userID) AND id \(in: ids, tx.dialect) AND deleted_at IS NULL AND visible = 1
             """
         ) { owned.insert($0.int(0)) }
         return owned
@@ -144,7 +144,7 @@ public struct InboxRecords {
         let changed = try tx.connection.execute(
             """
             UPDATE notifications SET read_at = \(now)
-            WHERE user_id = \(userID) AND id IN (\(list: ids)) AND read_at IS NULL AND deleted_at IS NULL
+            WHERE user_id = \(userID) AND id \(in: ids, tx.dialect) AND read_at IS NULL AND deleted_at IS NULL
             """)
         if changed > 0 { try tx.users.bumpInboxVersion(id: userID) }
         return changed

@@ -120,14 +120,15 @@ public struct OfferRecords {
     public func owned(userID: Int64, among ids: [Int64]) throws -> [(id: Int64, notificationID: Int64?)] {
         guard !ids.isEmpty else { return [] }
         return try tx.connection.rows(
-            "SELECT id, notification_id FROM rewards WHERE user_id = \(userID) AND id IN (\(list: ids))"
+            "SELECT id, notification_id FROM rewards WHERE user_id = \(userID) AND id \(in: ids, tx.dialect)"
         ).map { ($0.int(0), $0.optionalInt(1)) }
     }
 
     /// Marks rewards read (those not read yet).
     public func markRead(ids: [Int64], at now: Timestamp) throws {
         guard !ids.isEmpty else { return }
-        try tx.connection.execute("UPDATE rewards SET read_at = \(now) WHERE id IN (\(list: ids)) AND read_at IS NULL")
+        try tx.connection.execute(
+            "UPDATE rewards SET read_at = \(now) WHERE id \(in: ids, tx.dialect) AND read_at IS NULL")
     }
 
     /// Gives a reward `code` unless it has one already; false when it had.

@@ -4,7 +4,8 @@
 /// let query: SQLQuery = "SELECT id FROM users WHERE business_id = \(businessID) AND email = \(email)"
 /// // sql: "SELECT id FROM users WHERE business_id = ? AND email = ?", bindings: [.integer(…), .text(…)]
 /// ```
-/// `\(raw:)` splices trusted SQL (column lists, a dialect's words); `\(list:)` expands to `?, ?, ?`.
+/// `\(raw:)` splices trusted SQL (column lists, a dialect's words); `\(list:)` expands to `?, ?, ?`; `\(in: values,
+/// dialect)` is a membership test that binds a list of any length as one array where the database can.
 /// Placeholders are written `?`; a backend whose driver wants `$1` rewrites them (`SQLQuery.numbered`).
 public struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
     /// The SQL with `?` placeholders.
@@ -73,6 +74,36 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
                 sql += index == 0 ? "?" : ", ?"
                 bindings.append((index < values.count ? values[index] : last).sqlValue)
             }
+        }
+
+        /// Values bound as one PostgreSQL array (`SQLArray`'s text form: a single `?`), for a statement that reads
+        /// a list of any length through one prepared statement (`unnest(\(array: ids)::bigint[])`). PostgreSQL only:
+        /// SQLite has no arrays (see `appendInterpolation(in:_:)`).
+        public mutating func appendInterpolation(array values: [some SQLBindable]) {
+            sql += "?"
+            bindings.append(.text(SQLArray.literal(values.lazy.map(\.sqlValue))))
+        }
+
+        /// Membership of the expression before it in `values`, the way `dialect` answers it with one statement
+        /// for lists of every length: on PostgreSQL (`SQLDialect.bindsArrays`) `= ANY(?::bigint[])`, the list
+        /// bound as one array; elsewhere `IN (?, ?, …)` as `\(list:)` writes it (a few statements, by the power of
+        /// two it pads to). An `IN` list's text grew with its length, and PostgreSQL prepares each text anew per
+        /// connection (`PostgresConnection`'s cache: full, it deallocates every statement, the queue's too). An
+        /// empty list (no element type to cast to) writes `IN (NULL)`, which matches nothing.
+        ///
+        /// ```swift
+        /// let query: SQLQuery = "DELETE FROM delivery_claims WHERE id \(in: ids, dialect)"
+        /// ```
+        public mutating func appendInterpolation(in values: [some SQLBindable], _ dialect: SQLDialect) {
+            let elements = values.lazy.map(\.sqlValue)
+            guard dialect.bindsArrays, let type = SQLArray.type(of: elements) else {
+                sql += "IN ("
+                appendInterpolation(list: values)
+                sql += ")"
+                return
+            }
+            sql += "= ANY(?::\(type)[])"
+            bindings.append(.text(SQLArray.literal(elements)))
         }
 
         /// Another query, spliced with its bindings.
