@@ -69,4 +69,37 @@ struct PunchhFanOutTests {
         }
         #expect(try world.store.read { try $0.campaigns.counters(campaignID: campaign.id) }["granted"] == 3)
     }
+
+    @Test(arguments: StoreBackend.allCases)
+    func aPhoneWhoseTokenTwoUsersHoldGetsTheCampaignOnceThroughItsNewerHolder(_ backend: StoreBackend) throws {
+        let world = try StoreFixture(backend)
+        let (ann, bob, cat) = (world.user, try world.addUser("bob@example.com"), try world.addUser("cat@example.com"))
+        // Ann's phone is Bob's now: he signed in on it, she has not signed out, so both hold its token (until the
+        // provider says it is dead, or Ann logs out). Cat has a phone of her own.
+        let annsOld = try world.register(ann, key: "phone-ann", token: "shared", at: at(1))
+        let bobsNew = try world.register(bob, key: "phone-bob", token: "shared", at: at(2))
+        try world.register(cat, key: "phone-cat", token: "cats", at: at(3))
+        #expect(try world.store.read { try $0.devices.find(id: annsOld.id) }?.token == "shared")
+
+        let service = CampaignService(store: world.store, clock: world.clock.wallClock)
+        let fanOut = CampaignFanOut(
+            store: world.store, notifications: world.notifications, clock: world.clock.wallClock, batchSize: 1)
+        let campaign = try service.create(
+            CampaignSpec(
+                name: "Everyone", message: .init(headline: "Hello", body: "All of you"), audience: .all,
+                channels: [.push, .inbox], trigger: .now),
+            business: world.business)
+        _ = try service.launch(business: world.business, id: campaign.id)
+        while try !fanOut.step(campaign: campaign.id).finished {}
+
+        func state(_ user: User) throws -> (entries: Int, pushedTo: [Int64]) {
+            let entries = try world.entries(of: user).filter { $0.draft.campaignID == campaign.id }
+            return (entries.count, try entries.flatMap { try world.deliveries(of: $0).map(\.deviceID) })
+        }
+        // The phone is pushed to once, through Bob's device; Ann still finds the campaign in her inbox.
+        let (annsState, bobsState, catsState) = (try state(ann), try state(bob), try state(cat))
+        #expect(annsState.entries == 1 && annsState.pushedTo.isEmpty, "\(annsState)")
+        #expect(bobsState.entries == 1 && bobsState.pushedTo == [bobsNew.id], "\(bobsState)")
+        #expect(catsState.entries == 1 && catsState.pushedTo.count == 1, "\(catsState)")
+    }
 }
