@@ -51,10 +51,14 @@ public struct AudienceRecords {
     /// higher id): two users' devices may share one phone's token until the provider says it is dead or the older
     /// user logs out, and the phone is then the newer holder's. A campaign pushes to the token through that device
     /// only — once, not once per holder; an older holder's user still gets the entry in their inbox (and an install
-    /// its pull), not the push. One probe of `devices_token` a target.
+    /// its pull), not the push. Only a holder the same campaigns reach counts (same workspace; a sandbox install once
+    /// approved), or a phone could lose a campaign to a device it never goes to. One probe of `devices_token` a
+    /// target.
     static let tokenHeldByANewerDevice = """
         EXISTS (SELECT 1 FROM devices o
             WHERE o.business_id = d.business_id AND o.platform = d.platform AND o.token = d.token AND o.id <> d.id
+              AND COALESCE(o.workspace, 'live') = COALESCE(d.workspace, 'live')
+              AND (o.workspace IS NULL OR o.workspace <> 'sandbox' OR o.test_status = 'approved')
               AND (COALESCE(o.token_updated_at, 0) > COALESCE(d.token_updated_at, 0)
                 OR (COALESCE(o.token_updated_at, 0) = COALESCE(d.token_updated_at, 0) AND o.id > d.id)))
         """

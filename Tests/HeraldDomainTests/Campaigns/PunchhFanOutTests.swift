@@ -101,5 +101,21 @@ struct PunchhFanOutTests {
         #expect(annsState.entries == 1 && annsState.pushedTo.isEmpty, "\(annsState)")
         #expect(bobsState.entries == 1 && bobsState.pushedTo == [bobsNew.id], "\(bobsState)")
         #expect(catsState.entries == 1 && catsState.pushedTo.count == 1, "\(catsState)")
+
+        // A newer holder a live campaign does not reach (a sandbox install, not approved) leaves the phone to the
+        // live one: Bob's device becomes one, and the next campaign is pushed through Ann's.
+        _ = try world.store.database.write { db in
+            try db.execute("UPDATE devices SET workspace = 'sandbox', test_status = 'pending' WHERE id = \(bobsNew.id)")
+        }
+        let next = try service.create(
+            CampaignSpec(
+                name: "Again", message: .init(headline: "Hello", body: "Again"), audience: .all,
+                channels: [.push, .inbox], trigger: .now),
+            business: world.business)
+        _ = try service.launch(business: world.business, id: next.id)
+        while try !fanOut.step(campaign: next.id).finished {}
+        let annsEntries = try world.entries(of: ann).filter { $0.draft.campaignID == next.id }
+        let pushedTo = try annsEntries.flatMap { try world.deliveries(of: $0).map(\.deviceID) }
+        #expect(pushedTo == [annsOld.id], "pushed to \(pushedTo)")
     }
 }
