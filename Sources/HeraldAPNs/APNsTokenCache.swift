@@ -10,8 +10,8 @@ import HeraldModel
 ///
 /// The store may be a database round trip away, so the lock its owner keeps the cache under is not held across it:
 /// `next` decides under the lock, the `Fetch` it hands out goes to the store without it, and `fetched` takes the
-/// outcome back under it (`authorization(for:…)` does the three in a row, for a cache no other thread shares). One
-/// fetch at a time per cache; a push asking meanwhile keeps the held token while Apple still takes it.
+/// outcome back under it (`APNsProvider.complete`). One fetch at a time per cache; a push asking meanwhile keeps the
+/// held token while Apple still takes it.
 struct APNsTokenCache {
     /// Age at which a token is replaced: between Apple's 20-minute floor and 60-minute ceiling.
     static let refreshAge: Int64 = 45 * 60
@@ -85,20 +85,6 @@ struct APNsTokenCache {
         fetching = false
         guard let fetched, fetched.authorization != rejected else { return }
         hold(fetched)
-    }
-
-    /// The token to use at `now` (seconds), for a cache no other thread shares: `next`, its fetch and `fetched` in a
-    /// row.
-    mutating func authorization(
-        for credential: APNsCredential, businessID: Int64, shared: any ProviderTokenStore, now: Int64
-    ) throws -> String {
-        switch try next(at: now) {
-        case .use(let authorization): return authorization
-        case .fetch(let fetch):
-            let result = Result { try fetch.perform(for: credential, businessID: businessID, shared: shared, now: now) }
-            fetched(try? result.get())
-            return try result.get().authorization
-        }
     }
 
     private mutating func hold(_ token: Fetched) {

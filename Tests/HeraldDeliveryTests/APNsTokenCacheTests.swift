@@ -130,3 +130,19 @@ struct APNsTokenCacheTests {
         }
     }
 }
+
+extension APNsTokenCache {
+    /// The token to use at `now` (seconds), for a cache no other thread shares: `next`, its fetch and `fetched` in a
+    /// row, as `APNsProvider` does them around its lock.
+    mutating func authorization(
+        for credential: APNsCredential, businessID: Int64, shared: any ProviderTokenStore, now: Int64
+    ) throws -> String {
+        switch try next(at: now) {
+        case .use(let authorization): return authorization
+        case .fetch(let fetch):
+            let result = Result { try fetch.perform(for: credential, businessID: businessID, shared: shared, now: now) }
+            fetched(try? result.get())
+            return try result.get().authorization
+        }
+    }
+}

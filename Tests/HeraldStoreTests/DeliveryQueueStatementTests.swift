@@ -10,9 +10,10 @@ import Testing
     .enabled(if: !TestPostgres.isOff, "PostgreSQL tests turned off (HERALD_TEST_POSTGRES=off)"))
 struct DeliveryQueueStatementTests {
     /// Claims, take-overs of a dead node's jobs and answers (accepted, held back) of every batch size share the
-    /// statements the first batch prepared: a list of ids is bound as one array, not written into the text a placeholder per id. A text
-    /// that grew with its list was prepared anew for each length (a few, padded to powers of two; each length past
-    /// 1,024), and `PostgresConnection`'s cache, full at 256, deallocated every statement, the claim's too.
+    /// statements the first batch prepared: a list of ids is bound as one array, not written into the text a
+    /// placeholder per id. A text that grew with its list was prepared anew for each length (a few, padded to powers
+    /// of two; each length past 1,024), and `PostgresConnection`'s cache, full at 256, deallocated every statement,
+    /// the claim's too.
     @Test func batchesOfEverySizeShareTheirStatements() throws {
         let fixture = try StoreFixture(.postgres)
         let device = try fixture.register(fixture.user, key: "ios", token: "aaaa")

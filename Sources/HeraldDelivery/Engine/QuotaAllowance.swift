@@ -38,12 +38,12 @@ struct QuotaAllowance {
 
     private var stretches: [Stretch] = []
     /// A lease was asked for and is not answered yet.
-    private(set) var leasing = false
+    private var leasing = false
     /// The ledger failed: not asked again before this time.
     private var retryAt: Timestamp?
     /// The slots of the last lease, against which "running low" is measured, and the quota it was spent at.
     private var lastSlots = 0
-    private(set) var perMinute: Int?
+    private var perMinute: Int?
 
     /// Spends the slot due at `now`, if any.
     mutating func take(at now: Timestamp) -> Take {

@@ -10,7 +10,8 @@ extension StoreTransaction {
     /// until the provider answers that it is dead for one of them (the delivery queue prunes that device's token,
     /// `DeliveryCompletion.Outcome.pruned`) or its user logs out. Meanwhile that phone may receive the pushes of
     /// both — the same phone after the app was deleted and signed in again as someone else receives as soon as it
-    /// says so, and a stranger who sends another's token receives nothing.
+    /// says so, and a stranger who sends another's token receives nothing — but a campaign's once, through the
+    /// newer holder (`AudienceRecords.tokenHeldByANewerDevice`).
     ///
     /// ```swift
     /// if let token = device.apply(details, at: now) { try tx.claimPushToken(token, for: device, at: now) }

@@ -84,20 +84,28 @@ struct PunchhFanOutTests {
         let service = CampaignService(store: world.store, clock: world.clock.wallClock)
         let fanOut = CampaignFanOut(
             store: world.store, notifications: world.notifications, clock: world.clock.wallClock, batchSize: 1)
-        let campaign = try service.create(
-            CampaignSpec(
-                name: "Everyone", message: .init(headline: "Hello", body: "All of you"), audience: .all,
-                channels: [.push, .inbox], trigger: .now),
-            business: world.business)
-        _ = try service.launch(business: world.business, id: campaign.id)
-        while try !fanOut.step(campaign: campaign.id).finished {}
-
-        func state(_ user: User) throws -> (entries: Int, pushedTo: [Int64]) {
-            let entries = try world.entries(of: user).filter { $0.draft.campaignID == campaign.id }
+        /// A push-and-inbox campaign to everyone, launched and fanned out to the end: its id.
+        func sendToEveryone(_ name: String) throws -> Int64 {
+            let campaign = try service.create(
+                CampaignSpec(
+                    name: name, message: .init(headline: "Hello", body: name), audience: .all,
+                    channels: [.push, .inbox], trigger: .now),
+                business: world.business)
+            _ = try service.launch(business: world.business, id: campaign.id)
+            while try !fanOut.step(campaign: campaign.id).finished {}
+            return campaign.id
+        }
+        /// `user`'s entries of campaign `id`, and the devices they were pushed to.
+        func state(_ user: User, _ id: Int64) throws -> (entries: Int, pushedTo: [Int64]) {
+            let entries = try world.entries(of: user).filter { $0.draft.campaignID == id }
             return (entries.count, try entries.flatMap { try world.deliveries(of: $0).map(\.deviceID) })
         }
+
         // The phone is pushed to once, through Bob's device; Ann still finds the campaign in her inbox.
-        let (annsState, bobsState, catsState) = (try state(ann), try state(bob), try state(cat))
+        let everyone = try sendToEveryone("Everyone")
+        let (annsState, bobsState, catsState) = (
+            try state(ann, everyone), try state(bob, everyone), try state(cat, everyone)
+        )
         #expect(annsState.entries == 1 && annsState.pushedTo.isEmpty, "\(annsState)")
         #expect(bobsState.entries == 1 && bobsState.pushedTo == [bobsNew.id], "\(bobsState)")
         #expect(catsState.entries == 1 && catsState.pushedTo.count == 1, "\(catsState)")
@@ -107,15 +115,7 @@ struct PunchhFanOutTests {
         _ = try world.store.database.write { db in
             try db.execute("UPDATE devices SET workspace = 'sandbox', test_status = 'pending' WHERE id = \(bobsNew.id)")
         }
-        let next = try service.create(
-            CampaignSpec(
-                name: "Again", message: .init(headline: "Hello", body: "Again"), audience: .all,
-                channels: [.push, .inbox], trigger: .now),
-            business: world.business)
-        _ = try service.launch(business: world.business, id: next.id)
-        while try !fanOut.step(campaign: next.id).finished {}
-        let annsEntries = try world.entries(of: ann).filter { $0.draft.campaignID == next.id }
-        let pushedTo = try annsEntries.flatMap { try world.deliveries(of: $0).map(\.deviceID) }
-        #expect(pushedTo == [annsOld.id], "pushed to \(pushedTo)")
+        let again = try state(ann, try sendToEveryone("Again"))
+        #expect(again.entries == 1 && again.pushedTo == [annsOld.id], "\(again)")
     }
 }
