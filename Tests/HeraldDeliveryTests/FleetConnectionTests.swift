@@ -54,12 +54,13 @@ struct FleetConnectionTests {
         #expect(
             apns?["max_open_connections"]?.int64Value == 1, "one connection for the fleet: \(String(describing: apns))")
         #expect(apns?["accepted"]?.int64Value == 24)
-        // Each node says in /metrics what it leases; which one holds the slot depends on their names.
+        // A node that sent says in /metrics what it leases, and no more than one leases the one connection.
         let metrics = [first, second].map { $0.application.metrics.render() }
+        #expect(metrics.contains { $0.contains("herald_provider_connections_leased{credential=\"apns/1\"}") })
         let leasing = metrics.filter { $0.contains("herald_provider_connections_leased{credential=\"apns/1\"} 1") }
-        #expect(leasing.count == 1, "one node leases the one connection")
-        // The other claimed pushes too (each node's own commits wake it first) and handed them back.
-        let other = metrics.first { !$0.contains("herald_provider_connections_leased{credential=\"apns/1\"} 1") }
-        #expect(other?.contains("herald_push_sends_total{outcome=\"throttled\",provider=\"apns\"}") == true)
+        #expect(leasing.count <= 1, "one node at most leases the one connection")
+        // Which node sends, and whether the other claims a push first and hands it back, is a race between them
+        // (CI saw the other claim none; here the slot has also moved between them, one connection at a time).
+        // `ConnectionBudgetTests.aLeaselessPushIsHandedBack` shows the handing back.
     }
 }
