@@ -17,7 +17,7 @@ import Synchronization
 /// threads and connections freed) and made again by the business's next push, so threads follow the businesses
 /// sending now, not every business that ever sent. With a ``ConnectionBudget`` each credential's client keeps only
 /// the connections this node leases of the fleet's budget, and a push of a credential it leases none of is handed
-/// back (`throttled`, not an attempt) for a node that does.
+/// back (`leaseless`, not an attempt) for a node that does.
 public final class APNsProvider: PushProvider, ConnectionHolder {
     /// Settings.
     public struct Configuration: Sendable {

@@ -70,6 +70,10 @@ public enum PushResult: Sendable, Equatable {
     /// `TooManyProviderTokenUpdates`, another node renewing the provider token): not an attempt; every push of that
     /// credential waits `retryAfter`, then goes with the attempts it had.
     case throttled(reason: String, retryAfter: Duration)
+    /// Not sent: this node leases no connection of the fleet's budget for the credential (`ConnectionBudget`). Not
+    /// an attempt; it goes back to the queue for a node that leases one, and the credential's next pushes here wait
+    /// `retryAfter` before it looks for a slot again.
+    case leaseless(retryAfter: Duration)
     /// The token is dead (410 Unregistered, BadDeviceToken, UNREGISTERED, …); `since` is Apple's 410 timestamp.
     case unregistered(reason: String, since: Timestamp?)
     /// The business's credential was refused (403 InvalidProviderToken, bad topic, OAuth refused): the jobs wait.

@@ -9,7 +9,7 @@ import Synchronization
 /// file's `token_uri`, cached until shortly before it expires, fetched once for all waiting sends), then
 /// `POST /v1/projects/{project_id}/messages:send`. Every project's pushes share the one client's connections to
 /// Google; with a ``ConnectionBudget`` it keeps only those this node leases of the fleet's budget (`.fcm`), and
-/// hands a push back (`throttled`, not an attempt) while it leases none.
+/// hands a push back (`leaseless`, not an attempt) while it leases none.
 public final class FCMProvider: PushProvider, ConnectionHolder {
     /// Settings.
     public struct Configuration: Sendable {

@@ -152,7 +152,7 @@ struct ConnectionBudgetTests {
                 deliveryID: 1, businessID: 1, token: String(repeating: "a", count: 64), apnsID: UUID().uuidString,
                 content: PushContent(notificationID: 1, title: "Hi", body: "There"))
         ) { result in answer.withLock { $0 = result } }
-        guard case .throttled(_, let retryAfter) = answer.withLock({ $0 }) else {
+        guard case .leaseless(let retryAfter) = answer.withLock({ $0 }) else {
             Issue.record("answered \(String(describing: answer.withLock { $0 }))")
             return
         }

@@ -395,6 +395,51 @@ struct DeliveryStateMachineTests {
         #expect(written.map(\.outcome) == [.wait(until: t(60_010), reason: "429 TooManyProviderTokenUpdates")])
     }
 
+    @Test(
+        "a node leasing no connection for a credential hands its pushes back, and claims no more until it may look again",
+        .bug(
+            id: "issue-34-leaseless",
+            "3 nodes: the two without a slot claimed and handed back 57,320 pushes in a 100,000-push run"))
+    func aLeaselessNodeStopsClaimingUntilItMayLookAgain() {
+        var engine = machine()
+        _ = engine.step(at: t(0))
+        engine.claimed([job(1)], requested: 256, leaseUntil: t(60_000), at: t(0))
+        #expect(engine.step(at: t(0)).sends.map(\.job.id) == [1])
+        let answer = engine.answered(
+            job(1), .leaseless(retryAfter: .seconds(1)), sentAt: t(0), roundTrip: nil, outstanding: 1, at: t(10))
+        #expect(answer.label == "throttled")
+        #expect(engine.pacing(businessID: 1, at: t(10), recent: .seconds(60)) == nil, "others send for it")
+        // A claim of that credential's pushes goes back whole, and the next waits for the hold's end.
+        engine.claimed((2...256).map { job($0) }, requested: 255, leaseUntil: t(60_000), at: t(20))
+        let handedBack = engine.step(at: t(20))
+        #expect(handedBack.sends.isEmpty && handedBack.settled.count == 255)
+        #expect(handedBack.claim == nil, "a claim now would be handed back too")
+        let written = handedBack.record + engine.step(at: t(30)).record
+        #expect(
+            written.contains {
+                $0.id == 2
+                    && $0.outcome
+                        == .wait(until: t(1_010), reason: "no connection of the fleet's budget leased on this node")
+            })
+        #expect(engine.step(at: t(500)).claim == nil)
+        #expect(engine.step(at: t(1_010)).claim == 256, "it may look for a connection again")
+        // A claim mostly of other credentials' pushes is worth the next one at once.
+        engine.claimed(
+            [job(300)] + (301...310).map { job($0, business: 2) }, requested: 256, leaseUntil: t(60_000), at: t(1_010))
+        let sent = engine.step(at: t(1_010)).sends.map(\.job)
+        #expect(sent.count == 11)
+        for job in sent {
+            let result: PushResult = job.id == 300 ? .leaseless(retryAfter: .seconds(1)) : .delivered(messageID: nil)
+            _ = engine.answered(job, result, sentAt: t(1_010), roundTrip: nil, outstanding: 11, at: t(1_011))
+        }
+        engine.claimed(
+            (311...320).map { job($0) } + (321...340).map { job($0, business: 2) }, requested: 30,
+            leaseUntil: t(60_000), at: t(1_020))
+        let mixed = engine.step(at: t(1_020))
+        #expect(mixed.sends.count == 20 && mixed.settled.count == 10)
+        #expect(mixed.claim != nil)
+    }
+
     @Test("a provider asking to slow down (Retry-After) holds that credential's pushes only, then lets them go")
     func backPressureHoldsOneCredential() {
         var engine = machine()

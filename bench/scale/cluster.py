@@ -35,6 +35,14 @@ class Node(hb.Herald):
             r'^herald_push_sends_total\{[^}]*outcome="(?:delivered|failed|pruned|skipped)"[^}]*\} (\S+)$',
             self.metrics(), re.M))
 
+    def outcomes(self):
+        """This node's sends and settlements so far by outcome (delivered, deferred, throttled, …), from /metrics."""
+        counts = {}
+        for outcome, count in re.findall(
+                r'^herald_push_sends_total\{[^}]*outcome="([^"]+)"[^}]*\} (\S+)$', self.metrics(), re.M):
+            counts[outcome] = counts.get(outcome, 0) + int(float(count))
+        return counts
+
     def kill(self):
         self.process.send_signal(signal.SIGKILL)
         self.process.wait()

@@ -210,6 +210,7 @@ def main():
                 "regexp_replace(left(query, 90), '\\s+', ' ', 'g') FROM pg_stat_statements "
                 "WHERE query NOT LIKE '%pg_stat%' AND query NOT LIKE '%EXISTS%' AND calls > 1 ORDER BY total_exec_time DESC LIMIT 5")
             windows = [n.window() for n in nodes]
+            outcomes = [n.outcomes() for n in nodes]
             rss = [n.peak_rss_mb() for n in nodes]
             for node in nodes:
                 node.stop()
@@ -236,6 +237,8 @@ def main():
                   + ", ".join(f"{state} {event} {n:.2f}" for (state, event), n in waits.items()), flush=True)
             for ms, calls, rows, query in top:
                 print(f"   statement {int(ms) / 1000:6.2f} s in {int(calls):,} calls ({int(rows):,} rows): {query}")
+            print("   outcomes by node (a push handed back unsent is claimed again): " + "; ".join(
+                ", ".join(f"{k} {v:,}" for k, v in sorted(o.items())) for o in outcomes), flush=True)
             print(f"   windows at the end {', '.join(f'{w:.0f}' for w in windows)}; peak RSS "
                   f"{', '.join(f'{r:.0f}' for r in rss)} MB", flush=True)
         print("\nbench/scale/throughput  N =", f"{total:,}")

@@ -17,7 +17,7 @@ import Synchronization
 /// its share takes them at its next look.
 ///
 /// A node without a slot for a credential sends none of its pushes: its provider answers them
-/// `PushResult.throttled` (not an attempt), so the engine hands them back to the shared queue for a node that holds
+/// `PushResult.leaseless` (not an attempt), so the engine hands them back to the shared queue for a node that holds
 /// a slot, and holds that credential's next ones back for `retry` before it looks for a slot again. One node alone
 /// (SQLite) is the only claimant and holds the whole budget.
 ///
@@ -260,13 +260,5 @@ public final class ConnectionBudget: Service {
             help: "Connection slots of a credential this node leases from the fleet's budget (--provider-connections).",
             labels: ["credential": credential.description]
         ) { [weak self] in Double(self?.leasedConnections(credential) ?? 0) }
-    }
-}
-
-extension PushResult {
-    /// A push of a credential this node leases no connection for (`ConnectionBudget`): not an attempt; it goes
-    /// back to the queue for a node that leases one, and the credential's next pushes here wait `retryAfter`.
-    public static func leaseless(retryAfter: Duration) -> PushResult {
-        .throttled(reason: "no connection of the fleet's budget leased on this node", retryAfter: retryAfter)
     }
 }

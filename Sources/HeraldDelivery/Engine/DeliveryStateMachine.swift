@@ -51,9 +51,13 @@ struct DeliveryStateMachine {
     private var firstCompletionAt: Timestamp?
     /// Credentials known broken (or missing), with the reason.
     private var broken: [CredentialKey: String] = [:]
-    /// Credentials the provider asked to slow down (an answer with `Retry-After`): nothing of theirs is sent
-    /// before this time; every other credential's pushes go on.
-    private var throttled: [CredentialKey: Timestamp] = [:]
+    /// Credentials held back here: the provider asked to slow down (an answer with `Retry-After`), or this node
+    /// leases no connection for them (`PushResult.leaseless`). Nothing of theirs is sent before the hold's end;
+    /// every other credential's pushes go on.
+    private var throttled: [CredentialKey: Hold] = [:]
+    /// The last claim: how many jobs it brought, and how many of them went back unsent because this node leases no
+    /// connection for their credential.
+    private var lastClaim = (jobs: 0, leaseless: 0)
     /// Each credential's congestion window and the jobs claimed for it that wait for room in it.
     private(set) var credentials: [CredentialKey: CredentialState] = [:]
     /// Jobs held in `credentials`, all together.
@@ -99,6 +103,7 @@ struct DeliveryStateMachine {
     mutating func claimed(_ jobs: [ClaimedDelivery], requested: Int, leaseUntil: Timestamp, at now: Timestamp) {
         pending.insert(contentsOf: jobs.reversed().map { ($0, leaseUntil) }, at: 0)
         drainedUntil = jobs.count < requested ? now.adding(configuration.idlePoll) : nil
+        lastClaim = (jobs.count, 0)
     }
 
     /// A claim failed (the database is unavailable): try again after a pause.
@@ -189,15 +194,19 @@ struct DeliveryStateMachine {
         case .throttled(let reason, let retryAfter):
             credentials[key]?.window.answered()
             let until = now.adding(max(retryAfter, .milliseconds(1)))
-            if until > throttled[key] ?? now { throttled[key] = until }
+            holdBack(key, until: until, leaseless: false, at: now)
             (outcome, label) = (.wait(until: until, reason: reason), "throttled")
+        case .leaseless(let retryAfter):
+            credentials[key]?.window.answered()
+            let until = now.adding(max(retryAfter, .milliseconds(1)))
+            holdBack(key, until: until, leaseless: true, at: now)
+            (outcome, label) = (.wait(until: until, reason: Hold.leaselessReason), "throttled")
         case .retryable(let reason, let retryAfter):
             // A provider that names a time to come back (429 or 503 with Retry-After, TooManyProviderTokenUpdates,
             // a GOAWAY with ENHANCE_YOUR_CALM) means the credential, not this push: hold all of its pushes.
             credentials[key]?.window.answered()
             if let retryAfter, retryAfter > .zero {
-                let until = now.adding(retryAfter)
-                if until > throttled[key] ?? now { throttled[key] = until }
+                holdBack(key, until: now.adding(retryAfter), leaseless: false, at: now)
             }
             if let delay = configuration.retry.delay(
                 afterAttempt: job.attempts, retryAfter: retryAfter, random: random())
@@ -281,6 +290,14 @@ struct DeliveryStateMachine {
         // Keep several windows claimed ahead: claims are then few and large, and what waits here was never sent,
         // so a crash costs it nothing. Not more, so that it is sent long before its lease runs out.
         let ahead = min(configuration.claimBatch, max(8 * window.limit, 64))
+        if lastClaim.leaseless * 2 > lastClaim.jobs {
+            // Most of the last claim went back unsent: this node leases no connection for their credential. Claiming
+            // again before it may look for one would only hand the next jobs back too, each claimed and written
+            // twice for nothing; the nodes that lease the connections take them meanwhile.
+            let until = throttled.values.filter { $0.leaseless && $0.until > now }.map(\.until).min()
+            if let until, until > claimPausedUntil ?? now { claimPausedUntil = until }
+            lastClaim = (0, 0)
+        }
         let mayClaim = (drainedUntil.map { now >= $0 } ?? true) && (claimPausedUntil.map { now >= $0 } ?? true)
         if mayClaim && pending.count + heldCount <= ahead / 2 {
             step.claim = ahead - pending.count - heldCount
@@ -335,10 +352,13 @@ struct DeliveryStateMachine {
         if !broken.isEmpty, let reason = broken[key] {
             return settle(parked(job, reason: reason, at: now), "waiting")
         }
-        if !throttled.isEmpty, let until = throttled[key] {
-            if now < until {
-                // Not an attempt: it goes when the provider said it may, with the attempts it had.
-                return settle(.wait(until: until, reason: "provider asked to slow down"), "throttled")
+        if !throttled.isEmpty, let hold = throttled[key] {
+            if now < hold.until {
+                // Not an attempt: it goes when the provider said it may (or this node may look for a connection
+                // again), with the attempts it had.
+                if hold.leaseless { lastClaim.leaseless += 1 }
+                let reason = hold.leaseless ? Hold.leaselessReason : "provider asked to slow down"
+                return settle(.wait(until: hold.until, reason: reason), "throttled")
             }
             throttled.removeValue(forKey: key)
         }
@@ -422,6 +442,11 @@ struct DeliveryStateMachine {
         heldCount += 1
     }
 
+    /// Holds `key`'s pushes back until `until`, unless a hold already runs longer.
+    private mutating func holdBack(_ key: CredentialKey, until: Timestamp, leaseless: Bool, at now: Timestamp) {
+        if until > throttled[key]?.until ?? now { throttled[key] = Hold(until: until, leaseless: leaseless) }
+    }
+
     /// When the first credential whose jobs wait for its quota may send again.
     private func nextQuotaTime(after now: Timestamp) -> Timestamp? {
         credentials.values.compactMap { $0.heldCount > 0 ? $0.quotaReadyAt : nil }.filter { $0 > now }.min()
@@ -474,7 +499,8 @@ struct DeliveryStateMachine {
         var provider = false
         for platform in platforms {
             let key = Self.key(businessID, platform)
-            if let until = throttled[key], now < until {
+            // A node leasing no connection for the credential is not paced by the provider: others send for it.
+            if let hold = throttled[key], !hold.leaseless, now < hold.until {
                 if platform == .fcm { return .quota }
                 provider = true
             }
@@ -493,6 +519,15 @@ struct DeliveryStateMachine {
                 limit: $0.window.limit, inFlight: $0.window.inFlight, refusals: $0.window.refusals,
                 waiting: $0.heldCount)
         }
+    }
+
+    /// A credential's pushes held back on this node (`throttled`).
+    struct Hold {
+        static let leaselessReason = "no connection of the fleet's budget leased on this node"
+        /// Nothing of the credential's is sent before this time.
+        var until: Timestamp
+        /// Whether it is held because this node leases no connection for it, not because the provider asked.
+        var leaseless: Bool
     }
 
     /// One credential's figures (`reading`).
