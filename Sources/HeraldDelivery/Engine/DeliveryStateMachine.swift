@@ -58,6 +58,9 @@ struct DeliveryStateMachine {
     /// The last claim: how many jobs it brought, and how many of them went back unsent because this node leases no
     /// connection for their credential.
     private var lastClaim = (jobs: 0, leaseless: 0)
+    /// Claims paused for a credential this node leased no connection for: the next claim is a small one, enough to
+    /// find out whether it leases one now.
+    private var probing = false
     /// Each credential's congestion window and the jobs claimed for it that wait for room in it.
     private(set) var credentials: [CredentialKey: CredentialState] = [:]
     /// Jobs held in `credentials`, all together.
@@ -297,10 +300,13 @@ struct DeliveryStateMachine {
             let until = throttled.values.filter { $0.leaseless && $0.until > now }.map(\.until).min()
             if let until, until > claimPausedUntil ?? now { claimPausedUntil = until }
             lastClaim = (0, 0)
+            probing = true
         }
         let mayClaim = (drainedUntil.map { now >= $0 } ?? true) && (claimPausedUntil.map { now >= $0 } ?? true)
         if mayClaim && pending.count + heldCount <= ahead / 2 {
             step.claim = ahead - pending.count - heldCount
+            if probing { step.claim = min(step.claim!, Self.probe) }
+            probing = false
             return step
         }
         if step.isIdle {
@@ -441,6 +447,9 @@ struct DeliveryStateMachine {
         credentials[key]!.held.append((job, leaseUntil))
         heldCount += 1
     }
+
+    /// The size of a claim that finds out whether this node leases a connection now (`probing`).
+    static let probe = 16
 
     /// Holds `key`'s pushes back until `until`, unless a hold already runs longer.
     private mutating func holdBack(_ key: CredentialKey, until: Timestamp, leaseless: Bool, at now: Timestamp) {
