@@ -29,12 +29,6 @@ class Node(hb.Herald):
         with open(os.path.join(self.data, "node-id")) as f:
             return f.read().strip()
 
-    def settled(self):
-        """Pushes this node has settled (delivered, failed, pruned, skipped), from its /metrics."""
-        return sum(int(float(count)) for count in re.findall(
-            r'^herald_push_sends_total\{[^}]*outcome="(?:delivered|failed|pruned|skipped)"[^}]*\} (\S+)$',
-            self.metrics(), re.M))
-
     def outcomes(self):
         """This node's sends and settlements so far by outcome (delivered, deferred, throttled, …), from /metrics."""
         counts = {}
