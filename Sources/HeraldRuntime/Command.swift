@@ -115,6 +115,7 @@ public enum Command {
         }
         let application: HeraldApplication
         do {
+            try DataDirectory(path: configuration.dataDirectory).claimForThisProcess()
             application = try Composition.application(configuration, logger: logger)
             if application.adminTokenGenerated {
                 say(
@@ -170,6 +171,7 @@ public enum Command {
                 let pages = try SQLiteBackup.backup(from: path, to: file)
                 say("backed up \(path) to \(file) (\(pages) pages)")
             } else {
+                try DataDirectory(path: configuration.dataDirectory).claimForThisProcess()
                 let pages = try SQLiteBackup.restore(from: file, to: path)
                 say("restored \(file) into \(path) (\(pages) pages); start herald serve on it")
             }

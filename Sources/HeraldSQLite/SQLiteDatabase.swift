@@ -30,10 +30,19 @@ public final class SQLiteDatabase: SQLDatabase {
     /// directory's mode or the umask: they hold emails, password hashes and tokens. A new database is created
     /// 0600 before SQLite opens it (SQLite gives the WAL and shared-memory files its mode); an existing one, and
     /// files left by an older version, are changed.
+    ///
+    /// An existing file is never opened here, only stat'ed and chmod'ed: SQLite's locks are POSIX record locks, which
+    /// belong to the process, and closing *any* descriptor of the file drops them all. A server that did so after its
+    /// connection had read the database held no lock on it, so the next process to close the database (`herald
+    /// admin`, a `sqlite3` shell) took itself for the last one, checkpointed and deleted the WAL the server was
+    /// still writing into. A file that does not exist yet has no lock to lose.
     static func restrictFiles(_ path: String) {
         guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        if descriptor >= 0 { close(descriptor) }
+        var existing = stat()
+        if stat(path, &existing) != 0, errno == ENOENT {
+            let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if descriptor >= 0 { close(descriptor) }
+        }
         for file in [path, path + "-wal", path + "-shm", path + "-journal"] {
             var status = stat()
             if stat(file, &status) == 0, status.st_mode & 0o077 != 0 { _ = chmod(file, 0o600) }

@@ -29,6 +29,31 @@ public struct DataDirectory: Sendable {
         }
     }
 
+    /// Claims the directory for this process alone, until it exits: `herald serve` holds the claim while it runs,
+    /// and `herald restore` takes it so that it never replaces a database a server has open. A second claim, from
+    /// another process, fails naming the one that holds it.
+    ///
+    /// An advisory `flock` on `serve.lock`, never a lock on the database: closing any descriptor of `herald.db`
+    /// would drop the locks SQLite holds on it (POSIX record locks belong to the whole process).
+    public func claimForThisProcess() throws {
+        let path = file("serve.lock")
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw Failure(description: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let holder = (try? read("serve.lock")).flatMap { $0.isEmpty ? nil : " (pid \($0))" } ?? ""
+            close(descriptor)
+            throw Failure(
+                description: "another herald serve\(holder) is running on data dir \(self.path): stop it first "
+                    + "(the herald admin commands and herald backup may run beside it)")
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(descriptor, 0)
+        _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        // The descriptor stays open, and the lock held, until the process exits.
+    }
+
     /// The path of `name` inside the directory.
     public func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
 
