@@ -281,7 +281,7 @@ async function pageBusiness(root, id) {
     toast("Service account saved");
     route();
   });
-  root.append(h("div", { class: "row" }, apns, fcm));
+  root.append(h("div", { class: "row" }, apns, fcm), await identityKeys(id));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

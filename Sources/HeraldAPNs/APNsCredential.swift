@@ -33,6 +33,13 @@ public struct APNsCredential: Sendable {
     /// When the credential was set; a newer one replaces cached tokens.
     public var version: Timestamp
 
+    /// Names the key provider tokens are signed with, whichever business holds it: the lowercase hex SHA-256 of the
+    /// team, the key id and the public key. Businesses holding one key share its token; another .p8 under the same
+    /// key id has another fingerprint, so it never reads nor sends with that token.
+    public var keyFingerprint: String {
+        Hex.encode(SHA256.hash(Array("\(teamID)\n\(keyID)\n\(key.publicKey.pemRepresentation)".utf8)))
+    }
+
     /// A credential.
     public init(
         keyID: String, teamID: String, topic: String, environment: Environment, key: P256PrivateKey, version: Timestamp

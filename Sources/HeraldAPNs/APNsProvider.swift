@@ -7,7 +7,7 @@ import Synchronization
 
 /// Delivers to Apple's provider API: `POST /3/device/<token>` over HTTP/2 with token authentication.
 ///
-/// One JWT per credential is reused across every request and connection (see `APNsTokenCache`);
+/// One JWT per key is reused across every request, connection and business holding the key (see `APNsKeyTokens`);
 /// `apns-id` is the delivery's own, so a retried send is recognisable; payloads over 4096 bytes are refused
 /// before anything is sent.
 ///
@@ -39,12 +39,14 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
         /// Nil once shut down for being idle; the provider token stays (Apple refuses refreshes more often
         /// than every 20 minutes, and a business sending every quarter hour would refresh on each).
         var client: HTTP2Client?
-        var tokens = APNsTokenCache()
+        /// The token of the credential's key, shared with every business holding that key.
+        var tokens: APNsKeyTokens
         /// When it last sent (seconds).
         var lastUsed: Int64
 
-        init(credential: APNsCredential, lastUsed: Int64) {
+        init(credential: APNsCredential, tokens: APNsKeyTokens, lastUsed: Int64) {
             self.credential = credential
+            self.tokens = tokens
             self.lastUsed = lastUsed
         }
 
@@ -60,16 +62,16 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
                         client: client, bearer: bearer, topic: credential.topic, environment: credential.environment,
                         version: credential.version))
             case .fetch(let fetch):
-                return .fetching(fetch, credential, client)
+                return .fetching(fetch, credential, client, tokens)
             }
         }
     }
 
     /// A push's route, or what it takes to complete one: a provider token fetched from the shared store (or signed)
-    /// with the credential, outside the lock of `entries`.
+    /// with the credential, outside the lock of `entries`, for the key's tokens.
     private enum Routing {
         case ready(Route)
-        case fetching(APNsTokenCache.Fetch, APNsCredential, HTTP2Client)
+        case fetching(APNsTokenCache.Fetch, APNsCredential, HTTP2Client, APNsKeyTokens)
     }
 
     /// What a push needs of its business's credential.
@@ -90,6 +92,8 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
     private let logger: Logger
     private let transportWarnings: TransportWarnings
     private let entries = Mutex<[Int64: Entry]>([:])
+    /// The provider token of each key in use, by fingerprint; taken inside the lock of `entries`.
+    private let keyTokens = Mutex<[String: APNsKeyTokens]>([:])
     /// The provider tokens every node sends with.
     private let sharedTokens: any ProviderTokenStore
     /// When idle clients are next looked for (seconds).
@@ -156,15 +160,17 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
         } catch {
             throw Unavailable(underlying: error)
         }
+        let fingerprint = credential.keyFingerprint
         var unused: HTTP2Client?
         var installed = false
         let routing = try entries.withLock { entries -> Routing? in
-            let entry = entries[businessID] ?? Entry(credential: credential, lastUsed: now)
+            let entry =
+                entries[businessID] ?? Entry(credential: credential, tokens: tokens(of: fingerprint), lastUsed: now)
             entries[businessID] = entry
             if entry.credential.version < credential.version {
-                // Replaced while this node was idle for it (or on another node): its key, and a token of its own.
+                // Replaced while this node was idle for it (or on another node): its key, and that key's token.
                 entry.credential = credential
-                entry.tokens = APNsTokenCache()
+                entry.tokens = tokens(of: fingerprint)
             }
             if entry.client == nil {
                 entry.client = client  // new, or back after being idle (with its provider token)
@@ -180,23 +186,29 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
         return try routing.map { try complete($0, businessID: businessID, now: now) }
     }
 
+    /// The tokens of the key with `fingerprint`, made the first time it is asked for. Called under the lock of
+    /// `entries`: the businesses holding one key get one token, however many load it at once.
+    private func tokens(of fingerprint: String) -> APNsKeyTokens {
+        keyTokens.withLock { tokens in
+            if let held = tokens[fingerprint] { return held }
+            let made = APNsKeyTokens(fingerprint: fingerprint)
+            tokens[fingerprint] = made
+            return made
+        }
+    }
+
     /// The route `routing` leads to: its provider token fetched first if it needs one, while the lock of `entries`
     /// is free (the shared store may be a database round trip away, and every business's pushes take that lock),
-    /// then handed to the entry's token cache.
+    /// then handed to the key's tokens, which handed out the fetch.
     private func complete(_ routing: Routing, businessID: Int64, now: Int64) throws -> Route {
         switch routing {
         case .ready(let route):
             return route
-        case .fetching(let fetch, let credential, let client):
+        case .fetching(let fetch, let credential, let client, let tokens):
             let result = Result {
                 try fetch.perform(for: credential, businessID: businessID, shared: sharedTokens, now: now)
             }
-            let fetched = try? result.get()
-            entries.withLock { entries in
-                // Not into the cache of a credential that replaced this one meanwhile.
-                guard let entry = entries[businessID], entry.credential.version == credential.version else { return }
-                entry.tokens.fetched(fetched)
-            }
+            tokens.fetched(try? result.get())
             return Route(
                 client: client, bearer: try result.get().authorization, topic: credential.topic,
                 environment: credential.environment, version: credential.version)
@@ -310,7 +322,7 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
                     !refreshedToken
                 {
                     // The token aged out early (clock skew): sign a new one at once and resend this push once.
-                    provider.entries.withLock { $0[push.businessID]?.tokens.expired(bearer) }
+                    provider.entries.withLock { $0[push.businessID]?.tokens }?.expired(bearer)
                     provider.logger.notice(
                         "APNs provider token expired; signing a new one", ["business.id": String(push.businessID)])
                     provider.send(push, payload: payload, refreshedToken: true, completion: completion)
@@ -330,15 +342,14 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
         }
     }
 
-    /// Takes the stored provider token of `businessID` if it is another than `refused`; true when it did. Read
-    /// before the lock of `entries` is taken.
+    /// Takes the stored provider token of `businessID`'s key if it is another than `refused`; true when it did.
+    /// Read outside the lock of `entries`.
     private func adoptShared(_ businessID: Int64, refused: String) -> Bool {
         let now = clock.now().seconds
-        guard let stored = try? sharedTokens.token(businessID: businessID, platform: .apns) else { return false }
-        return entries.withLock { entries in
-            guard let entry = entries[businessID] else { return false }
-            return entry.tokens.adoptShared(stored, version: entry.credential.version, refused: refused, now: now)
-        }
+        guard let (credential, tokens) = entries.withLock({ $0[businessID].map { ($0.credential, $0.tokens) } })
+        else { return false }
+        let stored = APNsTokenCache.stored(for: credential, businessID: businessID, shared: sharedTokens)
+        return tokens.adoptShared(stored, refused: refused, now: now)
     }
 
     /// Apple refused the credential of `version`: if the stored one is newer (replaced on another node, or while
@@ -363,6 +374,9 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
                 if let client = entries[businessID]!.client { idle.append(client) }
                 entries[businessID]!.client = nil
             }
+            // The tokens of keys no business holds any more (replaced, or their credentials changed).
+            let held = Set(entries.values.map(\.tokens.fingerprint))
+            keyTokens.withLock { tokens in tokens = tokens.filter { held.contains($0.key) } }
             return idle
         }
         for client in idle { client.shutdown() }

@@ -2,9 +2,10 @@ import HeraldCrypto
 import HeraldDelivery
 import HeraldModel
 
-/// The provider authentication token (ES256 JWT) of one credential: one for every request, connection, node and
-/// restart. It is taken from the shared store (`ProviderTokenStore`) while younger than `refreshAge`; past that one
-/// node at a time signs the next and stores it for the others. Apple accepts a token up to an hour old and refuses a
+/// The provider authentication token (ES256 JWT) of one key: one for every request, connection, node, restart and
+/// business holding the key (`APNsKeyTokens`). It is taken from the shared store (`ProviderTokenStore`, by the key's
+/// fingerprint) while younger than `refreshAge`; past that one node at a time signs the next and stores it for the
+/// others. Apple accepts a token up to an hour old and refuses a
 /// key's new one within 20 minutes of the last (`TooManyProviderTokenUpdates`), so a process that signed its own on
 /// every start would be refused after a restart.
 ///
@@ -102,8 +103,9 @@ struct APNsTokenCache {
         func perform(
             for credential: APNsCredential, businessID: Int64, shared: any ProviderTokenStore, now: Int64
         ) throws -> Fetched {
-            let stored = (try? shared.token(businessID: businessID, platform: .apns)).flatMap { token in
-                token.credentialVersion == credential.version && token.token != rejected ? token : nil
+            let key = ProviderTokenKey.signingKey(credential.keyFingerprint, .apns)
+            let stored = APNsTokenCache.stored(for: credential, businessID: businessID, shared: shared).flatMap {
+                $0.token != rejected ? $0 : nil
             }
             let (refreshAge, graceAge) = (APNsTokenCache.refreshAge, APNsTokenCache.graceAge)
             if let stored,
@@ -114,8 +116,7 @@ struct APNsTokenCache {
             }
             let mayRenew =
                 (try? shared.beginRenewal(
-                    businessID: businessID, platform: .apns,
-                    until: Timestamp(milliseconds: (now + APNsTokenCache.renewalLease) * 1000),
+                    key, until: Timestamp(milliseconds: (now + APNsTokenCache.renewalLease) * 1000),
                     at: Timestamp(milliseconds: now * 1000))) ?? true
             guard mayRenew else {
                 if let stored, let taken = Fetched(stored, youngerThan: graceAge, at: now, useUntil: now + 5) {
@@ -130,15 +131,26 @@ struct APNsTokenCache {
                 SharedProviderToken(
                     token: fresh, credentialVersion: credential.version, issuedAt: Timestamp(milliseconds: now * 1000),
                     expiresAt: Timestamp(milliseconds: (now + 3600) * 1000)),
-                businessID: businessID, platform: .apns)
+                for: key)
             return Fetched(authorization: fresh, issuedAt: now, useUntil: now + refreshAge)
         }
     }
 
-    /// Takes `stored` (the shared token, as read) if it is of the credential of `version`, another than `refused`
-    /// and young enough: true when there is one to send with.
-    mutating func adoptShared(_ stored: SharedProviderToken?, version: Timestamp, refused: String, now: Int64) -> Bool {
-        guard let stored, stored.credentialVersion == version, stored.token != refused,
+    /// The token the nodes share for `credential`'s key; until one is stored, the one `businessID` stored for its
+    /// credential of that version when tokens were kept by business (after an upgrade: the one Apple took last).
+    static func stored(for credential: APNsCredential, businessID: Int64, shared: any ProviderTokenStore)
+        -> SharedProviderToken?
+    {
+        if let keys = try? shared.token(.signingKey(credential.keyFingerprint, .apns)) { return keys }
+        return (try? shared.token(.business(businessID, .apns))).flatMap {
+            $0.credentialVersion == credential.version ? $0 : nil
+        }
+    }
+
+    /// Takes `stored` (the shared token of the key, as `stored(for:businessID:shared:)` read it) if it is another than
+    /// `refused` and young enough: true when there is one to send with.
+    mutating func adoptShared(_ stored: SharedProviderToken?, refused: String, now: Int64) -> Bool {
+        guard let stored, stored.token != refused,
             let taken = Fetched(stored, youngerThan: Self.graceAge, at: now, useUntil: now + 60)
         else { return false }
         hold(taken)

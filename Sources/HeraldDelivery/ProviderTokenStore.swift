@@ -5,7 +5,8 @@ import Synchronization
 public struct SharedProviderToken: Sendable, Equatable {
     /// The token as sent (`bearer …` for APNs, the access token for FCM). A secret: never logged.
     public var token: String
-    /// The credential it was made with (its version): a token of a replaced credential is not used.
+    /// The credential it was made with (its version): a business's token of a replaced credential is not used (a
+    /// key's token serves every credential holding the key, whatever its version).
     public var credentialVersion: Timestamp
     /// When it was made.
     public var issuedAt: Timestamp
@@ -21,46 +22,61 @@ public struct SharedProviderToken: Sendable, Equatable {
     }
 }
 
+/// Whose provider token it is: one business's credential on a platform (FCM's access token), or one signing key,
+/// whose token every business holding that key shares (APNs's JWT: Apple refuses a key's new token within 20 minutes
+/// of the last, whichever business it came from).
+public struct ProviderTokenKey: Hashable, Sendable {
+    /// The platform.
+    public let platform: PushPlatform
+    /// The business, for a token of its own credential.
+    public let businessID: Int64?
+    /// The signing key's fingerprint, for a token of that key.
+    public let keyFingerprint: String?
+
+    /// The token of `businessID`'s own credential on `platform`.
+    public static func business(_ businessID: Int64, _ platform: PushPlatform) -> Self {
+        Self(platform: platform, businessID: businessID, keyFingerprint: nil)
+    }
+
+    /// The token of the key with fingerprint `keyFingerprint` on `platform`, shared by every business holding it.
+    public static func signingKey(_ keyFingerprint: String, _ platform: PushPlatform) -> Self {
+        Self(platform: platform, businessID: nil, keyFingerprint: keyFingerprint)
+    }
+}
+
 /// Where the providers keep the tokens they send with, so that every node and every restart uses the one the
 /// provider already accepted instead of making its own (Apple refuses a key's new token within 20 minutes of the
 /// last: `TooManyProviderTokenUpdates`), and one node at a time makes the next. The database's (sealed) in a
 /// server; `MemoryProviderTokenStore` in tests and for a provider on its own.
 public protocol ProviderTokenStore: Sendable {
-    /// The token stored for `businessID` on `platform`, if any.
-    func token(businessID: Int64, platform: PushPlatform) throws -> SharedProviderToken?
-    /// Asks to be the one node renewing that token until `until`; false while another holds the renewal.
-    func beginRenewal(businessID: Int64, platform: PushPlatform, until: Timestamp, at now: Timestamp) throws -> Bool
-    /// Stores `token` for every node, ending this node's renewal.
-    func save(_ token: SharedProviderToken, businessID: Int64, platform: PushPlatform) throws
+    /// The token stored for `key`, if any.
+    func token(_ key: ProviderTokenKey) throws -> SharedProviderToken?
+    /// Asks to be the one node renewing the token of `key` until `until`; false while another holds the renewal.
+    func beginRenewal(_ key: ProviderTokenKey, until: Timestamp, at now: Timestamp) throws -> Bool
+    /// Stores `token` for `key`, for every node, ending this node's renewal.
+    func save(_ token: SharedProviderToken, for key: ProviderTokenKey) throws
 }
 
 /// Provider tokens kept in this process only.
 public final class MemoryProviderTokenStore: ProviderTokenStore {
-    private let tokens = Mutex<[String: (token: SharedProviderToken?, renewingUntil: Timestamp?)]>([:])
+    private let tokens = Mutex<[ProviderTokenKey: (token: SharedProviderToken?, renewingUntil: Timestamp?)]>([:])
 
     /// An empty store.
     public init() {}
 
-    public func token(businessID: Int64, platform: PushPlatform) throws -> SharedProviderToken? {
-        tokens.withLock { $0[Self.key(businessID, platform)]?.token ?? nil }
+    public func token(_ key: ProviderTokenKey) throws -> SharedProviderToken? {
+        tokens.withLock { $0[key]?.token ?? nil }
     }
 
-    public func beginRenewal(businessID: Int64, platform: PushPlatform, until: Timestamp, at now: Timestamp) throws
-        -> Bool
-    {
+    public func beginRenewal(_ key: ProviderTokenKey, until: Timestamp, at now: Timestamp) throws -> Bool {
         tokens.withLock { tokens in
-            let key = Self.key(businessID, platform)
             if let renewing = tokens[key]?.renewingUntil, renewing > now { return false }
             tokens[key, default: (nil, nil)].renewingUntil = until
             return true
         }
     }
 
-    public func save(_ token: SharedProviderToken, businessID: Int64, platform: PushPlatform) throws {
-        tokens.withLock { $0[Self.key(businessID, platform)] = (token, nil) }
-    }
-
-    private static func key(_ businessID: Int64, _ platform: PushPlatform) -> String {
-        "\(businessID)/\(platform.rawValue)"
+    public func save(_ token: SharedProviderToken, for key: ProviderTokenKey) throws {
+        tokens.withLock { $0[key] = (token, nil) }
     }
 }

@@ -174,7 +174,7 @@ public final class FCMProvider: PushProvider, ConnectionHolder {
     private func renew(_ businessID: Int64, _ credential: FCMCredential, epoch: Int, current: String?) {
         let now = clock.now()
         let margin = min(configuration.refreshMargin, .seconds(1800))
-        let stored = (try? sharedTokens.token(businessID: businessID, platform: .fcm)).flatMap { token in
+        let stored = (try? sharedTokens.token(.business(businessID, .fcm))).flatMap { token in
             token.credentialVersion == credential.version && token.token != current
                 && token.token != refused.withLock({ $0[businessID] }) ? token : nil
         }
@@ -184,7 +184,7 @@ public final class FCMProvider: PushProvider, ConnectionHolder {
         }
         let mayFetch =
             (try? sharedTokens.beginRenewal(
-                businessID: businessID, platform: .fcm, until: now.adding(configuration.requestTimeout), at: now))
+                .business(businessID, .fcm), until: now.adding(configuration.requestTimeout), at: now))
             ?? true
         if !mayFetch {
             if let stored, now < stored.expiresAt {
@@ -245,7 +245,7 @@ public final class FCMProvider: PushProvider, ConnectionHolder {
                         SharedProviderToken(
                             token: token, credentialVersion: credential.version, issuedAt: now,
                             expiresAt: now.adding(.seconds(expiresIn))),
-                        businessID: businessID, platform: .fcm)
+                        for: .business(businessID, .fcm))
                     finishFetch(businessID, epoch: epoch, .success(token), expiresIn: expiresIn)
                 } else {
                     let error = body?["error"]?.stringValue ?? "HTTP \(response.status)"

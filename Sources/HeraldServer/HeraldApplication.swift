@@ -124,15 +124,16 @@ public final class HeraldApplication: Sendable {
         ).register(in: &router)
         let deviceAuth = DeviceAuthenticator(
             store: store, sealer: sealer, clock: clock, devices: devices, limits: limits)
+        let identityVerifier = IdentityVerifier(store: store, sealer: sealer, clock: clock)
         DeviceController(
-            auth: deviceAuth, sealer: sealer, devices: devices, events: deviceEvents,
-            verifier: IdentityVerifier(sealer: sealer)
+            auth: deviceAuth, sealer: sealer, devices: devices, events: deviceEvents, verifier: identityVerifier
         ).register(in: &router)
         DeviceGeofenceController(auth: deviceAuth, geofences: geofences, clock: clock, events: deviceEvents)
             .register(in: &router)
         DeviceIdentityController(
-            admin: admin, auth: deviceAuth, identities: domain.identities, verifier: IdentityVerifier(sealer: sealer)
+            admin: admin, auth: deviceAuth, identities: domain.identities, verifier: identityVerifier
         ).register(in: &router)
+        AdminIdentityKeyController(admin: admin, verifier: identityVerifier).register(in: &router)
         media.register(in: &router)
         ConsoleController().register(in: &router)
         SurveyCheckController(admin: admin).register(in: &router)

@@ -22,6 +22,8 @@ public final class StoreTransaction {
     public var credentials: CredentialRecords { CredentialRecords(self) }
     /// The provider tokens the credentials send with, shared by the nodes.
     public var providerTokens: ProviderTokenRecords { ProviderTokenRecords(self) }
+    /// The identity keys businesses' backends sign external ids with.
+    public var identityKeys: IdentityKeyRecords { IdentityKeyRecords(self) }
     /// FCM's send quota per Firebase project, leased by the nodes a second at a time.
     public var fcmQuotas: FCMQuotaRecords { FCMQuotaRecords(self) }
     /// Templates businesses saved.

@@ -3,9 +3,9 @@
 One test walks what an operator does, against a real `herald serve` (the debug build in .build, else the release
 one) on a free port whose APNs is the repository's stand-ins (Tests/StandIns/standin.py): sign in (a wrong token
 first: its error is shown next to the token field), create a business, upload its .p8 key and its FCM
-service-account file, sign two iPhones and an Android phone up through the mobile API, see a segment's count,
-compose a campaign with an image and a survey (the preview follows the typing; a missing
-headline is answered next to the headline field; the in-app card — the SDK's own — walks the survey step by step,
+service-account file, rotate its identity key (add one, retire the original), sign two iPhones and an Android phone
+up through the mobile API, see a segment's count, compose a campaign with an image and a survey (the preview follows
+the typing; a missing headline is answered next to the headline field; the in-app card — the SDK's own — walks the survey step by step,
 the server's validator refusing an unanswered required question), launch it, and watch the report count the deliveries the
 stand-in accepted; then the device lookup, a test push, a template preview, a geofence, and the composer at phone
 width. Screenshots go to Tests/Console/artifacts/ (ignored by git).
@@ -184,6 +184,24 @@ class ConsoleInBrowser(BrowserTest, unittest.TestCase):
         self.wait(lambda: "ok" in d.find_element(By.ID, "fcm-status").text
                   and "burger-co-app" in d.find_element(By.ID, "fcm-status").text, message="the FCM status")
         self.assertNotIn(self.service_account["private_key"].splitlines()[1], d.page_source)
+
+        # Rotate the identity key: a new one is added (its text shown once), then the original is retired.
+        self.find("#identity-keys tr[data-kid=original]")
+        self.find("#identity-keys button[type=submit]").click()
+        added = self.find("#identity-key-added")
+        kid = added.find_element(By.CSS_SELECTOR, ".mono").text
+        new_key = added.find_element(By.CSS_SELECTOR, ".secret").text
+        self.assertTrue(kid.startswith("ik_") and len(new_key) == 43, kid)
+        added.find_element(By.CSS_SELECTOR, "button").click()
+        self.find(f'#identity-keys tr[data-kid="{kid}"]')
+        self.assertNotIn(new_key, d.page_source)  # listed, never shown again
+        self.find('#identity-keys button[aria-label="Retire original"]').click()
+        d.switch_to.alert.accept()
+        self.wait(lambda: "live" not in d.find_element(By.CSS_SELECTOR, "#identity-keys tr[data-kid=original]").text,
+                  message="the original key retired")
+        self.assertIn("live", d.find_element(By.CSS_SELECTOR, f'#identity-keys tr[data-kid="{kid}"]').text)
+        identity_key = f"{self.base}/api/admin/businesses/{d.current_url.rsplit('/', 1)[1]}/identity-key"
+        self.assertEqual(http("GET", identity_key, None, {"Authorization": "Bearer " + ADMIN_TOKEN})[0], 404)
 
         # Two iPhones and an Android phone sign up through the mobile API.
         tokens = [secrets.token_hex(32) for _ in range(2)]

@@ -61,17 +61,20 @@ struct APNsProviderTests {
         "a shared store slow to answer holds up the pushes of the business it is asked about, not another's",
         .bug(id: "review-3-1", "the store was read and written under the lock every business's pushes take"))
     func aSlowStoreHoldsUpNoOtherBusiness() throws {
-        let key = P256PrivateKey.generate()
+        // Each business its own key (businesses holding one key share its token, and wait for it together).
+        let keys = [Int64(1): P256PrivateKey.generate(), 2: P256PrivateKey.generate()]
+        @Sendable func credential(_ businessID: Int64) -> APNsCredential {
+            APNsCredential(
+                keyID: "KEY123456\(businessID)", teamID: "TEAM123456", topic: "com.example.app",
+                environment: .production,
+                key: keys[businessID]!, version: Timestamp(milliseconds: 0))
+        }
         var configuration = APNsProvider.Configuration(baseURLOverride: "http://127.0.0.1:9")
         configuration.requestTimeout = .seconds(2)
-        let store = GatedTokenStore(gated: 1)
+        let store = GatedTokenStore(gated: .signingKey(credential(1).keyFingerprint, .apns))
         let provider = APNsProvider(
             makeClient: { try HTTP2Client() },
-            credential: { _ in
-                APNsCredential(
-                    keyID: "KEY1234567", teamID: "TEAM123456", topic: "com.example.app", environment: .production,
-                    key: key, version: Timestamp(milliseconds: 0))
-            },
+            credential: { credential($0) },
             clock: WallClock { Timestamp(milliseconds: 1_800_000_000_000) }, configuration: configuration,
             tokens: store, logger: .disabled)
         defer { provider.shutdown() }
@@ -99,31 +102,31 @@ struct APNsProviderTests {
     }
 }
 
-/// Provider tokens in memory, whose read for one business waits until `release` is called.
+/// Provider tokens in memory, whose read of one token waits until `release` is called.
 private final class GatedTokenStore: ProviderTokenStore {
     let entered = DispatchSemaphore(value: 0)
     private let gate = DispatchSemaphore(value: 0)
-    private let gated: Int64
+    private let gated: ProviderTokenKey
     private let tokens = MemoryProviderTokenStore()
 
-    init(gated: Int64) { self.gated = gated }
+    init(gated: ProviderTokenKey) { self.gated = gated }
 
     func release() { gate.signal() }
 
-    func token(businessID: Int64, platform: PushPlatform) throws -> SharedProviderToken? {
-        if businessID == gated {
+    func token(_ key: ProviderTokenKey) throws -> SharedProviderToken? {
+        if key == gated {
             entered.signal()
             gate.wait()
         }
-        return try tokens.token(businessID: businessID, platform: platform)
+        return try tokens.token(key)
     }
 
-    func beginRenewal(businessID: Int64, platform: PushPlatform, until: Timestamp, at now: Timestamp) throws -> Bool {
-        try tokens.beginRenewal(businessID: businessID, platform: platform, until: until, at: now)
+    func beginRenewal(_ key: ProviderTokenKey, until: Timestamp, at now: Timestamp) throws -> Bool {
+        try tokens.beginRenewal(key, until: until, at: now)
     }
 
-    func save(_ token: SharedProviderToken, businessID: Int64, platform: PushPlatform) throws {
-        try tokens.save(token, businessID: businessID, platform: platform)
+    func save(_ token: SharedProviderToken, for key: ProviderTokenKey) throws {
+        try tokens.save(token, for: key)
     }
 }
 

@@ -13,10 +13,12 @@ struct APNsTokenCacheTests {
     static let key = P256PrivateKey.generate()
     static let t0: Int64 = 1_800_000_000
 
-    func credential(version: Int64 = 1) -> APNsCredential {
+    func credential(version: Int64 = 1, key: P256PrivateKey = key, topic: String = "com.example.app")
+        -> APNsCredential
+    {
         APNsCredential(
-            keyID: "KEY1234567", teamID: "TEAM123456", topic: "com.example.app", environment: .production,
-            key: Self.key, version: Timestamp(milliseconds: version))
+            keyID: "KEY1234567", teamID: "TEAM123456", topic: topic, environment: .production, key: key,
+            version: Timestamp(milliseconds: version))
     }
 
     @Test("a restarted process (or another node) sends with the stored token instead of signing its own")
@@ -51,7 +53,8 @@ struct APNsTokenCacheTests {
         let first = try c.authorization(for: credential(), businessID: 8, shared: shared2, now: Self.t0)
         #expect(
             try shared2.beginRenewal(
-                businessID: 8, platform: .apns, until: Timestamp(milliseconds: (Self.t0 + 60 * 60) * 1000),
+                .signingKey(credential().keyFingerprint, .apns),
+                until: Timestamp(milliseconds: (Self.t0 + 60 * 60) * 1000),
                 at: Timestamp(milliseconds: (Self.t0 + 46 * 60) * 1000)))
         #expect(try d.authorization(for: credential(), businessID: 8, shared: shared2, now: Self.t0 + 47 * 60) == first)
         #expect(throws: APNsTokenCache.Renewing.self, "too old to use, and another node is signing") {
@@ -60,20 +63,72 @@ struct APNsTokenCacheTests {
         }
     }
 
-    @Test("a token stored for a replaced credential, or one Apple said expired, is not taken")
+    @Test("a token of a replaced key, or one Apple said expired, is not taken; the same key uploaded again keeps it")
     func staleTokensAreNotTaken() throws {
         let shared = MemoryProviderTokenStore()
         var a = APNsTokenCache()
         let old = try a.authorization(for: credential(version: 1), businessID: 7, shared: shared, now: Self.t0)
+        var same = APNsTokenCache()
+        let uploadedAgain = try same.authorization(
+            for: credential(version: 2), businessID: 7, shared: shared, now: Self.t0 + 1)
+        #expect(uploadedAgain == old, "the key is the same: so is its token")
+        let newKey = P256PrivateKey.generate()
         var b = APNsTokenCache()
-        let replaced = try b.authorization(for: credential(version: 2), businessID: 7, shared: shared, now: Self.t0 + 1)
+        let replaced = try b.authorization(
+            for: credential(version: 3, key: newKey), businessID: 7, shared: shared, now: Self.t0 + 1)
         #expect(replaced != old, "the new key signs its own")
         var c = APNsTokenCache()
-        let current = try c.authorization(for: credential(version: 2), businessID: 7, shared: shared, now: Self.t0 + 2)
+        let current = try c.authorization(
+            for: credential(version: 3, key: newKey), businessID: 7, shared: shared, now: Self.t0 + 2)
         #expect(current == replaced)
         c.expired(current)
-        let fresh = try c.authorization(for: credential(version: 2), businessID: 7, shared: shared, now: Self.t0 + 3)
+        let fresh = try c.authorization(
+            for: credential(version: 3, key: newKey), businessID: 7, shared: shared, now: Self.t0 + 3)
         #expect(fresh != current, "not the stored copy Apple just refused")
+    }
+
+    @Test(
+        "businesses holding one key send with one token; another key under the same id and team signs its own",
+        .bug(id: "issue-40-8", "each business signed its own token for the key: Apple refused all but the first"))
+    func oneTokenPerKey() throws {
+        let shared = MemoryProviderTokenStore()
+        var burger = APNsTokenCache()
+        let first = try burger.authorization(
+            for: credential(topic: "com.example.burger"), businessID: 1, shared: shared, now: Self.t0)
+        var pizza = APNsTokenCache()
+        let second = try pizza.authorization(
+            for: credential(topic: "com.example.pizza"), businessID: 2, shared: shared, now: Self.t0 + 60)
+        #expect(second == first, "the key's token, whichever business signed it")
+        // Another .p8 claiming the same key id and team: its own fingerprint, its own token.
+        let other = credential(key: P256PrivateKey.generate())
+        #expect(other.keyFingerprint != credential().keyFingerprint)
+        #expect(other.keyFingerprint.count == 64)
+        var impostor = APNsTokenCache()
+        let own = try impostor.authorization(for: other, businessID: 3, shared: shared, now: Self.t0 + 61)
+        #expect(own != first)
+        #expect(try shared.token(.signingKey(credential().keyFingerprint, .apns))?.token == first, "untouched")
+    }
+
+    @Test("until its key's token is stored, the one a business stored before tokens were kept by key is taken")
+    func theTokenStoredByBusinessServesUntilTheKeysIs() throws {
+        let shared = MemoryProviderTokenStore()
+        let before = SharedProviderToken(
+            token: "bearer before", credentialVersion: credential().version,
+            issuedAt: Timestamp(milliseconds: Self.t0 * 1000),
+            expiresAt: Timestamp(milliseconds: (Self.t0 + 3600) * 1000))
+        try shared.save(before, for: .business(7, .apns))
+        var cache = APNsTokenCache()
+        let taken = try cache.authorization(for: credential(), businessID: 7, shared: shared, now: Self.t0 + 60)
+        #expect(taken == "bearer before", "the one Apple took last, not a new one within its 20 minutes")
+        var replaced = APNsTokenCache()
+        let signed = try replaced.authorization(
+            for: credential(version: 2), businessID: 7, shared: shared, now: Self.t0 + 60)
+        #expect(signed != "bearer before", "a business's token of a credential since replaced is not taken")
+        #expect(try shared.token(.signingKey(credential().keyFingerprint, .apns))?.token == signed)
+        var another = APNsTokenCache()
+        #expect(
+            try another.authorization(for: credential(), businessID: 7, shared: shared, now: Self.t0 + 61) == signed,
+            "once the key's token is stored, it is the one")
     }
 
     @Test(
@@ -92,10 +147,10 @@ struct APNsTokenCacheTests {
         var a = APNsTokenCache()
         let stored = try a.authorization(for: credential(), businessID: 7, shared: shared, now: Self.t0)
         var own = APNsTokenCache()
-        let read = try shared.token(businessID: 7, platform: .apns)
-        let sameAsRefused = own.adoptShared(read, version: credential().version, refused: stored, now: Self.t0 + 5)
+        let read = APNsTokenCache.stored(for: credential(), businessID: 7, shared: shared)
+        let sameAsRefused = own.adoptShared(read, refused: stored, now: Self.t0 + 5)
         #expect(!sameAsRefused, "the stored token is the one refused: nothing else to send with")
-        let another = own.adoptShared(read, version: credential().version, refused: "bearer mine", now: Self.t0 + 5)
+        let another = own.adoptShared(read, refused: "bearer mine", now: Self.t0 + 5)
         #expect(another)
         #expect(own.current(at: Self.t0 + 6) == stored)
     }

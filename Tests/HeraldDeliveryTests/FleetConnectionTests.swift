@@ -13,17 +13,11 @@ struct FleetConnectionTests {
     @Test(.enabled(if: !TestPostgres.isOff, "PostgreSQL tests turned off (HERALD_TEST_POSTGRES=off)"))
     func twoNodesOpenNoMoreConnectionsThanTheBudgetAndLoseNothing() throws {
         let standIn = try StandIn()
-        let schema = try TestPostgres.makeSchema()
-        let base = try TestPostgres.requireURL()
-        let url = base + (base.contains("?") ? "&" : "?") + "options=-c%20search_path%3D\(schema)"
-        let secretKey = Hex.encode(SecureRandom.bytes(count: 32))
-        let adminToken = "hadm_" + Hex.encode(SecureRandom.bytes(count: 16))
+        let fleet = try LiveHerald.Fleet()
         func node() throws -> LiveHerald {
             try LiveHerald {
                 $0.deliver(to: standIn)
-                $0.database = url
-                $0.secretKey = secretKey
-                $0.adminToken = adminToken
+                fleet.join(&$0)
                 $0.delivery.connectionsPerHost = 1
             }
         }

@@ -434,6 +434,9 @@ struct BadInputTests {
             method: "POST", path: "/api/admin/businesses/{business}/api_keys", access: .admin, slots: [Slot("keys")],
             body: { _ in ["keys": ["sandbox"]] }),
         Endpoint(
+            method: "POST", path: "/api/admin/businesses/{business}/identity-keys", access: .admin, slots: [],
+            body: { _ in [:] }),
+        Endpoint(
             method: "POST", path: "/api/admin/businesses/{business}/test-devices", access: .admin,
             slots: [Slot("approval_code")], body: { context in ["approval_code": .string(context.approvalCode)] }),
     ]

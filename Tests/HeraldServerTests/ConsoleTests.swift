@@ -15,7 +15,7 @@ struct ConsoleTests {
 
     private static let files = [
         ("index.html", "text/html; charset=utf-8"), ("console.css", "text/css; charset=utf-8"),
-        ("console.js", "text/javascript; charset=utf-8"),
+        ("console.js", "text/javascript; charset=utf-8"), ("identity-keys.js", "text/javascript; charset=utf-8"),
     ]
 
     @Test func servesEveryFileOfConsoleAsEmbedded() throws {

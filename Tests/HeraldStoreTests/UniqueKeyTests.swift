@@ -67,6 +67,8 @@ struct UniqueKeyTests {
             return "INSERT INTO notification_milestones (notification_id, type, at) VALUES (\(m), 'dup', \(n))"
         case ("location_beacons", _):
             return "INSERT INTO location_beacons (business_id, minor, location_id) VALUES (\(b), 7, \(l))"
+        case ("identity_keys", _):
+            return "INSERT INTO identity_keys (business_id, kid, created_at) VALUES (\(b), 'dup', \(n))"
         case ("idempotency_keys", _):
             return "INSERT INTO idempotency_keys (device_id, key, answer, created_at) VALUES (\(d), 'dup', '{}', \(n))"
         case ("businesses", "client"):

@@ -232,8 +232,9 @@ public actor HeraldClient {
     // MARK: - Identity
 
     /// The install belongs to your user `externalID` from now on — the id the user import knows them by — so their
-    /// attributes and segments reach it, and messages to them. `identityToken` vouches for the id: the lowercase hex
-    /// HMAC-SHA256 of `externalID` under the business's identity key, computed by your backend (never by the app).
+    /// attributes and segments reach it, and messages to them. `identityToken` vouches for the id: `<kid>.<hex>`, the
+    /// lowercase hex HMAC-SHA256 of `externalID` under the business's identity key named `kid` (a bare hex for its
+    /// original key), computed by your backend (never by the app).
     /// Kept and sent again at the next start when offline; a token Herald refuses throws `rejected`, and the install
     /// then belongs to nobody.
     public func identify(externalID: String, identityToken: String) async throws(HeraldError) {

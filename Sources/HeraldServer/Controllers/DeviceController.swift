@@ -73,11 +73,8 @@ struct DeviceController: Sendable {
             proof.userID = userID
         }
         if let identity = offered.identity {
-            guard verifier.vouches(token: identity.token, for: identity.externalID, businessID: business.id) else {
-                throw HTTPError(
-                    .forbidden, field: "identity_token",
-                    "does not vouch for external_id: the hex HMAC-SHA256 of the external_id under the business's "
-                        + "identity key")
+            guard try verifier.vouches(token: identity.token, for: identity.externalID, businessID: business.id) else {
+                throw HTTPError(.forbidden, field: "identity_token", IdentityVerifier.refusal)
             }
             proof.externalID = identity.externalID
         }

@@ -5,8 +5,8 @@ import HeraldStore
 
 /// Which user an install belongs to (`Herald.identify` / `Herald.logout`): `PUT /api/v1/device/user` with the user's
 /// `external_id` and the business backend's `identity_token`, `DELETE /api/v1/device/user`; and, for the business's
-/// backend, its identity key (`GET /api/admin/businesses/{id}/identity-key`). The rules are `DeviceIdentityService`'s;
-/// the proof is `IdentityVerifier`'s.
+/// backend, its original identity key (`GET /api/admin/businesses/{id}/identity-key`; the others are
+/// `AdminIdentityKeyController`'s). The rules are `DeviceIdentityService`'s; the proof is `IdentityVerifier`'s.
 struct DeviceIdentityController: Sendable {
     let admin: AdminAccess
     let auth: DeviceAuthenticator
@@ -43,11 +43,8 @@ struct DeviceIdentityController: Sendable {
         default: errors.add("identity_token", "must be a string")
         }
         try errors.check()
-        guard verifier.vouches(token: token!, for: externalID!, businessID: device.businessID) else {
-            throw HTTPError(
-                .forbidden, field: "identity_token",
-                "does not vouch for external_id: the hex HMAC-SHA256 of the external_id under the business's identity key"
-            )
+        guard try verifier.vouches(token: token!, for: externalID!, businessID: device.businessID) else {
+            throw HTTPError(.forbidden, field: "identity_token", IdentityVerifier.refusal)
         }
         _ = try identities.identify(device, externalID: externalID!)
         return .json(.object([("external_id", .string(externalID!))]))
@@ -60,13 +57,20 @@ struct DeviceIdentityController: Sendable {
         return HTTPResponse(status: .noContent)
     }
 
-    /// `{"identity_key"}`: what the business's backend signs external ids with. The same on every call.
+    /// `{"identity_key"}`: the original key the business's backend signs external ids with. The same on every call,
+    /// until it is retired: then 404 on `identity_key`.
     @Sendable func identityKey(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try admin.business(request)
+        guard let key = try verifier.liveKey(IdentityVerifier.originalKID, of: business.id) else {
+            throw HTTPError(
+                .notFound, field: "identity_key",
+                "was retired: the business's live keys are listed at /api/admin/businesses/\(business.id)/identity-keys"
+            )
+        }
         return .json(
             .object([
-                ("id", .int(business.id)), ("identity_key", .string(verifier.key(for: business.id))),
-                ("algorithm", "HMAC-SHA256"),
+                ("id", .int(business.id)), ("kid", .string(IdentityVerifier.originalKID)),
+                ("identity_key", .string(key)), ("algorithm", "HMAC-SHA256"),
             ]))
     }
 }

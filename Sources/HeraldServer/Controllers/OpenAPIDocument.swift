@@ -3684,7 +3684,7 @@ enum OpenAPIDocument {
                 "example": {
                   "errors": {
                     "identity_token": [
-                      "does not vouch for external_id: the hex HMAC-SHA256 of the external_id under the business's identity key"
+                      "does not vouch for external_id: the hex HMAC-SHA256 of the external_id under a live identity key of the business, as <kid>.<hex> (a bare <hex> for the original key)"
                     ]
                   }
                 }
@@ -3846,7 +3846,7 @@ enum OpenAPIDocument {
         ],
         "summary": "Belong to a user (identify)",
         "operationId": "identifyDevice",
-        "description": "The install belongs from now on to the business's user with this `external_id` — the id the user import (`POST /api/admin/businesses/{id}/users/import`) matches users by; a user that doesn't exist yet is made with the id alone and filled in by a later import. Their attributes and segments reach the install, and messages to them. `identity_token` is the lowercase hex HMAC-SHA256 of the `external_id`'s UTF-8 bytes, keyed with the business's identity key (`GET /api/admin/businesses/{id}/identity-key`), computed by the business's backend when its user logs in: an install can't claim a user its backend didn't vouch for, so it never reads another user's messages. Identifying again as another user moves the install to them.",
+        "description": "The install belongs from now on to the business's user with this `external_id` — the id the user import (`POST /api/admin/businesses/{id}/users/import`) matches users by; a user that doesn't exist yet is made with the id alone and filled in by a later import. Their attributes and segments reach the install, and messages to them. `identity_token` is `<kid>.<hex>`: the lowercase hex HMAC-SHA256 of the `external_id`'s UTF-8 bytes, keyed with the business's identity key named by `kid` (`/api/admin/businesses/{id}/identity-keys`; a bare `<hex>` is the original key's, `GET /api/admin/businesses/{id}/identity-key`), computed by the business's backend when its user logs in; a retired key's token vouches for nobody: an install can't claim a user its backend didn't vouch for, so it never reads another user's messages. Identifying again as another user moves the install to them.",
         "requestBody": {
           "required": true,
           "content": {
@@ -4143,9 +4143,9 @@ enum OpenAPIDocument {
         "tags": [
           "admin"
         ],
-        "summary": "The business's identity key",
+        "summary": "The business's original identity key",
         "operationId": "showIdentityKey",
-        "description": "The key the business's backend signs its users' external ids with, for `PUT /api/v1/device/user`'s `identity_token` (hex HMAC-SHA256 of the external id, keyed with this key's UTF-8 text). Keep it on the backend: never in the app. Derived from the server's own key, so it is the same on every call and every node.",
+        "description": "The original key the business's backend signs its users' external ids with (`kid` `original`), for `PUT /api/v1/device/user`'s `identity_token` (hex HMAC-SHA256 of the external id, keyed with this key's UTF-8 text; a bare hex token is this key's). Keep it on the backend: never in the app. Derived from the server's own key, so it is the same on every call and every node — until it is retired (`DELETE …/identity-keys/original`): then 404 on `identity_key`. Keys added since are at `/api/admin/businesses/{id}/identity-keys`.",
         "parameters": [
           {
             "$ref": "#/components/parameters/BusinessId"
@@ -4166,6 +4166,143 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "404": {
+            "description": "No such business, or its original key was retired: `{\"errors\":{\"identity_key\":[…]}}`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Errors"
+                }
+              }
+            }
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/api/admin/businesses/{id}/identity-keys": {
+      "get": {
+        "tags": [
+          "admin"
+        ],
+        "summary": "List the business's identity keys",
+        "operationId": "listIdentityKeys",
+        "description": "The keys that vouch (or vouched) for the business's users' external ids: the original one (`kid` `original`, derived from the server's key) and those added since, each with `retired_at` (null while it vouches). A token names its key: `<kid>.<hex>` (a bare hex is the original key's). Never a key's text.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/BusinessId"
+          }
+        ],
+        "security": [
+          {
+            "adminToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The keys.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/IdentityKeyList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      },
+      "post": {
+        "tags": [
+          "admin"
+        ],
+        "summary": "Add an identity key",
+        "operationId": "addIdentityKey",
+        "description": "A new random key, vouching from now on beside the business's other live keys — a rotation's overlap: the backend moves over to it (signing `<kid>.<hex>`), then the old key is retired. Its text is answered this once; the server keeps it sealed (readable by every node). No body (or an empty object). At most 10 keys vouch at once: past that, 422 on `base`.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/BusinessId"
+          }
+        ],
+        "security": [
+          {
+            "adminToken": []
+          }
+        ],
+        "responses": {
+          "201": {
+            "description": "The new key, shown once.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NewIdentityKey"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "422": {
+            "$ref": "#/components/responses/Unprocessable"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/api/admin/businesses/{id}/identity-keys/{kid}": {
+      "delete": {
+        "tags": [
+          "admin"
+        ],
+        "summary": "Retire (revoke) an identity key",
+        "operationId": "retireIdentityKey",
+        "description": "From the commit on, no token of the key vouches, on any node: an identify or a registration presenting one is refused (403). Installs identified with it before keep their users. `original` retires the original key (`GET …/identity-key` then answers 404). Retiring a retired key changes nothing (204). A `kid` the business has no key of: 404 on `kid`.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/BusinessId"
+          },
+          {
+            "name": "kid",
+            "in": "path",
+            "required": true,
+            "description": "The key's name: `original`, or an added key's `ik_…`.",
+            "schema": {
+              "type": "string",
+              "maxLength": 64
+            }
+          }
+        ],
+        "security": [
+          {
+            "adminToken": []
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Retired."
           },
           "401": {
             "$ref": "#/components/responses/AdminUnauthorized"
@@ -10600,8 +10737,8 @@ enum OpenAPIDocument {
           "identity_token": {
             "type": "string",
             "minLength": 1,
-            "maxLength": 64,
-            "description": "The lowercase hex HMAC-SHA256 of `external_id` under the business's identity key (as `PUT /api/v1/device/user` takes it)."
+            "maxLength": 128,
+            "description": "`<kid>.<hex>`: the lowercase hex HMAC-SHA256 of `external_id` under the business's live identity key named `kid` (a bare `<hex>` for the original key), as `PUT /api/v1/device/user` takes it."
           }
         },
         "examples": [
@@ -12110,8 +12247,8 @@ enum OpenAPIDocument {
           },
           "identity_token": {
             "type": "string",
-            "pattern": "^[0-9a-fA-F]{64}$",
-            "description": "Hex HMAC-SHA256 of `external_id` under the business's identity key, from the business's backend."
+            "pattern": "^([^.]{1,64}\\.)?[0-9a-fA-F]{64}$",
+            "description": "`<kid>.<hex>`: hex HMAC-SHA256 of `external_id` under the business's live identity key named `kid` (a bare `<hex>` for the original key), from the business's backend."
           }
         }
       },
@@ -12130,12 +12267,18 @@ enum OpenAPIDocument {
         "type": "object",
         "required": [
           "id",
+          "kid",
           "identity_key",
           "algorithm"
         ],
         "properties": {
           "id": {
             "type": "integer"
+          },
+          "kid": {
+            "type": "string",
+            "const": "original",
+            "description": "The key's name, which `<kid>.<hex>` tokens carry."
           },
           "identity_key": {
             "type": "string",
@@ -12144,6 +12287,83 @@ enum OpenAPIDocument {
           "algorithm": {
             "type": "string",
             "const": "HMAC-SHA256"
+          }
+        }
+      },
+      "NewIdentityKey": {
+        "type": "object",
+        "required": [
+          "id",
+          "kid",
+          "identity_key",
+          "algorithm",
+          "created_at"
+        ],
+        "properties": {
+          "id": {
+            "type": "integer",
+            "description": "The business id."
+          },
+          "kid": {
+            "type": "string",
+            "pattern": "^ik_[0-9a-f]{16}$",
+            "description": "The key's name: tokens signed with it are `<kid>.<hex>`."
+          },
+          "identity_key": {
+            "type": "string",
+            "description": "43 base64url characters; its UTF-8 text is the HMAC key. Shown this once: only its sealed form is kept."
+          },
+          "algorithm": {
+            "type": "string",
+            "const": "HMAC-SHA256"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      },
+      "IdentityKeyList": {
+        "type": "object",
+        "required": [
+          "identity_keys"
+        ],
+        "properties": {
+          "identity_keys": {
+            "type": "array",
+            "description": "The original key first, then the added ones, oldest first; never a key's text.",
+            "items": {
+              "type": "object",
+              "required": [
+                "kid",
+                "algorithm",
+                "created_at",
+                "retired_at"
+              ],
+              "properties": {
+                "kid": {
+                  "type": "string",
+                  "description": "`original`, or an added key's `ik_…`."
+                },
+                "algorithm": {
+                  "type": "string",
+                  "const": "HMAC-SHA256"
+                },
+                "created_at": {
+                  "type": "string",
+                  "format": "date-time",
+                  "description": "When it was added (the business's creation for the original)."
+                },
+                "retired_at": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "format": "date-time",
+                  "description": "When it stopped vouching; null while it vouches."
+                }
+              }
+            }
           }
         }
       }

@@ -17,7 +17,7 @@ extension DeviceInput {
         let accessToken = string(body["access_token"], "access_token", maximumBytes: 512, &errors)
         proof.accessToken = accessToken
         let externalID = string(body["external_id"], "external_id", maximumBytes: 255, &errors)
-        let token = string(body["identity_token"], "identity_token", maximumBytes: 64, &errors)
+        let token = string(body["identity_token"], "identity_token", maximumBytes: 128, &errors)
         switch (externalID, token) {
         case (let id?, let token?): proof.identity = (id, token)
         case (_?, nil): errors.add("identity_token", "can't be blank with external_id (your backend signs it)")

@@ -4,7 +4,7 @@ import HeraldModel
 public struct StoredProviderToken: Sendable, Equatable {
     /// The sealed token text.
     public var sealedToken: [UInt8]
-    /// The credential it was made with (its `updated_at`): a token of a replaced credential is not used.
+    /// The credential it was made with (its `updated_at`): a business's token of a replaced credential is not used.
     public var credentialVersion: Timestamp
     /// When it was made.
     public var issuedAt: Timestamp
@@ -20,18 +20,25 @@ public struct StoredProviderToken: Sendable, Equatable {
     }
 }
 
-/// The provider tokens the credentials send with, one per business and platform, shared by every node; and the
-/// lease that lets one node at a time renew one.
+/// The provider tokens the credentials send with, one per signer and platform, shared by every node; and the lease
+/// that lets one node at a time renew one. A signer is a business's own credential (`signer(businessID:)`) or a
+/// signing key every business holding it shares (`signer(keyFingerprint:)`).
 public struct ProviderTokenRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
-    /// The token stored for `businessID` on `platform`, if one was saved.
-    public func find(businessID: Int64, platform: PushPlatform) throws -> StoredProviderToken? {
+    /// The signer of a token of `businessID`'s own credential.
+    public static func signer(businessID: Int64) -> String { "business:\(businessID)" }
+
+    /// The signer of a token of the key whose fingerprint is `keyFingerprint`, whichever business holds it.
+    public static func signer(keyFingerprint: String) -> String { "key:" + keyFingerprint }
+
+    /// The token stored for `signer` on `platform`, if one was saved.
+    public func find(signer: String, platform: PushPlatform) throws -> StoredProviderToken? {
         try tx.connection.row(
             """
             SELECT sealed_token, credential_version, issued_at, expires_at FROM provider_tokens
-            WHERE business_id = \(businessID) AND platform = \(platform.rawValue) AND sealed_token IS NOT NULL
+            WHERE platform = \(platform.rawValue) AND signer = \(signer) AND sealed_token IS NOT NULL
             """
         ).map {
             StoredProviderToken(
@@ -40,32 +47,32 @@ public struct ProviderTokenRecords {
         }
     }
 
-    /// Takes the lease to renew the token of `businessID` on `platform` for `owner` until `until`, unless another
-    /// owner holds it past `now`; returns whether `owner` holds it now.
+    /// Takes the lease to renew the token of `signer` on `platform` for `owner` until `until`, unless another owner
+    /// holds it past `now`; returns whether `owner` holds it now.
     public func beginRenewal(
-        businessID: Int64, platform: PushPlatform, owner: String, until: Timestamp, at now: Timestamp
+        signer: String, platform: PushPlatform, owner: String, until: Timestamp, at now: Timestamp
     ) throws -> Bool {
         // A row for the lease alone (no token yet) if there is none; else the lease, if no other owner holds it.
         try tx.connection.execute(
             """
             INSERT INTO provider_tokens
-                (business_id, platform, credential_version, issued_at, expires_at, renewing_owner, renewing_until)
-            VALUES (\(businessID), \(platform.rawValue), 0, 0, 0, \(owner), \(until))
-            ON CONFLICT (business_id, platform) DO UPDATE
+                (platform, signer, credential_version, issued_at, expires_at, renewing_owner, renewing_until)
+            VALUES (\(platform.rawValue), \(signer), 0, 0, 0, \(owner), \(until))
+            ON CONFLICT (platform, signer) DO UPDATE
                 SET renewing_owner = excluded.renewing_owner, renewing_until = excluded.renewing_until
                 WHERE provider_tokens.renewing_owner IS NULL OR provider_tokens.renewing_owner = excluded.renewing_owner
                     OR provider_tokens.renewing_until <= \(now)
             """) == 1
     }
 
-    /// Saves `token` as the one every node uses for `businessID` on `platform`, and ends the renewal lease.
-    public func save(_ token: StoredProviderToken, businessID: Int64, platform: PushPlatform) throws {
+    /// Saves `token` as the one every node uses for `signer` on `platform`, and ends the renewal lease.
+    public func save(_ token: StoredProviderToken, signer: String, platform: PushPlatform) throws {
         try tx.connection.execute(
             """
-            INSERT INTO provider_tokens (business_id, platform, credential_version, sealed_token, issued_at, expires_at)
-            VALUES (\(businessID), \(platform.rawValue), \(token.credentialVersion), \(token.sealedToken),
+            INSERT INTO provider_tokens (platform, signer, credential_version, sealed_token, issued_at, expires_at)
+            VALUES (\(platform.rawValue), \(signer), \(token.credentialVersion), \(token.sealedToken),
                     \(token.issuedAt), \(token.expiresAt))
-            ON CONFLICT (business_id, platform) DO UPDATE SET credential_version = excluded.credential_version,
+            ON CONFLICT (platform, signer) DO UPDATE SET credential_version = excluded.credential_version,
                 sealed_token = excluded.sealed_token, issued_at = excluded.issued_at, expires_at = excluded.expires_at,
                 renewing_owner = NULL, renewing_until = NULL
             """)

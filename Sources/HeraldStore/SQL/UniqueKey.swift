@@ -33,6 +33,7 @@
 /// | notification_milestones | notification_id, type | notification_milestones_pkey | type |
 /// | idempotency_keys | device_id, key | idempotency_keys_pkey | key |
 /// | campaign_answers | campaign_id, period_start | campaign_answers_pkey | period_start |
+/// | identity_keys | business_id, kid | identity_keys_pkey | kid |
 ///
 /// A key not listed (a table added later) reports its columns other than `business_id`, joined by commas, when
 /// the driver knows them (SQLite), and `<table>_pkey` reports `id`. Add a row here with every new unique key.
@@ -115,6 +116,7 @@ public struct UniqueKey: Sendable, Equatable {
         UniqueKey(
             table: "campaign_answers", columns: ["campaign_id", "period_start"], name: "campaign_answers_pkey",
             field: "period_start"),
+        UniqueKey(table: "identity_keys", columns: ["business_id", "kid"], name: "identity_keys_pkey", field: "kid"),
     ]
 
     /// The field for a violation of the constraint or index PostgreSQL calls `name`; nil for a name not listed
