@@ -35,17 +35,13 @@ public struct OutgoingPush: Sendable {
     public var attempt: Int
     /// A campaign's message: the push is its payload (`MessagePush`) rather than `content`'s.
     public var message: HeraldMessage?
-    /// For a campaign's message on FCM to an SDK install: data only, so the SDK draws it on its own channel.
-    public var dataOnly: Bool
 
     /// A push.
     public init(
         deliveryID: Int64, businessID: Int64, token: String, apnsID: String, content: PushContent,
-        expiresAt: Timestamp? = nil, collapseID: String? = nil, attempt: Int = 1, message: HeraldMessage? = nil,
-        dataOnly: Bool = false
+        expiresAt: Timestamp? = nil, collapseID: String? = nil, attempt: Int = 1, message: HeraldMessage? = nil
     ) {
         self.message = message
-        self.dataOnly = dataOnly
         self.deliveryID = deliveryID
         self.businessID = businessID
         self.token = token
@@ -132,7 +128,7 @@ extension OutgoingPush {
 
     /// The FCM request body this push goes out as: a campaign message's (`MessagePush`), else the content's.
     public var fcmBody: [UInt8] {
-        message.map { MessagePush.fcmMessage(token: token, for: $0, dataOnly: dataOnly).encoded }
+        message.map { MessagePush.fcmMessage(token: token, for: $0).encoded }
             ?? FCMPayload.encode(token: token, content: content, collapseKey: collapseID)
     }
 }

@@ -27,7 +27,7 @@ public final class ClaimedDelivery: Sendable, Equatable {
 
     /// For a campaign's message: the message as the campaign words it (`HeraldMessage` JSON, its id to fill in).
     public let campaignMessage: JSON?
-    /// Whether the device is an SDK install (it draws FCM messages itself: they go data-only).
+    /// Whether the device is an SDK install (a campaign's push to it carries the campaign's message for the SDK).
     public let deviceIsInstall: Bool
     /// For a campaign's message: where the campaign stands now (a paused one's pushes wait, a cancelled one's are
     /// not sent).

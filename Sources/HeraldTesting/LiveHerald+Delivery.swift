@@ -89,6 +89,28 @@ extension LiveHerald {
         return ids.map(Int64.init)
     }
 
+    /// Creates a campaign of `message` to `audience` through the admin API, pushed and pulled now, and launches it;
+    /// returns its id.
+    @discardableResult
+    public func launchCampaign(_ business: BusinessKeys, message: JSON, audience: JSON = ["all": true]) throws -> Int64
+    {
+        let campaigns = "/api/admin/businesses/\(business.id)/campaigns"
+        let created = try admin(
+            "POST", campaigns,
+            json: JSON.object([
+                ("name", "Launched by a test"), ("message", message), ("audience", audience),
+                ("channels", ["push", "pull"]), ("trigger", ["type": "now"]),
+            ]).encodedString)
+        guard created.status == 201, let id = (try? JSON.parse(created.body))?["id"]?.int64Value else {
+            throw TestHTTPClient.Failure(description: "cannot create a campaign: \(created)")
+        }
+        let launched = try admin("POST", "\(campaigns)/\(id)/launch")
+        guard launched.status == 200 else {
+            throw TestHTTPClient.Failure(description: "cannot launch campaign \(id): \(launched)")
+        }
+        return id
+    }
+
     /// Waits until every delivery of `notificationID` is final (delivered, failed, pruned, skipped), up to `timeout`.
     @discardableResult
     public func waitForDeliveries(

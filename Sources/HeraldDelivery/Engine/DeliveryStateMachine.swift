@@ -415,7 +415,7 @@ struct DeliveryStateMachine {
                 sound: entry.sound, badge: background ? nil : job.badge, media: entry.media,
                 extras: entry.extras.objectValue ?? [], isBackground: background),
             expiresAt: entry.createdAt.adding(configuration.expiration), collapseID: entry.collapseID,
-            attempt: job.attempts, message: message, dataOnly: message != nil)
+            attempt: job.attempts, message: message)
         inFlight += 1
         credentials[key]!.window.sent()
         step.sends.append((job, push))
