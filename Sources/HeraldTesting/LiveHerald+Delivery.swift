@@ -5,9 +5,10 @@ import HeraldServer
 import HeraldStore
 
 extension HeraldConfiguration {
-    /// Points delivery at `standIn` (its APNs and FCM URLs, trusting its CA), with retries fast enough for tests.
+    /// Points delivery at `standIn` (its APNs hosts and FCM URLs, trusting its CA), with retries fast enough for tests.
     public mutating func deliver(to standIn: StandIn) {
         apnsURL = standIn.apnsURL
+        apnsSandboxURL = standIn.apnsSandboxURL
         fcmURL = standIn.fcmURL
         caFile = standIn.caFile
         delivery.retryBase = .milliseconds(50)
@@ -29,11 +30,12 @@ extension LiveHerald {
         public let topic: String
     }
 
-    /// Makes an APNs key, registers it with `standIn` and sets it on `business` through the admin API.
+    /// Makes an APNs key, registers it with `standIn` and sets it on `business` through the admin API, for
+    /// `environment` (the host of the devices that do not say theirs).
     @discardableResult
     public func configureAPNs(
         _ business: BusinessKeys, standIn: StandIn, keyID: String = "KEY1234567", teamID: String = "TEAM123456",
-        topic: String = "com.example.loyalty"
+        topic: String = "com.example.loyalty", environment: String = "sandbox"
     ) throws -> APNsKeys {
         let key = P256PrivateKey.generate()
         try standIn.registerAPNsKey(keyID: keyID, teamID: teamID, topic: topic, key: key)
@@ -41,7 +43,7 @@ extension LiveHerald {
             "PUT", "/api/admin/businesses/\(business.id)/apns",
             json: JSON.object([
                 ("key_p8", .string(key.pemRepresentation)), ("key_id", .string(keyID)), ("team_id", .string(teamID)),
-                ("topic", .string(topic)), ("environment", "sandbox"),
+                ("topic", .string(topic)), ("environment", .string(environment)),
             ]).encodedString)
         guard response.status == 200 else {
             throw TestHTTPClient.Failure(description: "cannot set APNs credentials: \(response)")
