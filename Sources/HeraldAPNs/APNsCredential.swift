@@ -3,7 +3,8 @@ import HeraldModel
 
 /// A business's token-auth credential for APNs: the .p8 key and what identifies it.
 public struct APNsCredential: Sendable {
-    /// Which APNs host: `sandbox` (development builds) or `production`.
+    /// One of Apple's two hosts: `sandbox` (development builds' tokens) or `production` (TestFlight and App Store
+    /// builds'). A credential's is the host of the devices that do not say theirs (`APNsHosts`).
     public struct Environment: Sendable, Hashable {
         /// `sandbox` or `production`.
         public let rawValue: String

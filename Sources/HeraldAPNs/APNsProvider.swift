@@ -18,18 +18,29 @@ import Synchronization
 /// sending now, not every business that ever sent. With a ``ConnectionBudget`` each credential's client keeps only
 /// the connections this node leases of the fleet's budget, and a push of a credential it leases none of is handed
 /// back (`leaseless`, not an attempt) for a node that does.
+///
+/// Each push goes to the host of its device's environment, else of the credential's (`APNsHosts`), on the
+/// credential's one client (a pool of connections per host, each within the lease). A token one host refuses as
+/// `BadDeviceToken` is sent to the other host once before it counts as dead: when that one takes it, the answer names
+/// its environment, for the device to keep.
 public final class APNsProvider: PushProvider, ConnectionHolder {
     /// Settings.
     public struct Configuration: Sendable {
-        /// Replaces Apple's production and sandbox hosts (HERALD_APNS_URL).
+        /// Replaces Apple's production host, and its sandbox host too unless `sandboxURLOverride` is set
+        /// (HERALD_APNS_URL).
         public var baseURLOverride: String?
+        /// Replaces Apple's sandbox host (HERALD_APNS_SANDBOX_URL).
+        public var sandboxURLOverride: String?
         /// How long one request may take.
         public var requestTimeout: Duration = .seconds(30)
         /// A business's client unused this long is shut down.
         public var idleClientLifetime: Duration = .seconds(600)
 
         /// Defaults.
-        public init(baseURLOverride: String? = nil) { self.baseURLOverride = baseURLOverride }
+        public init(baseURLOverride: String? = nil, sandboxURLOverride: String? = nil) {
+            self.baseURLOverride = baseURLOverride
+            self.sandboxURLOverride = sandboxURLOverride
+        }
     }
 
     /// A business's credential, client and provider token; read and changed under `entries`' lock only. A class:
@@ -89,6 +100,7 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
     private let loadCredential: @Sendable (Int64) throws -> APNsCredential?
     private let clock: WallClock
     private let configuration: Configuration
+    private let hosts: APNsHosts
     private let logger: Logger
     private let transportWarnings: TransportWarnings
     private let entries = Mutex<[Int64: Entry]>([:])
@@ -116,6 +128,7 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
         self.loadCredential = credential
         self.clock = clock
         self.configuration = configuration
+        hosts = APNsHosts(configuration)
         self.logger = logger
         transportWarnings = TransportWarnings(logger: logger, clock: clock)
         connections?.attach(self, for: .apns)
@@ -128,7 +141,8 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
 
     public func openConnections(_ credential: ConnectionCredential) -> Int {
         guard let businessID = credential.businessID else { return 0 }
-        return entries.withLock { $0[businessID]?.client }?.openConnections ?? 0
+        // Per host: the lease's count holds for each of Apple's hosts the credential sends to.
+        return entries.withLock { $0[businessID]?.client }?.openConnectionsPerOrigin ?? 0
     }
 
     public func credentialChanged(businessID: Int64) {
@@ -224,11 +238,12 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
             return completion(
                 .failed(reason: "payload is \(payload.count) bytes; APNs accepts at most \(APNsPayload.maximumSize)"))
         }
-        send(push, payload: payload, refreshedToken: false, completion: completion)
+        send(push, payload: payload, refreshedToken: false, host: nil, completion: completion)
     }
 
+    /// Sends `push` to `host` (nil: its device's, else its credential's environment, as not yet tried elsewhere).
     private func send(
-        _ push: consuming OutgoingPush, payload: [UInt8], refreshedToken: Bool,
+        _ push: consuming OutgoingPush, payload: [UInt8], refreshedToken: Bool, host: Host?,
         completion: @escaping @Sendable (PushResult) -> Void
     ) {
         let route: Route
@@ -249,7 +264,9 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
         } catch {
             return completion(.credentialRejected(reason: "cannot sign a provider token with the .p8 key"))
         }
-        let base = configuration.baseURLOverride ?? route.environment.baseURL
+        let host =
+            host ?? Host(environment: hosts.environment(device: push.apnsEnvironment, credential: route.environment))
+        let base = hosts.url(host.environment)
         // Sized once: this runs for every push.
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(8)
@@ -265,14 +282,14 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
         if let collapseID = push.collapseID { headers.append(("apns-collapse-id", collapseID)) }
         var url = ""
         url.reserveCapacity(base.utf8.count + 10 + push.token.utf8.count)
-        url += base.hasSuffix("/") ? base.dropLast() : base[...]
+        url += base
         url += "/3/device/"
         url += push.token
         let request = HTTPClientRequest(
             method: "POST", url: url, headers: headers, body: payload, timeout: configuration.requestTimeout)
         let attempt = Attempt(
             provider: self, push: push, payload: payload, completion: completion, base: base, bearer: route.bearer,
-            version: route.version, refreshedToken: refreshedToken)
+            version: route.version, refreshedToken: refreshedToken, host: host)
         route.client.execute(request) { result in attempt.answered(result) }
     }
 
@@ -293,12 +310,15 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
         let version: Timestamp
         /// Whether this is the resend after an expired provider token.
         let refreshedToken: Bool
+        /// The host it went to.
+        let host: Host
 
         init(
             provider: APNsProvider, push: consuming OutgoingPush, payload: [UInt8],
             completion: @escaping @Sendable (PushResult) -> Void, base: String, bearer: String, version: Timestamp,
-            refreshedToken: Bool
+            refreshedToken: Bool, host: Host
         ) {
+            self.host = host
             self.provider = provider
             self.push = push
             self.payload = payload
@@ -325,18 +345,26 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
                     provider.entries.withLock { $0[push.businessID]?.tokens }?.expired(bearer)
                     provider.logger.notice(
                         "APNs provider token expired; signing a new one", ["business.id": String(push.businessID)])
-                    provider.send(push, payload: payload, refreshedToken: true, completion: completion)
+                    provider.send(push, payload: payload, refreshedToken: true, host: host, completion: completion)
                 } else if case .throttled = outcome, !refreshedToken,
                     provider.adoptShared(push.businessID, refused: bearer)
                 {
                     // A token of this node's refused as one too many (it signed its own, say, while the store was
                     // down): another node's, which Apple accepted, is stored; send this push with it, once.
-                    provider.send(push, payload: payload, refreshedToken: true, completion: completion)
+                    provider.send(push, payload: payload, refreshedToken: true, host: host, completion: completion)
+                } else if !host.isFallback, let other = provider.hosts.fallback(from: host.environment),
+                    APNsHosts.refusesToken(response)
+                {
+                    // Perhaps a token of the other environment (a development build's sent to production, or the
+                    // reverse): the other host, once, before the token counts as dead.
+                    let fallback = Host(environment: other, isFallback: true)
+                    provider.send(
+                        push, payload: payload, refreshedToken: refreshedToken, host: fallback, completion: completion)
                 } else {
                     if case .credentialRejected = outcome {
                         provider.forgetIfReplaced(push.businessID, version: version)
                     }
-                    completion(outcome.sent(with: version))
+                    completion(host.named(outcome.sent(with: version)))
                 }
             }
         }

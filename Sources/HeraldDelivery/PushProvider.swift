@@ -35,17 +35,18 @@ public struct OutgoingPush: Sendable {
     public var attempt: Int
     /// A campaign's message: the push is its payload (`MessagePush`) rather than `content`'s.
     public var message: HeraldMessage?
-    /// For a campaign's message on FCM to an SDK install: data only, so the SDK draws it on its own channel.
-    public var dataOnly: Bool
+    /// For APNs: the device's environment (`sandbox` or `production`: which of Apple's hosts its token is for); nil
+    /// when the device did not say, and the business's credential's environment is used.
+    public var apnsEnvironment: String?
 
     /// A push.
     public init(
         deliveryID: Int64, businessID: Int64, token: String, apnsID: String, content: PushContent,
         expiresAt: Timestamp? = nil, collapseID: String? = nil, attempt: Int = 1, message: HeraldMessage? = nil,
-        dataOnly: Bool = false
+        apnsEnvironment: String? = nil
     ) {
         self.message = message
-        self.dataOnly = dataOnly
+        self.apnsEnvironment = apnsEnvironment
         self.deliveryID = deliveryID
         self.businessID = businessID
         self.token = token
@@ -59,8 +60,9 @@ public struct OutgoingPush: Sendable {
 
 /// What the service answered, reduced to what Herald does next.
 public enum PushResult: Sendable, Equatable {
-    /// Accepted; the service's id for it.
-    case delivered(messageID: String?)
+    /// Accepted; the service's id for it. `apnsEnvironment` names the APNs host that took it when that was not the
+    /// one the push was first sent to (the device's token is of the other environment): the device's to remember.
+    case delivered(messageID: String?, apnsEnvironment: String? = nil)
     /// Worth trying again (429, 500, 503, UNAVAILABLE, resets, GOAWAY, timeouts), after `retryAfter` if the service said.
     case retryable(reason: String, retryAfter: Duration?)
     /// Refused because the provider sheds load (503, 500, 502, a 429 without `Retry-After`, a stream or connection
@@ -132,7 +134,7 @@ extension OutgoingPush {
 
     /// The FCM request body this push goes out as: a campaign message's (`MessagePush`), else the content's.
     public var fcmBody: [UInt8] {
-        message.map { MessagePush.fcmMessage(token: token, for: $0, dataOnly: dataOnly).encoded }
+        message.map { MessagePush.fcmMessage(token: token, for: $0).encoded }
             ?? FCMPayload.encode(token: token, content: content, collapseKey: collapseID)
     }
 }

@@ -27,8 +27,11 @@ public final class ClaimedDelivery: Sendable, Equatable {
 
     /// For a campaign's message: the message as the campaign words it (`HeraldMessage` JSON, its id to fill in).
     public let campaignMessage: JSON?
-    /// Whether the device is an SDK install (it draws FCM messages itself: they go data-only).
+    /// Whether the device is an SDK install (a campaign's push to it carries the campaign's message for the SDK).
     public let deviceIsInstall: Bool
+    /// The device's APNs environment (`sandbox` or `production`), as the install reported it or as Apple's hosts
+    /// showed it; nil: the credential's.
+    public let apnsEnvironment: String?
     /// For a campaign's message: where the campaign stands now (a paused one's pushes wait, a cancelled one's are
     /// not sent).
     public let campaignStatus: String?
@@ -37,8 +40,10 @@ public final class ClaimedDelivery: Sendable, Equatable {
     public init(
         id: Int64, attempts: Int, apnsID: String, platform: PushPlatform, token: String?, tokenUpdatedAt: Timestamp?,
         deviceID: Int64, deviceBelongsToRecipient: Bool, notification: QueuedNotification, badge: Int,
-        campaignMessage: JSON? = nil, deviceIsInstall: Bool = false, campaignStatus: String? = nil
+        campaignMessage: JSON? = nil, deviceIsInstall: Bool = false, campaignStatus: String? = nil,
+        apnsEnvironment: String? = nil
     ) {
+        self.apnsEnvironment = apnsEnvironment
         self.campaignStatus = campaignStatus
         self.campaignMessage = campaignMessage
         self.deviceIsInstall = deviceIsInstall
@@ -61,6 +66,6 @@ public final class ClaimedDelivery: Sendable, Equatable {
                 && lhs.deviceID == rhs.deviceID && lhs.deviceBelongsToRecipient == rhs.deviceBelongsToRecipient
                 && lhs.notification == rhs.notification && lhs.badge == rhs.badge
                 && lhs.campaignMessage == rhs.campaignMessage && lhs.deviceIsInstall == rhs.deviceIsInstall
-                && lhs.campaignStatus == rhs.campaignStatus)
+                && lhs.campaignStatus == rhs.campaignStatus && lhs.apnsEnvironment == rhs.apnsEnvironment)
     }
 }

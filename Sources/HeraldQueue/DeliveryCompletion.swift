@@ -53,16 +53,30 @@ public struct DeliveryCompletion: Sendable, Equatable {
 
     /// The campaign whose message it was (its counters count the outcome).
     public var campaignID: Int64?
+    /// The APNs environment to remember for the device while it holds `token`: Apple's host of that environment took
+    /// the push after the other one refused the token (`PushResult.delivered`'s `apnsEnvironment`).
+    public var apnsEnvironment: String?
 
     /// A completion report.
     public init(
-        id: Int64, leaseOwner: String, outcome: Outcome, deviceID: Int64, token: String?, campaignID: Int64? = nil
+        id: Int64, leaseOwner: String, outcome: Outcome, deviceID: Int64, token: String?, campaignID: Int64? = nil,
+        apnsEnvironment: String? = nil
     ) {
+        self.apnsEnvironment = apnsEnvironment
         self.campaignID = campaignID
         self.id = id
         self.leaseOwner = leaseOwner
         self.outcome = outcome
         self.deviceID = deviceID
         self.token = token
+    }
+}
+
+extension DeliveryCompletion {
+    /// What `owner` reports of claimed `job`: `outcome`, for its device and the token it was sent to.
+    package init(_ job: ClaimedDelivery, owner: String, outcome: Outcome, apnsEnvironment: String? = nil) {
+        self.init(
+            id: job.id, leaseOwner: owner, outcome: outcome, deviceID: job.deviceID, token: job.token,
+            campaignID: job.notification.campaignID, apnsEnvironment: apnsEnvironment)
     }
 }

@@ -80,7 +80,8 @@ public enum Composition {
         // request timeout — time waiting for a free stream included — so that its answer is written before the lease
         // runs out and no other node claims and sends it again while this one still holds it.
         let requestTimeout = min(options.requestTimeout, options.lease * 2 / 5)
-        var apnsConfiguration = APNsProvider.Configuration(baseURLOverride: configuration.apnsURL)
+        var apnsConfiguration = APNsProvider.Configuration(
+            baseURLOverride: configuration.apnsURL, sandboxURLOverride: configuration.apnsSandboxURL)
         apnsConfiguration.requestTimeout = requestTimeout
         var fcmConfiguration = FCMProvider.Configuration(baseURLOverride: configuration.fcmURL)
         fcmConfiguration.requestTimeout = requestTimeout

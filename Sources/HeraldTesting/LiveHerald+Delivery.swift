@@ -5,9 +5,10 @@ import HeraldServer
 import HeraldStore
 
 extension HeraldConfiguration {
-    /// Points delivery at `standIn` (its APNs and FCM URLs, trusting its CA), with retries fast enough for tests.
+    /// Points delivery at `standIn` (its APNs hosts and FCM URLs, trusting its CA), with retries fast enough for tests.
     public mutating func deliver(to standIn: StandIn) {
         apnsURL = standIn.apnsURL
+        apnsSandboxURL = standIn.apnsSandboxURL
         fcmURL = standIn.fcmURL
         caFile = standIn.caFile
         delivery.retryBase = .milliseconds(50)
@@ -29,11 +30,12 @@ extension LiveHerald {
         public let topic: String
     }
 
-    /// Makes an APNs key, registers it with `standIn` and sets it on `business` through the admin API.
+    /// Makes an APNs key, registers it with `standIn` and sets it on `business` through the admin API, for
+    /// `environment` (the host of the devices that do not say theirs).
     @discardableResult
     public func configureAPNs(
         _ business: BusinessKeys, standIn: StandIn, keyID: String = "KEY1234567", teamID: String = "TEAM123456",
-        topic: String = "com.example.loyalty"
+        topic: String = "com.example.loyalty", environment: String = "sandbox"
     ) throws -> APNsKeys {
         let key = P256PrivateKey.generate()
         try standIn.registerAPNsKey(keyID: keyID, teamID: teamID, topic: topic, key: key)
@@ -41,7 +43,7 @@ extension LiveHerald {
             "PUT", "/api/admin/businesses/\(business.id)/apns",
             json: JSON.object([
                 ("key_p8", .string(key.pemRepresentation)), ("key_id", .string(keyID)), ("team_id", .string(teamID)),
-                ("topic", .string(topic)), ("environment", "sandbox"),
+                ("topic", .string(topic)), ("environment", .string(environment)),
             ]).encodedString)
         guard response.status == 200 else {
             throw TestHTTPClient.Failure(description: "cannot set APNs credentials: \(response)")
@@ -87,6 +89,28 @@ extension LiveHerald {
             throw TestHTTPClient.Failure(description: "cannot send news: \(response)")
         }
         return ids.map(Int64.init)
+    }
+
+    /// Creates a campaign of `message` to `audience` through the admin API, pushed and pulled now, and launches it;
+    /// returns its id.
+    @discardableResult
+    public func launchCampaign(_ business: BusinessKeys, message: JSON, audience: JSON = ["all": true]) throws -> Int64
+    {
+        let campaigns = "/api/admin/businesses/\(business.id)/campaigns"
+        let created = try admin(
+            "POST", campaigns,
+            json: JSON.object([
+                ("name", "Launched by a test"), ("message", message), ("audience", audience),
+                ("channels", ["push", "pull"]), ("trigger", ["type": "now"]),
+            ]).encodedString)
+        guard created.status == 201, let id = (try? JSON.parse(created.body))?["id"]?.int64Value else {
+            throw TestHTTPClient.Failure(description: "cannot create a campaign: \(created)")
+        }
+        let launched = try admin("POST", "\(campaigns)/\(id)/launch")
+        guard launched.status == 200 else {
+            throw TestHTTPClient.Failure(description: "cannot launch campaign \(id): \(launched)")
+        }
+        return id
     }
 
     /// Waits until every delivery of `notificationID` is final (delivered, failed, pruned, skipped), up to `timeout`.

@@ -13,8 +13,10 @@ import HeraldModel
 /// let stats = try standIn.stats()
 /// ```
 public final class StandIn: @unchecked Sendable {
-    /// Base URL of the APNs stand-in.
+    /// Base URL of the APNs stand-in's production host.
     public let apnsURL: String
+    /// Base URL of its sandbox host (the tokens registered as production's are refused there, and the reverse).
+    public let apnsSandboxURL: String
     /// Base URL of the FCM stand-in.
     public let fcmURL: String
     /// The OAuth2 token endpoint (a service account's `token_uri`).
@@ -68,12 +70,14 @@ public final class StandIn: @unchecked Sendable {
             line.append(first)
         }
         let announced = try JSON.parse(line)
-        guard let apns = announced["apns_url"]?.stringValue, let fcm = announced["fcm_url"]?.stringValue,
+        guard let apns = announced["apns_url"]?.stringValue,
+            let apnsSandbox = announced["apns_sandbox_url"]?.stringValue, let fcm = announced["fcm_url"]?.stringValue,
             let token = announced["token_uri"]?.stringValue, let ca = announced["ca_file"]?.stringValue,
             let controlURL = announced["control_url"]?.stringValue,
             let port = controlURL.split(separator: ":").last.flatMap({ Int($0) })
         else { throw Failure(description: "unexpected stand-in line: \(String(decoding: line, as: UTF8.self))") }
         apnsURL = apns
+        apnsSandboxURL = apnsSandbox
         fcmURL = fcm
         tokenURI = token
         caFile = ca
@@ -121,6 +125,14 @@ public final class StandIn: @unchecked Sendable {
         ]
         if let privateKeyID { body.append(("private_key_id", .string(privateKeyID))) }
         try call("POST", "/fcm/accounts", .object(body))
+    }
+
+    /// Registers device tokens of one APNs environment (`sandbox` or `production`): the other host refuses them with
+    /// `BadDeviceToken`, as Apple's do.
+    public func registerAPNsTokens(_ tokens: [String], environment: String) throws {
+        try call(
+            "POST", "/apns/tokens",
+            ["environment": .string(environment), "tokens": .array(tokens.map { .string($0) })])
     }
 
     /// Programs an APNs failure (see Tests/StandIns/README.md for rule shapes).

@@ -109,7 +109,7 @@ struct DeliveryStateMachineTests {
             [campaignJob(7, campaign: 5, headline: "Soup", install: false)], requested: 256, leaseUntil: t(60_000),
             at: t(0))
         let sent = try! #require(punchh.step(at: t(1)).sends.first?.push)
-        #expect(sent.message == nil && !sent.dataOnly)
+        #expect(sent.message == nil)
         #expect(sent.content.badge == 4 && sent.content.notificationID == 107 && sent.content.title == "Soup")
     }
 

@@ -49,6 +49,62 @@ struct FCMDeliveryTests {
         #expect(tokenRequests.count == 1, "one access token serves every send")
     }
 
+    @Test func anAndroidInstallGetsACampaignAsTheGuideShowsIt() throws {
+        // A notification message with data: Android draws it from `notification` while the app is in the background,
+        // with no code of the app's, and `data.herald` carries the message and its id (what the app shows it once by).
+        let token = randomFCMToken()
+        let phone = herald.deviceClient()
+        let registered = try phone.register(
+            apiKey: business.apiKey,
+            [
+                ("platform", "android"), ("push_token", .string(token)), ("push_token_type", "fcm"),
+                ("apns_environment", .null),
+            ])
+        try #require(registered.status == 201, "\(registered)")
+        let message: JSON = [
+            "headline": "Soup's on", "body": "Try the new tomato soup",
+            "media": ["type": "image", "url": "https://cdn.example.com/soup.jpg"],
+            "cta": ["label": "Order now", "url": "https://example.com/order"],
+        ]
+        try herald.launchCampaign(business, message: message)
+        var received: JSON?
+        let arrived = try Poll.until(timeout: .seconds(15), every: .milliseconds(20)) {
+            received = try standIn.fcmRequests().first { $0["token"]?.stringValue == token }?["body"]
+            return received != nil
+        }
+        try #require(arrived, "no FCM request for the install")
+        let guide = try String(
+            contentsOf: URL(fileURLWithPath: StandIn.repositoryRoot + "/docs/sdk.md"), encoding: .utf8)
+        let android = try #require(guide.components(separatedBy: "\n## Android\n").dropFirst().first)
+        let block = try #require(android.components(separatedBy: "```json\n").dropFirst().first)
+        let shown = try JSON.parse(Array(block.prefix { $0 != "`" }.utf8))
+        #expect(
+            Self.comparable(received!) == Self.comparable(shown),
+            "docs/sdk.md's Android payload is not what FCM received: \(received!.encodedString)")
+        let data = try #require(received?["message"]?["data"]?.objectValue)
+        #expect(data.allSatisfy { $0.value.stringValue != nil }, "FCM data values are strings")
+    }
+
+    /// `payload` with what differs from one send to the next (the token, the message's and campaign's ids) made
+    /// equal, and the JSON text in `data`'s values read (still marked as text).
+    static func comparable(_ payload: JSON) -> JSON {
+        switch payload {
+        case .object(let pairs):
+            return .object(
+                pairs.map { pair in
+                    switch (pair.key, pair.value) {
+                    case ("token", _), ("id", _), ("campaign_id", _): return (pair.key, "varies")
+                    case ("ab", .string(let text)), ("herald", .string(let text)):
+                        let parsed = (try? JSON.parse(Array(text.utf8))).map(comparable)
+                        return (pair.key, ["JSON text": parsed ?? .string(text)])
+                    default: return (pair.key, comparable(pair.value))
+                    }
+                })
+        case .array(let values): return .array(values.map(comparable))
+        default: return payload
+        }
+    }
+
     @Test func aCollapseIDGoesOutAsTheAndroidCollapseKey() throws {
         let (app, _) = try signUp("droid@example.com")
         let id = try #require(try herald.sendNews(business, to: [app.userID!], collapseID: "menu-of-the-day").first)

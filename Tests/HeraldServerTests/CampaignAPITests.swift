@@ -92,7 +92,7 @@ struct CampaignAPITests {
         #expect(pace["waiting"] == 0 && pace["expected_finish_at"] == .null && pace["paced_by"] == .null)
     }
 
-    @Test func anSDKInstallsAndroidGetsItDataOnlyToDrawItself() throws {
+    @Test func anSDKInstallsAndroidGetsANotificationMessageWithData() throws {
         let bob = try herald.signUpSettled(
             business, email: "bob@example.com", firstName: "Bob", token: randomFCMToken(), android: true)
         // The same phone registered by the SDK (the install API is the device API's; its effect is this).
@@ -109,7 +109,9 @@ struct CampaignAPITests {
         _ = try herald.admin("POST", "/api/admin/businesses/\(business.id)/campaigns/\(campaign)/launch")
         let push = try #require(fcm.waitForPushes(2).last)
         let message = try #require(push.fcmMessage["message"])
-        #expect(message["notification"] == nil, "data only: the SDK draws it on its own channel")
+        // Android draws it from `notification` in the background; `data.herald` carries the message and its id.
+        #expect(message["notification"]?["title"] == "Soup's on", "\(message)")
+        #expect(message["android"]?["notification"]?["sound"] == "default")
         #expect(message["data"]?["herald"] != nil && message["data"]?["ab"] != nil)
     }
 

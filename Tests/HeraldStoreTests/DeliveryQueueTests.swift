@@ -259,6 +259,38 @@ struct DeliveryQueueTests {
         #expect(job.notification.body == "for Ann")
     }
 
+    @Test(arguments: StoreBackend.allCases)
+    func theAPNsEnvironmentAHostShowedStaysWithTheToken(_ backend: StoreBackend) throws {
+        // A device of the Punchh API says no environment: the credential's is used until Apple's other host takes
+        // its token, and from then on that host's, while the device keeps the token.
+        let fixture = try StoreFixture(backend)
+        let queue = fixture.store.deliveryQueue
+        let device = try fixture.register(fixture.user, key: "ios", token: "aaaa", at: at(1))
+        func claimNext(_ time: Int64) throws -> ClaimedDelivery {
+            _ = try fixture.publish([fixture.draft(fixture.user)], at: at(time))
+            return try #require(try queue.claim(owner: "w", limit: 1, leaseUntil: at(time + 60), at: at(time)).first)
+        }
+        func answer(_ job: ClaimedDelivery, _ time: Int64, environment: String?) throws {
+            let outcome = DeliveryCompletion.Outcome.delivered(providerMessageID: nil)
+            try queue.record(
+                [DeliveryCompletion(job, owner: "w", outcome: outcome, apnsEnvironment: environment)], at: at(time))
+        }
+        let first = try claimNext(10)
+        #expect(first.apnsEnvironment == nil)
+        try answer(first, 11, environment: "sandbox")
+        #expect(try claimNext(20).apnsEnvironment == "sandbox")
+        // Signed in again with the same token: still that host's. A new token may be either's.
+        try fixture.register(fixture.user, key: "ios", token: "aaaa", at: at(30))
+        let again = try claimNext(31)
+        #expect(again.apnsEnvironment == "sandbox")
+        try fixture.register(fixture.user, key: "ios", token: "bbbb", at: at(40))
+        #expect(try claimNext(41).apnsEnvironment == nil)
+        // An answer for the token the device held before changes nothing.
+        try answer(again, 42, environment: "production")
+        #expect(try claimNext(50).apnsEnvironment == nil)
+        #expect(try fixture.store.read { try $0.devices.find(id: device.id) }?.token == "bbbb")
+    }
+
     @Test(
         .bug(id: "review-3-2", "a device's due rows were deleted by id, which no index of the due table reads"),
         arguments: StoreBackend.allCases)

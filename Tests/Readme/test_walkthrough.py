@@ -87,10 +87,11 @@ class Walkthrough(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.workdir = tempfile.mkdtemp(prefix="herald-readme-")
-        cls.ports = {8441: free_port(), 8442: free_port(), 8443: free_port(), 8080: free_port()}
+        cls.ports = {8441: free_port(), 8442: free_port(), 8443: free_port(), 8444: free_port(), 8080: free_port()}
         cls.standin = subprocess.Popen(
             [sys.executable, os.path.join(ROOT, "scripts", "standin"), "--dir", "dev-providers",
-             "--apns-port", str(cls.ports[8441]), "--fcm-port", str(cls.ports[8442]),
+             "--apns-port", str(cls.ports[8441]), "--apns-sandbox-port", str(cls.ports[8444]),
+             "--fcm-port", str(cls.ports[8442]),
              "--control-port", str(cls.ports[8443])],
             cwd=cls.workdir, stdout=subprocess.PIPE, text=True)
         banner = cls.standin.stdout.readline()

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Herald test stand-ins for Apple's and Google's push services.
 
-One process serves three ports on loopback:
+One process serves four ports on loopback:
 
-* an APNs provider API stand-in (HTTP/2 over TLS, ALPN "h2" only),
+* an APNs provider API stand-in (HTTP/2 over TLS, ALPN "h2" only), twice: as
+  Apple's production host and as its sandbox host, each refusing the tokens
+  registered as the other's,
 * an FCM HTTP v1 + Google OAuth2 token endpoint stand-in (HTTP/2 over TLS,
   ALPN "h2" or "http/1.1"),
 * a plain HTTP/1.1 JSON control port for tests (no TLS).
@@ -63,6 +65,9 @@ log = logging.getLogger("standin")
 # --------------------------------------------------------------------------
 
 APNS_PATH_PREFIX = "/3/device/"
+# Apple's two hosts: a development build's token is known to the sandbox host only, an App Store or TestFlight
+# build's to the production host only; the other host answers it 400 BadDeviceToken.
+APNS_ENVIRONMENTS = ("production", "sandbox")
 
 # apns-push-type -> suffix the apns-topic must carry ("Sending notification
 # requests to APNs", "Know when to use push types").  None: any registered
@@ -277,8 +282,9 @@ class Resp:
 class ConnCtx:
     """Per-connection facts a service keeps (shared by h2 and HTTP/1.1)."""
 
-    def __init__(self, service: str, conn_id: int, http_version: str):
+    def __init__(self, service: str, conn_id: int, http_version: str, environment=None):
         self.service = service
+        self.environment = environment  # APNs: "production" or "sandbox", the host it reached
         self.conn_id = conn_id
         self.http_version = http_version
         self.bound_kid = None
@@ -492,6 +498,7 @@ class Store:
         self.fcm_accounts = {}   # client_email -> {project_id, public_key, private_key_id, ...}
         self.access_tokens = {}  # access token -> {client_email, project_id, expiry, scopes}
         self.token_uri = ""
+        self.apns_token_environments = {}  # lower-case token -> "production" | "sandbox" (the host that knows it)
         self.conn_ids = {"apns": itertools.count(1), "fcm": itertools.count(1)}
         self.reset()
 
@@ -532,11 +539,11 @@ class Store:
     def now(self) -> float:
         return time.time() + self.clock_offset
 
-    def new_conn(self, service: str, http_version: str) -> ConnCtx:
+    def new_conn(self, service: str, http_version: str, environment=None) -> ConnCtx:
         with self.lock:
             stats = self.apns_stats if service == "apns" else self.fcm_stats
             stats["connections"] += 1
-            return ConnCtx(service, next(self.conn_ids[service]), http_version)
+            return ConnCtx(service, next(self.conn_ids[service]), http_version, environment)
 
     def note_open(self, service: str, count: int):
         """The most connections open at once (a fleet's budget caps them)."""
@@ -608,7 +615,7 @@ class Store:
                 "push_type": headers.get("apns-push-type"), "topic": headers.get("apns-topic"),
                 "priority": headers.get("apns-priority"), "payload": None, "payload_raw": None,
                 "payload_size": None, "content_available": None, "status": 200, "reason": None,
-                "delay_ms": 0, "reset": False, "early": True,
+                "delay_ms": 0, "reset": False, "early": True, "environment": ctx.environment,
             }
             self.apns_requests.append(rec)
             self.apns_stats["requests"] += 1
@@ -640,6 +647,20 @@ class Store:
                                    "public_key": key, "public_key_pem": body["public_key_pem"]}
             self.jwt_cache = {}
         return {"key_id": kid, "team_id": team, "topics": list(topics)}
+
+    def add_apns_tokens(self, body: dict) -> dict:
+        """Device tokens of one environment: the other host answers them BadDeviceToken."""
+        if not isinstance(body, dict):
+            raise StandinError("body must be a JSON object")
+        environment, tokens = body.get("environment"), body.get("tokens")
+        if environment not in APNS_ENVIRONMENTS:
+            raise StandinError("environment must be \"production\" or \"sandbox\"")
+        if not isinstance(tokens, list) or not all(isinstance(t, str) and t for t in tokens):
+            raise StandinError("tokens must be a list of strings")
+        with self.lock:
+            for token in tokens:
+                self.apns_token_environments[token.lower()] = environment
+            return {"registered": len(tokens), "environment": environment}
 
     def add_fcm_account(self, body: dict) -> dict:
         if not isinstance(body, dict):
@@ -807,7 +828,7 @@ class Store:
                 "push_type": headers.get("apns-push-type"), "topic": headers.get("apns-topic"),
                 "priority": headers.get("apns-priority"), "payload": None, "payload_raw": None,
                 "payload_size": body_size, "content_available": None, "status": None, "reason": None,
-                "delay_ms": 0, "reset": False, "early": False,
+                "delay_ms": 0, "reset": False, "early": False, "environment": ctx.environment,
             }
             self.apns_requests.append(rec)
             self.apns_stats["requests"] += 1
@@ -933,6 +954,9 @@ class Store:
             return 400, "BadCollapseId", None, None
         if len(token) < 64 or len(token) % 2 or not HEX_RE.match(token):
             return 400, "BadDeviceToken", None, None
+        issued = self.apns_token_environments.get(token.lower())
+        if issued is not None and issued != ctx.environment:
+            return 400, "BadDeviceToken", f"a {issued} token sent to the {ctx.environment} host", None
 
         limit = APNS_MAX_PAYLOAD_VOIP if push_type == "voip" else APNS_MAX_PAYLOAD
         if body_size > limit:
@@ -1288,10 +1312,11 @@ def validate_fcm_request(req) -> bool:
 # --------------------------------------------------------------------------
 
 class Service:
-    def __init__(self, name: str, store: Store, allow_http1: bool):
+    def __init__(self, name: str, store: Store, allow_http1: bool, environment=None):
         self.name = name
         self.store = store
         self.allow_http1 = allow_http1
+        self.environment = environment  # APNs: which of Apple's hosts this port plays
         self.handle = store.handle_apns if name == "apns" else store.handle_fcm
         self.protocols = set()
 
@@ -1359,7 +1384,7 @@ class H2Engine:
         self.service = proto.service
         self.store = proto.service.store
         self.loop = asyncio.get_running_loop()
-        self.ctx = self.store.new_conn(self.service.name, "2")
+        self.ctx = self.store.new_conn(self.service.name, "2", self.service.environment)
         cfg = self.store.config_for(self.service.name)
         config = h2.config.H2Configuration(client_side=False, header_encoding=None,
                                            validate_outbound_headers=False, normalize_outbound_headers=False)
@@ -1642,7 +1667,7 @@ class Http1Engine:
         self.transport = proto.transport
         self.service = proto.service
         self.loop = asyncio.get_running_loop()
-        self.ctx = self.service.store.new_conn(self.service.name, "1.1")
+        self.ctx = self.service.store.new_conn(self.service.name, "1.1", self.service.environment)
         self.buf = bytearray()
         self.busy = False
         self.closed = False
@@ -1841,6 +1866,9 @@ def make_control_handler(store: Store):
                 if path == "/clock":
                     with s.lock:
                         return {"offset_seconds": s.clock_offset, "now": s.now()}
+                if path == "/apns/tokens":
+                    with s.lock:
+                        return dict(s.apns_token_environments)
                 if path == "/apns/keys":
                     with s.lock:
                         return [{"key_id": k["key_id"], "team_id": k["team_id"], "topics": k["topics"]}
@@ -1854,6 +1882,8 @@ def make_control_handler(store: Store):
                 body = self._body()
                 if path == "/apns/keys":
                     return s.add_apns_key(body)
+                if path == "/apns/tokens":
+                    return s.add_apns_tokens(body)
                 if path == "/fcm/accounts":
                     return s.add_fcm_account(body)
                 if path in ("/apns/rules", "/fcm/rules"):
@@ -1880,6 +1910,10 @@ def make_control_handler(store: Store):
                     return s.expire_fcm_tokens()
                 return None
             if method == "DELETE":
+                if path == "/apns/tokens":
+                    with s.lock:
+                        s.apns_token_environments.clear()
+                    return {"ok": True}
                 if path in ("/apns/rules", "/fcm/rules"):
                     with s.lock:
                         s.rules_for(path.split("/")[1]).clear()
@@ -2025,11 +2059,16 @@ async def serve(args) -> int:
 
     args.host = resolve_host(args.host)
     store = Store()
-    apns = Service("apns", store, allow_http1=False)
+    apns = Service("apns", store, allow_http1=False, environment="production")
+    apns_sandbox = Service("apns", store, allow_http1=False, environment="sandbox")
     fcm = Service("fcm", store, allow_http1=True)
     apns_server = await loop.create_server(lambda: ServiceProtocol(apns), args.host, args.apns_port,
                                            ssl=tls_context(cert_path, key_path, ["h2"]), backlog=1024,
                                            reuse_address=True)
+    apns_sandbox_server = await loop.create_server(lambda: ServiceProtocol(apns_sandbox), args.host,
+                                                   args.apns_sandbox_port,
+                                                   ssl=tls_context(cert_path, key_path, ["h2"]), backlog=1024,
+                                                   reuse_address=True)
     fcm_server = await loop.create_server(lambda: ServiceProtocol(fcm), args.host, args.fcm_port,
                                           ssl=tls_context(cert_path, key_path, ["h2", "http/1.1"]), backlog=1024,
                                           reuse_address=True)
@@ -2044,12 +2083,14 @@ async def serve(args) -> int:
 
     host = url_host(args.host)
     apns_port = apns_server.sockets[0].getsockname()[1]
+    apns_sandbox_port = apns_sandbox_server.sockets[0].getsockname()[1]
     fcm_port = fcm_server.sockets[0].getsockname()[1]
     control_port = control.server_address[1]
     fcm_url = f"https://{host}:{fcm_port}"
     store.token_uri = f"{fcm_url}/token"
     line = {
         "apns_url": f"https://{host}:{apns_port}",
+        "apns_sandbox_url": f"https://{host}:{apns_sandbox_port}",
         "fcm_url": fcm_url,
         "token_uri": store.token_uri,
         "ca_file": os.path.join(workdir, "ca.pem"),
@@ -2072,9 +2113,9 @@ async def serve(args) -> int:
         threading.Thread(target=watch_stdin, name="stdin-watch", daemon=True).start()
 
     await stop.wait()
-    for server in (apns_server, fcm_server):
+    for server in (apns_server, apns_sandbox_server, fcm_server):
         server.close()
-    for service in (apns, fcm):
+    for service in (apns, apns_sandbox, fcm):
         for proto in list(service.protocols):
             proto.close()
     threading.Thread(target=control.shutdown, daemon=True).start()
@@ -2087,7 +2128,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="APNs + FCM (+ OAuth2 token) stand-ins for Herald's tests.")
     parser.add_argument("--workdir", required=True, help="directory for ca.pem and the server certificate")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--apns-port", type=int, default=0, help="APNs port (default: ephemeral)")
+    parser.add_argument("--apns-port", type=int, default=0, help="APNs production host's port (default: ephemeral)")
+    parser.add_argument("--apns-sandbox-port", type=int, default=0,
+                        help="APNs sandbox host's port (default: ephemeral)")
     parser.add_argument("--fcm-port", type=int, default=0, help="FCM/OAuth port (default: ephemeral)")
     parser.add_argument("--control-port", type=int, default=0, help="control port (default: ephemeral)")
     parser.add_argument("--no-stdin-watch", action="store_true",

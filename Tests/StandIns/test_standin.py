@@ -226,8 +226,8 @@ class Standin:
         finally:
             conn.close()
 
-    def apns(self) -> H2Client:
-        return H2Client(self.info["apns_url"], self.ca)
+    def apns(self, environment="production") -> H2Client:
+        return H2Client(self.info["apns_sandbox_url" if environment == "sandbox" else "apns_url"], self.ca)
 
     def fcm(self, alpn=("h2",)) -> H2Client:
         return H2Client(self.info["fcm_url"], self.ca, alpn)
@@ -263,8 +263,8 @@ class StandinTestCase(unittest.TestCase):
         for c in self.clients:
             c.close()
 
-    def apns_client(self) -> H2Client:
-        c = self.standin.apns()
+    def apns_client(self, environment="production") -> H2Client:
+        c = self.standin.apns(environment)
         self.clients.append(c)
         return c
 
@@ -327,10 +327,12 @@ class StandinTestCase(unittest.TestCase):
 class StartupAndControlTests(StandinTestCase):
     def test_startup_line(self):
         info = self.standin.info
-        self.assertEqual(list(info), ["apns_url", "fcm_url", "token_uri", "ca_file", "control_url"])
+        self.assertEqual(list(info), ["apns_url", "apns_sandbox_url", "fcm_url", "token_uri", "ca_file", "control_url"])
         self.assertTrue(self.standin.startup_line.endswith("\n"))
         self.assertEqual(self.standin.startup_line.count("\n"), 1)
         self.assertTrue(info["apns_url"].startswith("https://127.0.0.1:"))
+        self.assertTrue(info["apns_sandbox_url"].startswith("https://127.0.0.1:"))
+        self.assertNotEqual(info["apns_url"], info["apns_sandbox_url"])
         self.assertEqual(info["token_uri"], info["fcm_url"] + "/token")
         self.assertTrue(info["control_url"].startswith("http://127.0.0.1:"))
         self.assertTrue(os.path.isfile(info["ca_file"]))

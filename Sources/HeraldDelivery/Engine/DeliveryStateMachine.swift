@@ -178,9 +178,11 @@ struct DeliveryStateMachine {
         let key = Self.key(job.notification.businessID, job.platform)
         let outcome: DeliveryCompletion.Outcome
         let label: String
+        var apnsEnvironment: String?
         switch result {
-        case .delivered(let messageID):
+        case .delivered(let messageID, let environment):
             (outcome, label) = (.delivered(providerMessageID: Self.storedMessageID(messageID, of: job)), "delivered")
+            apnsEnvironment = environment
             credentials[key]?.window.delivered()
         case .shed(let reason):
             // The provider refused it for load: fewer of the credential's pushes at once, and this one again soon
@@ -240,9 +242,7 @@ struct DeliveryStateMachine {
             credentials[key]?.window.answered()
         }
         add(
-            DeliveryCompletion(
-                id: job.id, leaseOwner: configuration.owner, outcome: outcome, deviceID: job.deviceID,
-                token: job.token, campaignID: job.notification.campaignID),
+            DeliveryCompletion(job, owner: configuration.owner, outcome: outcome, apnsEnvironment: apnsEnvironment),
             at: now)
         inFlight -= 1
         if let roundTrip { window.record(seconds: roundTrip / .seconds(1), inFlight: outstanding) }
@@ -328,11 +328,7 @@ struct DeliveryStateMachine {
     ) {
         func settle(_ outcome: DeliveryCompletion.Outcome, _ label: String) {
             step.settled.append((job.platform, label))
-            add(
-                DeliveryCompletion(
-                    id: job.id, leaseOwner: configuration.owner, outcome: outcome, deviceID: job.deviceID,
-                    token: job.token, campaignID: job.notification.campaignID),
-                at: now)
+            add(DeliveryCompletion(job, owner: configuration.owner, outcome: outcome), at: now)
         }
         // Held here so long that its lease is half gone (a provider stalling): hand it back to the queue, due now
         // and with the attempt it never made returned, rather than risk a send racing another claim.
@@ -415,7 +411,7 @@ struct DeliveryStateMachine {
                 sound: entry.sound, badge: background ? nil : job.badge, media: entry.media,
                 extras: entry.extras.objectValue ?? [], isBackground: background),
             expiresAt: entry.createdAt.adding(configuration.expiration), collapseID: entry.collapseID,
-            attempt: job.attempts, message: message, dataOnly: message != nil)
+            attempt: job.attempts, message: message, apnsEnvironment: job.apnsEnvironment)
         inFlight += 1
         credentials[key]!.window.sent()
         step.sends.append((job, push))
@@ -436,12 +432,9 @@ struct DeliveryStateMachine {
         let limit = credentials[key]!.window.limit
         guard credentials[key]!.heldCount < max(2 * limit, 64) else {
             step.settled.append((job.platform, "deferred"))
-            add(
-                DeliveryCompletion(
-                    id: job.id, leaseOwner: configuration.owner,
-                    outcome: .wait(until: now.adding(configuration.idlePoll * 2), reason: "credential at its limit"),
-                    deviceID: job.deviceID, token: job.token, campaignID: job.notification.campaignID),
-                at: now)
+            let wait = DeliveryCompletion.Outcome.wait(
+                until: now.adding(configuration.idlePoll * 2), reason: "credential at its limit")
+            add(DeliveryCompletion(job, owner: configuration.owner, outcome: wait), at: now)
             return
         }
         credentials[key]!.held.append((job, leaseUntil))

@@ -111,6 +111,12 @@ public final class HTTP2Client: Sendable {
         loops.reduce(0) { $0 + $1.openConnections.load(ordering: .relaxed) }
     }
 
+    /// The most connections open now to any one origin (over every event loop): a limit set by
+    /// ``limitConnections(to:)`` holds for each origin, and this is what the busiest has yet to close down to it.
+    public var openConnectionsPerOrigin: Int {
+        loops.reduce(0) { $0 + $1.openConnectionsPerOrigin.load(ordering: .relaxed) }
+    }
+
     /// Connections opened so far (attempts included).
     public var connectionsOpened: Int { statistics.connectionsOpened }
 

@@ -109,20 +109,25 @@ public struct MessagePush: Sendable, Equatable {
     }
 
     /// The FCM HTTP v1 request body for `message` to `token`: `{"message":{"token","notification":{"title",
-    /// "body"(,"image")},"data":fcmData,"android":{"priority":"high","notification":{"sound":"default"}}}}`.
-    /// `dataOnly` leaves `notification` out (and `android.notification`): the SDK draws the message itself, on its
-    /// own channel; an app without the SDK needs the notification block to show anything.
-    public static func fcmMessage(
-        token: String, for message: HeraldMessage, dataOnly: Bool = false, maximumSize: Int = fcmMaximumSize
-    ) -> JSON {
+    /// "body"(,"image")},"data":fcmData,"android":{"priority":"high","notification":{"sound":"default"}}}}`. A
+    /// notification message with data: with the app in the background Android draws it from `notification` itself
+    /// (an app needs no code of its own to show it), and hands `data` to the app when it is tapped; in the foreground
+    /// the app's `onMessageReceived` gets both. `data.herald` carries the message's id either way, which the app
+    /// shows each message once by.
+    public static func fcmMessage(token: String, for message: HeraldMessage, maximumSize: Int = fcmMaximumSize)
+        -> JSON
+    {
         let data = fcmData(for: message, maximumSize: maximumSize)
-        var fields: [(key: String, value: JSON)] = [("token", .string(token))]
-        if !dataOnly { fields.append(("notification", fcmNotification(message))) }
-        fields.append(("data", .object(data.map { (key: $0.key, value: JSON.string($0.value)) })))
-        var android: [(key: String, value: JSON)] = [("priority", "high")]
-        if !dataOnly { android.append(("notification", .object([("sound", "default")]))) }
-        fields.append(("android", .object(android)))
-        return .object([("message", .object(fields))])
+        return .object([
+            (
+                "message",
+                .object([
+                    ("token", .string(token)), ("notification", fcmNotification(message)),
+                    ("data", .object(data.map { (key: $0.key, value: JSON.string($0.value)) })),
+                    ("android", .object([("priority", "high"), ("notification", .object([("sound", "default")]))])),
+                ])
+            )
+        ])
     }
 
     private static func fcmNotification(_ message: HeraldMessage) -> JSON {

@@ -69,6 +69,7 @@ extension HeraldConfiguration {
         configuration.adminToken = environment["HERALD_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         configuration.secretKey = environment["HERALD_SECRET_KEY"].flatMap { $0.isEmpty ? nil : $0 }
         configuration.apnsURL = value("apns-url", "HERALD_APNS_URL")
+        configuration.apnsSandboxURL = value("apns-sandbox-url", "HERALD_APNS_SANDBOX_URL")
         configuration.fcmURL = value("fcm-url", "HERALD_FCM_URL")
         configuration.caFile = value("ca-file", "HERALD_CA_FILE")
         configuration.publicURL = value("public-url", "HERALD_PUBLIC_URL")

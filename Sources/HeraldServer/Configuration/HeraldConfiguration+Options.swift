@@ -44,8 +44,12 @@ extension HeraldConfiguration {
             nil, "HERALD_SECRET_KEY", "generated into `<data-dir>/secret.key` (0600)",
             "32-byte key (hex or base64) sealing secrets at rest"),
         Option(
-            "apns-url", "HERALD_APNS_URL", "`https://api.push.apple.com` / `https://api.sandbox.push.apple.com`",
-            "base URL replacing Apple's hosts (a stand-in: `scripts/standin`)"),
+            "apns-url", "HERALD_APNS_URL", "`https://api.push.apple.com`",
+            "base URL replacing Apple's production host, and its sandbox host unless the next is set (a stand-in: "
+                + "`scripts/standin`)"),
+        Option(
+            "apns-sandbox-url", "HERALD_APNS_SANDBOX_URL",
+            "`--apns-url` if set, else `https://api.sandbox.push.apple.com`", "base URL replacing Apple's sandbox host"),
         Option("fcm-url", "HERALD_FCM_URL", "`https://fcm.googleapis.com`", "base URL replacing Google's FCM host"),
         Option(
             "ca-file", "HERALD_CA_FILE", "system trust store only",

@@ -16,8 +16,10 @@ public struct HeraldConfiguration: Sendable {
     public var adminToken: String?
     /// 32-byte key sealing secrets at rest (hex or base64); nil means a key file in the data dir.
     public var secretKey: String?
-    /// Base URL replacing Apple's production and sandbox hosts.
+    /// Base URL replacing Apple's production host, and its sandbox host too unless `apnsSandboxURL` is set.
     public var apnsURL: String?
+    /// Base URL replacing Apple's sandbox host.
+    public var apnsSandboxURL: String?
     /// Base URL replacing `https://fcm.googleapis.com`.
     public var fcmURL: String?
     /// PEM bundle trusted for outgoing TLS besides the system store.

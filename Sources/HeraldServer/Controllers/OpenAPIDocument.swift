@@ -5804,7 +5804,7 @@ enum OpenAPIDocument {
           },
           "environment": {
             "type": "string",
-            "description": "Default `production`.",
+            "description": "Default `production`. The APNs host of the devices that do not say theirs (the Punchh mobile API's, installs registered without `apns_environment`): one key reaches both hosts, and each install's own `apns_environment` wins.",
             "enum": [
               "sandbox",
               "production"
@@ -10568,7 +10568,8 @@ enum OpenAPIDocument {
               "sandbox",
               "production",
               null
-            ]
+            ],
+            "description": "Which of Apple's hosts the APNs token is for: `sandbox` (development builds) or `production` (TestFlight and App Store builds); without it, the business's APNs credential's `environment`. A token its host refuses as `BadDeviceToken` is sent to the other host once, and the install keeps the host that took it."
           },
           "app_version": {
             "type": "string",
@@ -10674,7 +10675,8 @@ enum OpenAPIDocument {
               "sandbox",
               "production",
               null
-            ]
+            ],
+            "description": "Which of Apple's hosts the APNs token is for: `sandbox` (development builds) or `production` (TestFlight and App Store builds); without it, the business's APNs credential's `environment`. A token its host refuses as `BadDeviceToken` is sent to the other host once, and the install keeps the host that took it."
           },
           "app_version": {
             "type": "string",
@@ -10900,7 +10902,8 @@ enum OpenAPIDocument {
             "type": [
               "string",
               "null"
-            ]
+            ],
+            "description": "The APNs host the install's token is for, as it registered or as Apple's hosts showed it (null: the credential's)."
           },
           "app_version": {
             "type": [
@@ -12014,7 +12017,8 @@ enum OpenAPIDocument {
             "type": [
               "string",
               "null"
-            ]
+            ],
+            "description": "The APNs host the install's token is for, as it registered or as Apple's hosts showed it (null: the credential's)."
           },
           "app_version": {
             "type": [

@@ -30,12 +30,12 @@ public final class SQLDeliveryQueue: DeliveryQueue {
         n.id, n.business_id, n.title, n.subtitle, n.body, n.sound, n.media_url, n.media_type, n.extras, \
         n.push_style, n.collapse_id, n.campaign_id, n.created_at, n.user_id, n.device_id
         """
-    /// What a claim reads before the entry's columns: the job, its device's token, and the badge (the recipient's
-    /// unread count).
+    /// What a claim reads before the entry's columns: the job, its device's token (and the APNs environment it is
+    /// of), and the badge (the recipient's unread count).
     static let claimColumns = """
         d.id, d.attempts, d.apns_id, d.platform, v.token, v.token_updated_at, d.device_id, v.user_id, \
         (SELECT COUNT(*) FROM notifications u WHERE u.user_id = n.user_id AND u.read_at IS NULL \
-        AND u.deleted_at IS NULL AND u.visible = 1), c.message, v.workspace, c.status
+        AND u.deleted_at IS NULL AND u.visible = 1), c.message, v.workspace, c.status, v.apns_environment
         """
     static let claimColumnCount = Columns.count(claimColumns)
     /// How many columns a claimed job is read from: `claimColumns` then `notificationColumns`.
@@ -69,7 +69,8 @@ public final class SQLDeliveryQueue: DeliveryQueue {
             tokenUpdatedAt: row.optionalTimestamp(5), deviceID: row.int(6),
             deviceBelongsToRecipient: addressedDevice.map { $0 == row.int(6) } ?? (row.optionalInt(7) == recipient),
             notification: entry, badge: Int(row.int(8)), campaignMessage: campaignMessage,
-            deviceIsInstall: row.optionalText(10) != nil, campaignStatus: row.optionalText(11))
+            deviceIsInstall: row.optionalText(10) != nil, campaignStatus: row.optionalText(11),
+            apnsEnvironment: row.optionalText(12))
     }
 
     public func claim(owner: String, limit: Int, leaseUntil: Timestamp, at now: Timestamp) throws
@@ -212,6 +213,15 @@ public final class SQLDeliveryQueue: DeliveryQueue {
                 if changed > 0, let campaign = completion.campaignID, status == .failed || status == .pruned {
                     campaignOutcomes[campaign, default: (0, 0)].failed += 1
                 }
+            }
+            for completion in completions {
+                guard let environment = completion.apnsEnvironment, let token = completion.token else { continue }
+                // Apple's other host took the token: its next pushes go there first (rare: not batched).
+                try db.execute(
+                    """
+                    UPDATE devices SET apns_environment = \(environment)
+                    WHERE id = \(completion.deviceID) AND token = \(token)
+                    """)
             }
             if database.dialect.queueTables { try forgetClaims(answered: completions, in: db) }
             // A campaign's report counts its pushes as they are answered, in the same transaction.

@@ -56,15 +56,19 @@ public struct DeviceRecords {
         return (raced, false)
     }
 
-    /// Writes a device's owner, platform, token and user agent, and its install details.
+    /// Writes a device's owner, platform, token and user agent, and its install details. A device only the Punchh
+    /// API knows keeps the APNs environment delivery learned for its token (`SQLDeliveryQueue.record`) while the
+    /// token stays the same.
     public func save(_ device: Device) throws {
         let install = device.install
+        let environment: SQLQuery =
+            install.map { "\($0.apnsEnvironment)" } ?? "CASE WHEN token = \(device.token) THEN apns_environment END"
         try tx.connection.execute(
             """
             UPDATE devices SET user_id = \(device.userID), platform = \(device.platform.rawValue), token = \(device.token),
                 token_updated_at = \(device.tokenUpdatedAt), user_agent = \(device.userAgent), updated_at = \(device.updatedAt),
                 workspace = \(install?.workspace.rawValue), key_id = \(install?.keyID), sealed_secret = \(install?.sealedSecret),
-                apns_environment = \(install?.apnsEnvironment), app_version = \(install?.appVersion),
+                apns_environment = \(environment), app_version = \(install?.appVersion),
                 os_version = \(install?.osVersion), device_model = \(install?.deviceModel), locale = \(install?.locale),
                 timezone = \(install?.timeZone), sdk_version = \(install?.sdkVersion),
                 notifications_enabled = \(install?.notificationsEnabled), location_permission = \(install?.locationPermission),

@@ -53,6 +53,7 @@ struct APINameIndex {
         // Android.
         "Android", "FirebaseMessaging", "FirebaseMessagingService", "NotificationCompat", "Builder", "WebView",
         "OkHttp", "Ktor", "Keystore", "EncryptedSharedPreferences", "Mac", "POST_NOTIFICATIONS", "HmacSHA256",
+        "RemoteMessage",
         // Apple's functions, named in prose.
         "application", "userNotificationCenter", "registerForRemoteNotifications", "requestLocation",
         "requestAlwaysAuthorization", "setBadgeCount", "getInstance", "token", "onNewToken", "onMessageReceived",

@@ -49,6 +49,8 @@ final class ClientEventLoop: @unchecked Sendable {
         var state: ConnectionPool
         /// The pool's statistics as last published.
         var published = HTTP2Client.Statistics()
+        /// Its connections open (in `connections`).
+        var open = 0
     }
 
     /// Requests accepted and not yet completed, over all of the client's loops.
@@ -64,6 +66,8 @@ final class ClientEventLoop: @unchecked Sendable {
     private let statistics = Mutex(HTTP2Client.Statistics())
     /// Connections open (connecting, ready or draining) as of the loop's last pass.
     let openConnections = Atomic<Int>(0)
+    /// The most of them open to one origin.
+    let openConnectionsPerOrigin = Atomic<Int>(0)
     /// The thread running ``run()``, 0 before it starts.
     private let threadID = Atomic<UInt>(0)
     private let epollFD: Int32
@@ -332,7 +336,12 @@ final class ClientEventLoop: @unchecked Sendable {
                 for id in done { succeed(id) }
             }
         } while !actions.isEmpty || !answered.isEmpty
+        publishOpenConnections()
+    }
+
+    private func publishOpenConnections() {
         openConnections.store(connections.count, ordering: .relaxed)
+        openConnectionsPerOrigin.store(pools.reduce(0) { max($0, $1.open) }, ordering: .relaxed)
     }
 
     private func perform(_ action: PoolAction, pool: Int) {
@@ -340,6 +349,7 @@ final class ClientEventLoop: @unchecked Sendable {
         case .connect(let id):
             let connection = ClientConnection(id: id, pool: pool, origin: pools[pool].origin, loop: self)
             connections[id.rawValue] = connection
+            pools[pool].open += 1
             connection.start()
         case .submit(let request, let id, let streamID):
             let index = RequestSlot.index(of: request)
@@ -361,7 +371,9 @@ final class ClientEventLoop: @unchecked Sendable {
                 markDirty(connection)
             }
         case .close(let id):
-            connections.removeValue(forKey: id.rawValue)?.close()
+            guard let connection = connections.removeValue(forKey: id.rawValue) else { return }
+            pools[connection.pool].open -= 1
+            connection.close()
         case .fail(let request, let error):
             finish(request, .failure(error))
         }
@@ -370,6 +382,7 @@ final class ClientEventLoop: @unchecked Sendable {
     /// A connection ended on its own: forget it and tell its pool.
     func connectionEnded(_ connection: ClientConnection, _ error: HTTPClientError) {
         guard connections.removeValue(forKey: connection.id.rawValue) != nil else { return }
+        pools[connection.pool].open -= 1
         withPool(connection.pool) { pool, actions in
             pool.connectionClosed(connection.id, error: error, now: now, into: &actions)
         }
@@ -407,6 +420,7 @@ final class ClientEventLoop: @unchecked Sendable {
         runActions()
         for connection in connections.values { connection.close() }
         connections.removeAll()
+        for index in pools.indices { pools[index].open = 0 }
         for request in leftover { reject(request, error) }
         let late = inbox.withLock { inbox in
             defer { inbox.requests.removeAll() }
@@ -414,6 +428,6 @@ final class ClientEventLoop: @unchecked Sendable {
         }
         for request in late { reject(request, error) }
         publishStatistics()
-        openConnections.store(0, ordering: .relaxed)
+        publishOpenConnections()
     }
 }
