@@ -86,17 +86,16 @@ public struct AccountService: Sendable {
         }
     }
 
-    /// The device named by `registration` made or moved to `userID`, its token set as asked; a token claimed
-    /// here leaves the other devices of the user and devices of nobody, never another user's
-    /// (`StoreTransaction.claimPushToken`). A device of another user moves only with
-    /// proof (`DeviceRegistration.mayTakeOver`); without, the caller gets a record of their own for it. A user
-    /// past `maxDevicesPerUser` loses their least recently updated devices.
+    /// The device named by `registration` made or moved to `userID`, its token set as asked
+    /// (`StoreTransaction.claimPushToken`). A device of another user, and an SDK install that is not the user's,
+    /// moves only as `DeviceRegistration.mayTakeOver` allows; else the caller gets a record of their own for it. A
+    /// user past `maxDevicesPerUser` loses their least recently updated devices.
     func register(
         _ registration: DeviceRegistration, userID: Int64, businessID: Int64, _ tx: StoreTransaction, _ now: Timestamp
     ) throws -> Device {
         var key = registration.deviceKey
-        if let existing = try tx.devices.lock(businessID: businessID, key: key), let owner = existing.userID,
-            owner != userID, !registration.mayTakeOver(existing)
+        if let existing = try tx.devices.lock(businessID: businessID, key: key), existing.userID != userID,
+            !registration.mayTakeOver(existing)
         {
             key = DeviceRegistration.ownKey(key, userID: userID)
         }
@@ -151,15 +150,17 @@ public struct AccountService: Sendable {
     }
 
     /// Logs a session out: revokes it and clears the push token of every device that was signed in through it —
-    /// the session's device, the device making this call (`deviceKey`: a token may have been registered on it
-    /// after sign-in), and for a session that named no device, the devices under the user's own key (tokens
-    /// registered without naming one) — of the devices still signed in as this user.
+    /// the session's device, the device making this call (`deviceKey`, or the user's own record for it when that id
+    /// is another's: a token may have been registered on it after sign-in), and for a session that named no device,
+    /// the devices under the user's own key (tokens registered without naming one) — of the devices still signed in
+    /// as this user.
     public func logOut(session: Session, user: User, deviceKey: String?) throws {
         let now = clock.now()
+        let named = deviceKey.map { [$0, DeviceRegistration.ownKey($0, userID: user.id)] } ?? []
         try store.transaction { tx in
             try tx.sessions.revoke(id: session.id, at: now)
             for device in try tx.devices.all(userID: user.id)
-            where device.id == session.deviceID || device.deviceKey == deviceKey
+            where device.id == session.deviceID || named.contains(device.deviceKey)
                 || (session.deviceID == nil && DeviceRegistration.isUserKey(device.deviceKey, userID: user.id))
             {
                 try tx.devices.clearToken(id: device.id, at: now)

@@ -20,7 +20,10 @@ import HeraldStore
 /// not clear it then), or an SDK install the app lost its credential for: one phone, one device. Without proof,
 /// knowing an id gives nothing: the registration starts a new install under an id the server chooses
 /// (`RegisteredInstall.device.deviceKey`, which the SDK keeps from then on) and touches nothing of the other
-/// record — its user, messages, segments, token and credential stay.
+/// record — its user, messages, segments, token and credential stay. So does one whose id has the form of the
+/// server's own records' keys (`DeviceRegistration.isServerKey`), known or not. An install of nobody has no user to
+/// prove: it becomes a user's only through its own credential (`DeviceIdentityService.identify`); the mobile API
+/// never moves it (`DeviceRegistration.mayTakeOver`).
 ///
 /// A push token held by a device of another user is never taken from it: the registering install holds it too, as
 /// the mobile API's devices do (`StoreTransaction.claimPushToken`).
@@ -94,6 +97,10 @@ public struct DeviceService: Sendable {
                     key = try unusedInstallID(businessID: business.id, tx)
                     outcome = .separated
                 }
+            } else if DeviceRegistration.isServerKey(installID) {
+                // Not an id of the app's: the server's own records are made under such keys.
+                key = try unusedInstallID(businessID: business.id, tx)
+                outcome = .separated
             } else {
                 outcome = .created
             }
@@ -337,8 +344,8 @@ public struct RegisteredInstall: Sendable, Equatable {
         /// An install registered again without its credential but with proof of its user: the same install (its
         /// messages, segments and token kept), a new credential.
         public static let reclaimed = Outcome("reclaimed")
-        /// An unsigned registration of a known id without proof: a new install under an id the server chose; the
-        /// known device untouched.
+        /// An unsigned registration of a known id without proof, or of an id of the server's own form: a new
+        /// install under an id the server chose; the known device untouched.
         public static let separated = Outcome("separated")
         /// A registration signed with the install's current credential: the same install, a new credential.
         public static let rotated = Outcome("rotated")
