@@ -27,7 +27,7 @@ public struct AccountService: Sendable {
         device registration: (User) throws -> DeviceRegistration?
     ) throws -> (user: User, device: Device?) {
         let now = clock.now()
-        return try store.transaction { tx in
+        return try store.transactionClaimingTokens { tx in
             let user = try signedUpUser(new, mayClaim: emailProven || business.settings.importTrusted, tx, now)
             let device = try registration(user).map {
                 try register($0, userID: user.id, businessID: business.id, tx, now)
@@ -77,7 +77,7 @@ public struct AccountService: Sendable {
     /// Records the device a user calls from and sets or clears its token, atomically.
     public func registerDevice(businessID: Int64, userID: Int64, _ registration: DeviceRegistration) throws -> Device {
         let now = clock.now()
-        return try store.transaction { tx in
+        return try store.transactionClaimingTokens { tx in
             // Locked: one user's registrations pass a token between their devices one at a time.
             guard try tx.users.lock(businessID: businessID, id: userID) != nil else {
                 throw DomainError.notFound("user")
@@ -102,9 +102,7 @@ public struct AccountService: Sendable {
         var (device, created) = try tx.devices.findOrInsert(
             businessID: businessID, key: key, userID: userID, platform: registration.platform, at: now)
         let moved = device.userID != userID
-        if let token = device.register(registration, by: userID, at: now) {
-            try tx.claimPushToken(token, for: device, at: now)
-        }
+        if device.register(registration, by: userID, at: now) != nil { try tx.claimPushToken(for: &device, at: now) }
         try tx.devices.save(device)
         if created || moved { try prune(userID: userID, keeping: device.id, tx) }
         return device
@@ -126,7 +124,7 @@ public struct AccountService: Sendable {
         -> User
     {
         let now = clock.now()
-        return try store.transaction { tx in
+        return try store.transactionClaimingTokens { tx in
             guard var current = try tx.users.lock(businessID: user.businessID, id: user.id) else {
                 throw DomainError.notFound("user")
             }
