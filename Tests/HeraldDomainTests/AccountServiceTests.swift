@@ -19,11 +19,11 @@ struct AccountServiceTests {
         #expect(phone.userAgent == "Tests/1.0")
         #expect(phone.tokenUpdatedAt == at(1))
 
-        // Another user registers the same token from another install: both hold it (sending a token proves
-        // nothing; the provider's answer or a logout settles it). Another device of the same user gives it up.
+        // Another user registers the same token from another device (signed in on that phone): it is theirs now,
+        // the earlier device's no more. Another device of the same user gives it up too.
         let bobPhone = try world.register(bob, key: "device-B", token: "aaaa", at: at(2))
         #expect(bobPhone.token == "aaaa")
-        #expect(try device(phone.id)?.token == "aaaa")
+        #expect(try device(phone.id)?.token == nil)
         let bobsOld = try world.register(bob, key: "device-B0", token: "b0b0", at: at(2))
         #expect(try world.register(bob, key: "device-B1", token: "b0b0", at: at(2)).token == "b0b0")
         #expect(try device(bobsOld.id)?.token == nil)
@@ -49,7 +49,7 @@ struct AccountServiceTests {
         #expect(handedOver.id == annsTablet.id)
         #expect(handedOver.userID == bob.id)
         #expect(handedOver.token == "cccc")
-        #expect(try store.read { try $0.devices.all(userID: ann.id) }.map(\.token) == ["aaaa"])
+        #expect(try store.read { try $0.devices.all(userID: ann.id) }.map(\.token) == [nil])
 
         try world.register(bob, key: "device-D", token: "dddd", platform: .fcm)
         let fcmDevice = try store.read { try $0.devices.all(userID: bob.id) }.first { $0.deviceKey == "device-D" }!

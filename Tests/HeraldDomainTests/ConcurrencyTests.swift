@@ -174,4 +174,37 @@ struct ConcurrencyTests {
         #expect(Set(answers.map(\.checkin.id)).count == 1)
         #expect(try world.reload(world.user).points == 7)
     }
+
+    @Test(
+        "users and installs of nobody racing for one push token leave it on one user's device, none refused",
+        .bug(id: "issue-40-6", "one token, one device, one user"), arguments: StoreBackend.allCases)
+    func oneTokenRacedFor(_ backend: StoreBackend) throws {
+        let world = try StoreFixture(backend)
+        let users = try (0..<6).map { try world.addUser("racer\($0)@example.com") }
+        let second = try node(world)
+        let clock = world.clock.wallClock
+        let accounts = [world.accounts, second.accounts]
+        let installs = [
+            DeviceService(store: world.store, clock: clock), DeviceService(store: second.store, clock: clock),
+        ]
+        let business = world.business
+        world.clock.set(at(1))
+        let results = race(8) { index in
+            if index < users.count {
+                _ = try accounts[index % 2].registerDevice(
+                    businessID: business.id, userID: users[index].id,
+                    DeviceRegistration(deviceKey: "phone-\(index)", platform: .apns, token: "raced", userAgent: nil))
+            } else {
+                _ = try installs[index % 2].register(
+                    installID: "install-\(index)", details: DeviceWorld.details(token: .some("raced")),
+                    business: business, workspace: .live,
+                    credential: IssuedCredential(keyID: "key-\(index)", sealedSecret: [1]))
+            }
+        }
+        for result in results { #expect(throws: Never.self) { try result.get() } }
+        let holders = try world.store.read {
+            try $0.devices.find(businessID: business.id, platform: .apns, tokens: ["raced"])
+        }
+        #expect(holders.count == 1 && holders.first?.userID != nil, "\(holders.map(\.deviceKey))")
+    }
 }

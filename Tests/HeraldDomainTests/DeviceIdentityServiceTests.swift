@@ -68,4 +68,31 @@ struct DeviceIdentityServiceTests {
         let users = Set(try devices.map { try #require(try w.reload($0)?.userID) })
         #expect(users.count == 1)
     }
+
+    @Test(
+        .bug(id: "issue-40-2", "an install of nobody is taken over through the mobile API by knowing its id"),
+        arguments: StoreBackend.allCases)
+    func anInstallOfNobodyBecomesAUsersOnlyThroughItsOwnCredential(_ backend: StoreBackend) throws {
+        let w = try DeviceWorld(backend)
+        let eve = try w.world.addUser("eve@example.com")
+        let install = try w.install("victim", token: .some(apnsToken(1))).device
+        // The mobile API naming the install's key, with a token of the caller's own or none: a record of the
+        // caller's own; the install stays nobody's, with its token and credential.
+        for token: String?? in [nil, .some(apnsToken(2)), .some(nil)] {
+            let own = try w.world.register(eve, key: "victim", token: token)
+            #expect(own.id != install.id && own.userID == eve.id)
+        }
+        let kept = try #require(try w.reload(install))
+        #expect(kept.userID == nil && kept.token == apnsToken(1) && kept.install?.keyID == install.install?.keyID)
+        // So Eve's access token proves nothing about it.
+        #expect(try w.install("victim", proof: OwnershipProof(userID: eve.id)).outcome == .separated)
+
+        // Identified through its own credential, it is that user's: the mobile API's calls as them reach it, and
+        // their access token gives it back.
+        let identities = DeviceIdentityService(store: w.store, clock: w.world.clock.wallClock)
+        let linked = try identities.identify(kept, externalID: "crm-cy")
+        let cy = try #require(try w.store.read { try $0.users.find(businessID: w.business.id, id: linked.userID!) })
+        #expect(try w.world.register(cy, key: "victim", token: .some(apnsToken(3))).id == install.id)
+        #expect(try w.install("victim", proof: OwnershipProof(userID: cy.id)).outcome == .reclaimed)
+    }
 }

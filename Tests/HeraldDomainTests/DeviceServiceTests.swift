@@ -107,18 +107,24 @@ struct DeviceServiceTests {
     }
 
     @Test(arguments: StoreBackend.allCases)
-    func aTokenHeldBySomeoneElsesDeviceStaysWithIt(_ backend: StoreBackend) throws {
+    func aTokenAUsersDeviceHoldsIsNoInstallOfNobodysButAnIdentifiedInstallsToTake(_ backend: StoreBackend) throws {
         let w = try DeviceWorld(backend)
         let ann = w.world.user
         let phone = try w.world.register(ann, key: "ann-phone", token: .some(apnsToken(7)), at: at(1))
-        // An install sending Ann's token (unsigned, or in a signed update) takes nothing from her device: both hold
-        // it, as on the mobile API (only her phone receives on it).
+        // An install of nobody sending Ann's token (unsigned, or in a signed update) takes nothing from her device,
+        // and holds no token: the phone is Ann's until someone signs in on it.
         let intruder = try w.install("intruder", token: .some(apnsToken(7)))
-        #expect(intruder.device.token == apnsToken(7))
+        #expect(intruder.device.token == nil)
         let updated = try w.devices.update(intruder.device, details: DeviceWorld.details(token: .some(apnsToken(7))))
-        #expect(updated.token == apnsToken(7))
+        #expect(updated.token == nil)
         let kept = try #require(try w.reload(phone))
         #expect(kept.token == apnsToken(7) && kept.userID == ann.id)
+        // Identified (through its own credential) as someone, the install is a signed-in registration: it takes it.
+        let identified = try DeviceIdentityService(store: w.store, clock: w.world.clock.wallClock).identify(
+            updated, externalID: "crm-eve")
+        let taken = try w.devices.update(identified, details: DeviceWorld.details(token: .some(apnsToken(7))))
+        #expect(taken.token == apnsToken(7) && taken.userID != nil)
+        #expect(try w.reload(phone)?.token == nil)
         // A device of nobody gives its token up as before.
         let loose = try w.install("loose", token: .some(apnsToken(3))).device
         #expect(try w.install("other", token: .some(apnsToken(3))).device.token == apnsToken(3))

@@ -485,34 +485,6 @@ struct MobileAccountTests {
         #expect(try fixture.deliveryCount(forNewsTo: ann.userID!) == 1)
     }
 
-    @Test(.bug(id: "issue-35-11", "registering with another user's push token detaches it from their device"))
-    func anotherUsersTokenStaysWithTheirDeviceAndIsShared() throws {
-        let fixture = try ServerFixture()
-        let annsToken = randomAPNsToken()
-        let ann = try fixture.signedUp("ann@example.com", token: annsToken, deviceID: "ann-iphone")
-        func holders() throws -> [String] {
-            try fixture.store.read {
-                try $0.devices.find(businessID: fixture.business.id, platform: .apns, tokens: [annsToken])
-            }.map(\.deviceKey).sorted()
-        }
-        // Bob sends Ann's token from a device of his own at sign-up, at login and in a profile update: each time
-        // his device holds it too, and hers keeps it (only her phone receives on it: sending it proves nothing).
-        // His own devices pass it on among themselves.
-        let bob = try fixture.signedUp("bob@example.com", token: annsToken, deviceID: "bob-1")
-        #expect(try holders() == ["ann-iphone", "bob-1"])
-        #expect(try fixture.app(deviceID: "bob-2").logIn(email: "bob@example.com", token: annsToken).status == 200)
-        #expect(try holders() == ["ann-iphone", "bob-2"])
-        bob.deviceID = "bob-3"
-        #expect(try bob.update([("apn_token", .string(annsToken))]).status == 200)
-        #expect(try holders() == ["ann-iphone", "bob-3"])
-        #expect(try fixture.deliveryCount(forNewsTo: ann.userID!) == 1, "Ann's news still reaches her phone")
-        #expect(try fixture.deliveryCount(forNewsTo: bob.userID!) == 1)
-        // The same phone under a new user after the app was deleted: Ann's record goes when she logs out (or when
-        // the provider answers that the token is dead for it: DeliveryQueueTests).
-        #expect(try ann.logOut().status == 200)
-        #expect(try holders() == ["bob-3"])
-    }
-
     @Test func theWelcomeIsPushedToTheNewDevice() throws {
         let fixture = try ServerFixture()
         let app = try fixture.signedUp("ann@example.com", token: randomAPNsToken(), deviceID: "phone-1")
@@ -539,7 +511,7 @@ struct MobileAccountTests {
     }
 
     @Test func concurrentLoginsWithOneTokenLeaveItOnOneDeviceOfTheUser() throws {
-        // One user's devices pass a token on (another user's keep it: anotherUsersTokenStaysWithTheirDeviceAndIsShared).
+        // One user's devices pass a token on, as another user's do (aTokenMovesWithEverySignInThatSendsIt).
         let fixture = try ServerFixture()
         let user = try fixture.signedUp("user@example.com")
         let token = randomFCMToken()
@@ -593,29 +565,6 @@ struct MobileAccountTests {
         #expect(try bob.profile().value?["phone"] == .null)
         // Setting one's own phone again is fine.
         #expect(try ann.update([("phone", "(555) 123-4567")]).status == 200)
-    }
-
-    @Test func aTokenRegisteredByAnotherUserIsHeldByBothDevices() throws {
-        // Issue 35 item 11: it used to move to the last user who sent it (anotherUsersTokenStaysWithTheirDevice…).
-        let fixture = try ServerFixture()
-        let token = randomAPNsToken()
-        let ann = try fixture.signedUp("ann@example.com", token: token, deviceID: "phone-ann")
-        let bob = try fixture.signedUp("bob@example.com", token: token, deviceID: "phone-bob")
-        #expect(try fixture.store.read { try $0.devices.all(userID: ann.userID!) }.map(\.token) == [token])
-        #expect(try fixture.store.read { try $0.devices.all(userID: bob.userID!) }.map(\.token) == [token])
-        let ids = try fixture.news(to: [ann.userID!, bob.userID!])
-        #expect(ids.count == 2)
-        let counts = try ids.map { try fixture.deliveries(notificationID: $0).count }
-        #expect(counts.sorted() == [1, 1])
-    }
-
-    @Test func aTokenWithoutDeviceIDsIsHeldByBothUsers() throws {
-        let fixture = try ServerFixture()
-        let token = randomFCMToken()
-        let ann = try fixture.signedUp("ann@example.com", token: token, android: true)
-        let bob = try fixture.signedUp("bob@example.com", token: token, android: true)
-        #expect(try fixture.deliveryCount(forNewsTo: ann.userID!) == 1)
-        #expect(try fixture.deliveryCount(forNewsTo: bob.userID!) == 1)
     }
 
     @Test func aDeviceThatChangesHandsMovesToTheNewUserWithProof() throws {

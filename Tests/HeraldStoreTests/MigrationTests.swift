@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import HeraldPostgres
 import HeraldQueue
 import HeraldSQLite
 import HeraldStore
@@ -80,5 +81,48 @@ struct MigrationTests {
         try database.read { db throws in
             #expect(try db.rows("SELECT id FROM second").isEmpty, "the late migration's table exists")
         }
+    }
+
+    @Test(
+        "one token holder (36) leaves each shared token on one device: a user's first, then the latest",
+        arguments: StoreBackend.allCases)
+    func oneTokenHolderKeepsOneHolder(_ backend: StoreBackend) throws {
+        let directory = try TemporaryDirectory()
+        let database: any SQLDatabase =
+            backend == .sqlite
+            ? try SQLiteDatabase(path: directory.file("herald.db"))
+            : try TestPostgres.database(schema: try TestPostgres.makeSchema())
+        try Migrator.migrate(database, Schema.migrations.filter { $0.version < 36 }, at: 0)
+        try database.write { db in
+            for (business, client) in [(1, "c1"), (2, "c2")] {
+                try db.execute(
+                    "INSERT INTO businesses (id, name, client_id, sealed_secret, pos_key_hash, settings, created_at) VALUES (\(business), 'B', \(client), \([UInt8]([1])), \(client), '{}', 0)"
+                )
+            }
+            for (user, email) in [(1, "ann@example.com"), (2, "bob@example.com")] {
+                try db.execute(
+                    "INSERT INTO users (id, business_id, email, password_hash, first_name, last_name, created_at, updated_at) VALUES (\(user), 1, \(email), 'h', 'A', 'L', 0, 0)"
+                )
+            }
+            // Ann's then Bob's phone, then an install of nobody, share "t"; two installs of nobody share "u"; another
+            // business's device holds "t" too.
+            let rows: [(id: Int64, business: Int64, user: Int64?, token: String, time: Int64)] = [
+                (1, 1, 1, "t", 1), (2, 1, 2, "t", 2), (3, 1, nil, "t", 3), (4, 1, nil, "u", 5), (5, 1, nil, "u", 4),
+                (6, 2, nil, "t", 1),
+            ]
+            for row in rows {
+                try db.execute(
+                    "INSERT INTO devices (id, business_id, user_id, device_key, platform, token, token_updated_at, created_at, updated_at) VALUES (\(row.id), \(row.business), \(row.user), \("d\(row.id)"), 'apns', \(row.token), \(row.time), 0, 0)"
+                )
+            }
+        }
+        #expect(try Migrator.migrate(database, Schema.migrations, at: 0) == [36])
+        let store = try Store(database: database)
+        let tokens = try store.read { tx in try (1...6).map { try tx.devices.find(id: Int64($0))?.token } }
+        #expect(tokens == [nil, "t", nil, "u", nil, "t"])
+        let second = #expect(throws: StoreError.self) {
+            try database.write { try $0.execute("UPDATE devices SET token = 't' WHERE id = 1") }
+        }
+        #expect(second?.code == .conflict && second?.field == "token")
     }
 }

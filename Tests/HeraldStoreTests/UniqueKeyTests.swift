@@ -89,9 +89,12 @@ struct UniqueKeyTests {
         case ("users", _):
             return
                 "INSERT INTO users (business_id, email, password_hash, first_name, last_name, phone, created_at, updated_at) VALUES (\(b), \("u\(n)@example.com"), 'h', 'A', 'B', 'dup', 0, 0)"
-        case ("devices", _):
+        case ("devices", "device_key"):
             return
                 "INSERT INTO devices (business_id, user_id, device_key, platform, token, created_at, updated_at) VALUES (\(b), \(u), 'dup', 'apns', \("tok\(n)"), 0, 0)"
+        case ("devices", _):
+            return
+                "INSERT INTO devices (business_id, user_id, device_key, platform, token, created_at, updated_at) VALUES (\(b), \(u), \("key\(n)"), 'apns', 'dup', 0, 0)"
         case ("sessions", _):
             return
                 "INSERT INTO sessions (token_hash, business_id, user_id, created_at, expires_at) VALUES ('dup', \(b), \(u), \(n), 0)"

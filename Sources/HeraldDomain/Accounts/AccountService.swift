@@ -27,7 +27,7 @@ public struct AccountService: Sendable {
         device registration: (User) throws -> DeviceRegistration?
     ) throws -> (user: User, device: Device?) {
         let now = clock.now()
-        return try store.transaction { tx in
+        return try store.transactionClaimingTokens { tx in
             let user = try signedUpUser(new, mayClaim: emailProven || business.settings.importTrusted, tx, now)
             let device = try registration(user).map {
                 try register($0, userID: user.id, businessID: business.id, tx, now)
@@ -77,7 +77,7 @@ public struct AccountService: Sendable {
     /// Records the device a user calls from and sets or clears its token, atomically.
     public func registerDevice(businessID: Int64, userID: Int64, _ registration: DeviceRegistration) throws -> Device {
         let now = clock.now()
-        return try store.transaction { tx in
+        return try store.transactionClaimingTokens { tx in
             // Locked: one user's registrations pass a token between their devices one at a time.
             guard try tx.users.lock(businessID: businessID, id: userID) != nil else {
                 throw DomainError.notFound("user")
@@ -86,26 +86,23 @@ public struct AccountService: Sendable {
         }
     }
 
-    /// The device named by `registration` made or moved to `userID`, its token set as asked; a token claimed
-    /// here leaves the other devices of the user and devices of nobody, never another user's
-    /// (`StoreTransaction.claimPushToken`). A device of another user moves only with
-    /// proof (`DeviceRegistration.mayTakeOver`); without, the caller gets a record of their own for it. A user
-    /// past `maxDevicesPerUser` loses their least recently updated devices.
+    /// The device named by `registration` made or moved to `userID`, its token set as asked
+    /// (`StoreTransaction.claimPushToken`). A device of another user, and an SDK install that is not the user's,
+    /// moves only as `DeviceRegistration.mayTakeOver` allows; else the caller gets a record of their own for it. A
+    /// user past `maxDevicesPerUser` loses their least recently updated devices.
     func register(
         _ registration: DeviceRegistration, userID: Int64, businessID: Int64, _ tx: StoreTransaction, _ now: Timestamp
     ) throws -> Device {
         var key = registration.deviceKey
-        if let existing = try tx.devices.lock(businessID: businessID, key: key), let owner = existing.userID,
-            owner != userID, !registration.mayTakeOver(existing)
+        if let existing = try tx.devices.lock(businessID: businessID, key: key), existing.userID != userID,
+            !registration.mayTakeOver(existing)
         {
             key = DeviceRegistration.ownKey(key, userID: userID)
         }
         var (device, created) = try tx.devices.findOrInsert(
             businessID: businessID, key: key, userID: userID, platform: registration.platform, at: now)
         let moved = device.userID != userID
-        if let token = device.register(registration, by: userID, at: now) {
-            try tx.claimPushToken(token, for: device, at: now)
-        }
+        if device.register(registration, by: userID, at: now) != nil { try tx.claimPushToken(for: &device, at: now) }
         try tx.devices.save(device)
         if created || moved { try prune(userID: userID, keeping: device.id, tx) }
         return device
@@ -127,7 +124,7 @@ public struct AccountService: Sendable {
         -> User
     {
         let now = clock.now()
-        return try store.transaction { tx in
+        return try store.transactionClaimingTokens { tx in
             guard var current = try tx.users.lock(businessID: user.businessID, id: user.id) else {
                 throw DomainError.notFound("user")
             }
@@ -151,15 +148,17 @@ public struct AccountService: Sendable {
     }
 
     /// Logs a session out: revokes it and clears the push token of every device that was signed in through it —
-    /// the session's device, the device making this call (`deviceKey`: a token may have been registered on it
-    /// after sign-in), and for a session that named no device, the devices under the user's own key (tokens
-    /// registered without naming one) — of the devices still signed in as this user.
+    /// the session's device, the device making this call (`deviceKey`, or the user's own record for it when that id
+    /// is another's: a token may have been registered on it after sign-in), and for a session that named no device,
+    /// the devices under the user's own key (tokens registered without naming one) — of the devices still signed in
+    /// as this user.
     public func logOut(session: Session, user: User, deviceKey: String?) throws {
         let now = clock.now()
+        let named = deviceKey.map { [$0, DeviceRegistration.ownKey($0, userID: user.id)] } ?? []
         try store.transaction { tx in
             try tx.sessions.revoke(id: session.id, at: now)
             for device in try tx.devices.all(userID: user.id)
-            where device.id == session.deviceID || device.deviceKey == deviceKey
+            where device.id == session.deviceID || named.contains(device.deviceKey)
                 || (session.deviceID == nil && DeviceRegistration.isUserKey(device.deviceKey, userID: user.id))
             {
                 try tx.devices.clearToken(id: device.id, at: now)

@@ -20,10 +20,13 @@ import HeraldStore
 /// not clear it then), or an SDK install the app lost its credential for: one phone, one device. Without proof,
 /// knowing an id gives nothing: the registration starts a new install under an id the server chooses
 /// (`RegisteredInstall.device.deviceKey`, which the SDK keeps from then on) and touches nothing of the other
-/// record — its user, messages, segments, token and credential stay.
+/// record — its user, messages, segments, token and credential stay. So does one whose id has the form of the
+/// server's own records' keys (`DeviceRegistration.isServerKey`), known or not. An install of nobody has no user to
+/// prove: it becomes a user's only through its own credential (`DeviceIdentityService.identify`); the mobile API
+/// never moves it (`DeviceRegistration.mayTakeOver`).
 ///
-/// A push token held by a device of another user is never taken from it: the registering install holds it too, as
-/// the mobile API's devices do (`StoreTransaction.claimPushToken`).
+/// A push token is one device's (`StoreTransaction.claimPushToken`): an install that belongs to a user takes the
+/// token it sends from any other device; an install of nobody takes none from a user's device, and holds none then.
 public struct DeviceService: Sendable {
     /// Limits and windows.
     public struct Options: Sendable {
@@ -76,7 +79,7 @@ public struct DeviceService: Sendable {
         credential: IssuedCredential, signedBy: Int64? = nil, proof: OwnershipProof? = nil
     ) throws -> RegisteredInstall {
         let now = clock.now()
-        return try store.transaction { tx in
+        return try store.transactionClaimingTokens { tx in
             var existing = try tx.devices.lock(businessID: business.id, key: installID)
             var key = installID
             let outcome: RegisteredInstall.Outcome
@@ -94,6 +97,10 @@ public struct DeviceService: Sendable {
                     key = try unusedInstallID(businessID: business.id, tx)
                     outcome = .separated
                 }
+            } else if DeviceRegistration.isServerKey(installID) {
+                // Not an id of the app's: the server's own records are made under such keys.
+                key = try unusedInstallID(businessID: business.id, tx)
+                outcome = .separated
             } else {
                 outcome = .created
             }
@@ -158,12 +165,12 @@ public struct DeviceService: Sendable {
         }
     }
 
-    /// Applies `details` to `device`, claims the token it sends (`StoreTransaction.claimPushToken`: a device of
-    /// another user keeps it too), and writes it (and its segments, when given).
+    /// Applies `details` to `device`, claims the token it sends (`StoreTransaction.claimPushToken`: an install of
+    /// nobody takes none from a user's device), and writes it (and its segments, when given).
     private func save(_ device: inout Device, _ details: InstallDetails, _ tx: StoreTransaction, at now: Timestamp)
         throws
     {
-        if let token = device.apply(details, at: now) { try tx.claimPushToken(token, for: device, at: now) }
+        if device.apply(details, at: now) != nil { try tx.claimPushToken(for: &device, at: now) }
         try tx.devices.save(device)
         if let segments = details.segments { try tx.devices.setSegments(id: device.id, segments) }
     }
@@ -172,7 +179,7 @@ public struct DeviceService: Sendable {
     /// found when the install was deleted or replaced meanwhile.
     public func update(_ device: Device, details: InstallDetails) throws -> Device {
         let now = clock.now()
-        return try store.transaction { tx in
+        return try store.transactionClaimingTokens { tx in
             guard var current = try tx.devices.lock(businessID: device.businessID, key: device.deviceKey),
                 current.id == device.id, var install = current.install
             else { throw DomainError.notFound("install") }
@@ -337,8 +344,8 @@ public struct RegisteredInstall: Sendable, Equatable {
         /// An install registered again without its credential but with proof of its user: the same install (its
         /// messages, segments and token kept), a new credential.
         public static let reclaimed = Outcome("reclaimed")
-        /// An unsigned registration of a known id without proof: a new install under an id the server chose; the
-        /// known device untouched.
+        /// An unsigned registration of a known id without proof, or of an id of the server's own form: a new
+        /// install under an id the server chose; the known device untouched.
         public static let separated = Outcome("separated")
         /// A registration signed with the install's current credential: the same install, a new credential.
         public static let rotated = Outcome("rotated")

@@ -2,23 +2,48 @@ import HeraldModel
 import HeraldStore
 
 extension StoreTransaction {
-    /// The one rule for a push token a device registers, whichever API it comes by — the mobile API's sign-up,
-    /// login and profile update, the device API's install registration and update: `device` (already saved or about
-    /// to be, holding `token`) takes it from the other devices of its business that belong to its user or to nobody
-    /// (the same phone's app reinstalled under a new device id, an install never signed in). A device of another
-    /// user keeps it: only the phone receives on its token, so sending one proves nothing, and both devices hold it
-    /// until the provider answers that it is dead for one of them (the delivery queue prunes that device's token,
-    /// `DeliveryCompletion.Outcome.pruned`) or its user logs out. Meanwhile that phone may receive the pushes of
-    /// both — the same phone after the app was deleted and signed in again as someone else receives as soon as it
-    /// says so, and a stranger who sends another's token receives nothing — but a campaign's once, through the
-    /// newer holder (`AudienceRecords.tokenHeldByANewerDevice`).
+    /// The one rule for a push token a device registers, whichever API it comes by — the mobile API's sign-up, login
+    /// and profile update, the device API's install registration and update: one token, one device, one user. `device`
+    /// (about to be saved, holding the token it sent) takes it from whichever other device of the business holds it,
+    /// when it belongs to a user: the latest signed-in registration that presents a token owns it (as Punchh has it, a
+    /// token reused at a new sign-up moves to the new user), so the earlier user's pushes stop reaching that phone. A
+    /// device of nobody (an SDK install not identified) takes it only from other devices of nobody (an app reinstalled
+    /// under a new install id); when a user's device holds it, `device` holds no token, and that user's pushes go on
+    /// reaching the phone until someone signs in on it. The database's unique index on tokens keeps one holder however
+    /// registrations interleave: one that lost a race fails as a conflict on `token`, and runs again
+    /// (`Store.transactionClaimingTokens`).
     ///
     /// ```swift
-    /// if let token = device.apply(details, at: now) { try tx.claimPushToken(token, for: device, at: now) }
+    /// if device.apply(details, at: now) != nil { try tx.claimPushToken(for: &device, at: now) }
     /// ```
-    func claimPushToken(_ token: String, for device: Device, at now: Timestamp) throws {
+    func claimPushToken(for device: inout Device, at now: Timestamp) throws {
+        guard let token = device.token else { return }
+        if device.userID == nil,
+            let holder = try devices.find(businessID: device.businessID, platform: device.platform, token: token),
+            holder.id != device.id, holder.userID != nil
+        {
+            device.token = nil
+            return
+        }
         try devices.releaseToken(
-            token, platform: device.platform, businessID: device.businessID, except: device.id, ownedBy: device.userID,
-            at: now)
+            token, platform: device.platform, businessID: device.businessID, except: device.id, at: now)
+    }
+}
+
+extension Store {
+    /// Runs `body` in one transaction, again (up to five times in all) when it lost a race for a push token to
+    /// another transaction: the unique index on tokens refused it, or the database broke a deadlock or could not
+    /// order it. Whatever `body` does is written once: a failed run is rolled back.
+    func transactionClaimingTokens<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        var attempts = 0
+        while true {
+            do {
+                return try transaction(body)
+            } catch let error as StoreError
+                where attempts < 4 && (error.code == .retryable || (error.code == .conflict && error.field == "token"))
+            {
+                attempts += 1
+            }
+        }
     }
 }

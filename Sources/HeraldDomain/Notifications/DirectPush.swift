@@ -44,7 +44,7 @@ extension NotificationService {
                 device = holder
             } else {
                 device = try tx.devices.findOrInsert(
-                    businessID: businessID, key: "direct:\(push.platform.rawValue):\(token)", userID: nil,
+                    businessID: businessID, key: DeviceRegistration.directKey(push.platform, token: token), userID: nil,
                     platform: push.platform, at: now
                 ).device
                 device.token = token

@@ -161,30 +161,37 @@ actor InstallSession {
     }
 
     /// Sends the registration's details (`PUT /api/v1/installs/current`) when they changed since last sent, when
-    /// they were last sent longer ago than the refresh interval, or when `force`d. Registers instead when there is
-    /// no credential yet (registration sends them all).
-    /// The user the install belongs to is sent too when it hasn't been yet.
+    /// they were last sent longer ago than the refresh interval, or when `force`d; registers first when there is
+    /// no credential yet (registration sends them all). The user the install belongs to is sent first when it
+    /// hasn't been yet, and the details then follow at once: an install the server has just made a user's takes its
+    /// push token from the phone's other device records only then (an install of nobody takes none from a user's).
     func synchronize(force: Bool = false) async throws(HeraldError) {
-        let current = try loadedRecord()
-        if current.credential == nil {
+        var sentAll = false
+        if try loadedRecord().credential == nil {
             _ = try await credential()
-        } else {
-            let digest = InstallBody.digest(current, configuration: configuration)
-            let due =
-                current.lastSentAt.map { clock.now().since($0) >= configuration.options.registrationRefreshInterval }
-                ?? true
-            if force || due || digest != current.lastSentDigest {
-                let response = try await send(.update(InstallBody.update(current, configuration: configuration)))
-                guard response.isSuccess else { throw Self.error(from: response) }
-                let sentAt = clock.now()
-                try update { record in
-                    // What was sent, even if the record changed meanwhile (then the next call sends again).
-                    record.lastSentDigest = digest
-                    record.lastSentAt = sentAt
-                }
-            }
+            sentAll = true
         }
-        try await sendIdentity()
+        // An identity refused (or not sent) doesn't hold the details back: its error is thrown after them.
+        var identityError: HeraldError?
+        do { try await sendIdentity() } catch { identityError = error }
+        let current = try loadedRecord()
+        let digest = InstallBody.digest(current, configuration: configuration)
+        let due =
+            current.lastSentAt.map { clock.now().since($0) >= configuration.options.registrationRefreshInterval }
+            ?? true
+        guard (force && !sentAll) || due || digest != current.lastSentDigest else {
+            if let identityError { throw identityError }
+            return
+        }
+        let response = try await send(.update(InstallBody.update(current, configuration: configuration)))
+        guard response.isSuccess else { throw Self.error(from: response) }
+        let sentAt = clock.now()
+        try update { record in
+            // What was sent, even if the record changed meanwhile (then the next call sends again).
+            record.lastSentDigest = digest
+            record.lastSentAt = sentAt
+        }
+        if let identityError { throw identityError }
     }
 
     /// Keeps a new push token (nil clears it) and sends it if it changed.
@@ -283,7 +290,7 @@ actor InstallSession {
         if response.isSuccess || (externalID == nil && response.status == 404) {
             try update { record in
                 if record.externalID == externalID { record.identitySent = true }
-                // Now the user's: send the details again, so the token leaves their other devices (one push each).
+                // Now the user's: the details go again (`synchronize`), so the install takes the phone's token.
                 if externalID != nil { record.lastSentDigest = nil }
             }
             return

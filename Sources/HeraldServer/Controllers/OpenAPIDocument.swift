@@ -1645,7 +1645,7 @@ enum OpenAPIDocument {
         ],
         "summary": "Sign up",
         "operationId": "mobileSignUp",
-        "description": "Creates the user, registers the device and its push token, notifies `signup` (and grants the welcome offer) and opens a session. 422 `{\"errors\":{\"email\":[\"has already been taken\"]}}` for a taken email. An email the business imported (a customer nobody has signed up as) is claimed — its points, rewards and inbox — only with proof unless the business's `import_trusted` setting says so: the first sign-up answers 422 on `email_code` and mails an 8-digit code to the address (valid 15 to 30 minutes); the sign-up sent again with `user.email_code` claims the record.",
+        "description": "Creates the user, registers the device and its push token, notifies `signup` (and grants the welcome offer) and opens a session. A push token sent is this device's alone from then on: any other device of the business holding it — another user's included — gives it up, so the earlier user's pushes stop reaching that phone (the latest sign-in that sends a token owns it). 422 `{\"errors\":{\"email\":[\"has already been taken\"]}}` for a taken email. An email the business imported (a customer nobody has signed up as) is claimed — its points, rewards and inbox — only with proof unless the business's `import_trusted` setting says so: the first sign-up answers 422 on `email_code` and mails an 8-digit code to the address (valid 15 to 30 minutes); the sign-up sent again with `user.email_code` claims the record.",
         "parameters": [
           {
             "$ref": "#/components/parameters/DeviceIdHeader"
@@ -1823,8 +1823,11 @@ enum OpenAPIDocument {
         ],
         "summary": "Log out",
         "operationId": "mobileLogOut",
-        "description": "Revokes the access token and clears the device's push token (the session's device, or, for an app that never named its device, the devices registered under the user's own key).",
+        "description": "Revokes the access token and clears the device's push token: the session's device; the device this call names in `punchh-app-device-id` (or the caller's own record for that id, when it is another's); and, for a session that named no device, the devices registered under the user's own key.",
         "parameters": [
+          {
+            "$ref": "#/components/parameters/DeviceIdHeader"
+          },
           {
             "$ref": "#/components/parameters/ClientQuery"
           },
@@ -3614,7 +3617,7 @@ enum OpenAPIDocument {
         ],
         "summary": "Register an install",
         "operationId": "registerInstall",
-        "description": "Unsigned, with the business's `api_key` or `sandbox_api_key`: 201 with the install's own credential (shown once), the `install_id` the server keeps, and config. Nobody takes over a known device by its id: a known `install_id` (an install's, a Punchh device's `punchh-app-device-id`, an imported device's) registered unsigned without proof of the user it belongs to starts a new install under an id the server chooses (`install_id` in the answer, which the SDK keeps from then on) and touches nothing of the known one. With proof of that user — `access_token` (a Punchh API access token of theirs) or `external_id` with the business backend's `identity_token` for it — it is that device, with its user, token and messages (201; 200 for an install registered again). Signed with the install's current credential, it is the same install: 200 with a new credential (the old one stops working). The sandbox key makes a test device: `test_device` says its standing.",
+        "description": "Unsigned, with the business's `api_key` or `sandbox_api_key`: 201 with the install's own credential (shown once), the `install_id` the server keeps, and config. Nobody takes over a known device by its id: a known `install_id` (an install's, a Punchh device's `punchh-app-device-id`, an imported device's) registered unsigned without proof of the user it belongs to starts a new install under an id the server chooses (`install_id` in the answer, which the SDK keeps from then on) and touches nothing of the known one. With proof of that user — `access_token` (a Punchh API access token of theirs) or `external_id` with the business backend's `identity_token` for it — it is that device, with its user, token and messages (201; 200 for an install registered again). An install of nobody has no user to prove: only its own credential registers it again, and it becomes a user's only through its signed `PUT /api/v1/device/user`. Signed with the install's current credential, it is the same install: 200 with a new credential (the old one stops working). The sandbox key makes a test device: `test_device` says its standing.",
         "requestBody": {
           "required": true,
           "content": {
@@ -3846,7 +3849,7 @@ enum OpenAPIDocument {
         ],
         "summary": "Belong to a user (identify)",
         "operationId": "identifyDevice",
-        "description": "The install belongs from now on to the business's user with this `external_id` — the id the user import (`POST /api/admin/businesses/{id}/users/import`) matches users by; a user that doesn't exist yet is made with the id alone and filled in by a later import. Their attributes and segments reach the install, and messages to them. `identity_token` is `<kid>.<hex>`: the lowercase hex HMAC-SHA256 of the `external_id`'s UTF-8 bytes, keyed with the business's identity key named by `kid` (`/api/admin/businesses/{id}/identity-keys`; a bare `<hex>` is the original key's, `GET /api/admin/businesses/{id}/identity-key`), computed by the business's backend when its user logs in; a retired key's token vouches for nobody: an install can't claim a user its backend didn't vouch for, so it never reads another user's messages. Identifying again as another user moves the install to them.",
+        "description": "The install belongs from now on to the business's user with this `external_id` — the id the user import (`POST /api/admin/businesses/{id}/users/import`) matches users by; a user that doesn't exist yet is made with the id alone and filled in by a later import. Their attributes and segments reach the install, and messages to them. `identity_token` is `<kid>.<hex>`: the lowercase hex HMAC-SHA256 of the `external_id`'s UTF-8 bytes, keyed with the business's identity key named by `kid` (`/api/admin/businesses/{id}/identity-keys`; a bare `<hex>` is the original key's, `GET /api/admin/businesses/{id}/identity-key`), computed by the business's backend when its user logs in; a retired key's token vouches for nobody: an install can't claim a user its backend didn't vouch for, so it never reads another user's messages. Identifying again as another user moves the install to them. The SDK then sends its details again (`PUT /api/v1/installs/current`): as a user's, the install takes its push token from any other device holding it.",
         "requestBody": {
           "required": true,
           "content": {
@@ -8149,7 +8152,7 @@ enum OpenAPIDocument {
       },
       "ProfileUpdateRequest": {
         "type": "object",
-        "description": "Only the fields given change. `apn_token` / `gcm_token` set the calling device's token (`\"\"` clears it); a token another user's device holds stays with it too (both hold it until Apple or Google answers that it is dead for one, or that user logs out); the user's other devices give it up.",
+        "description": "Only the fields given change. `apn_token` / `gcm_token` set the calling device's token (`\"\"` clears it), as at sign-up: any other device holding it — another user's included — gives it up.",
         "required": [
           "client"
         ],
@@ -10550,7 +10553,7 @@ enum OpenAPIDocument {
               "string",
               "null"
             ],
-            "description": "APNs: hex, 64–200 digits; FCM: 20–4096 URL-safe characters. `null` or `\"\"` clears it; left out, it stays. (At a first registration of a device the Punchh API already knows, `null` leaves its token.) A token held by another device of the business moves here, unless that device belongs to another user: then both hold it, until Apple or Google answers that it is dead for one of them or that user logs out."
+            "description": "APNs: hex, 64–200 digits; FCM: 20–4096 URL-safe characters. `null` or `\"\"` clears it; left out, it stays. (At a first registration of a device the Punchh API already knows, `null` leaves its token.) A token is one device's. Sent by an install that belongs to a user (identified), it moves here from any other device of the business; an install of nobody takes none from a user's device (it takes one only from other devices of nobody) and then holds no token (`has_push_token` false), the phone being that user's until someone signs in on it: once identified, the install sends it again and takes it."
           },
           "push_token_type": {
             "enum": [
@@ -10644,7 +10647,7 @@ enum OpenAPIDocument {
             "type": "string",
             "minLength": 1,
             "maxLength": 255,
-            "description": "The install's id (the SDK makes a UUID once). A known device's id (an install's, a Punchh device's `punchh-app-device-id`) is that device only with proof of its user; without, the server answers an id of its own."
+            "description": "The install's id (the SDK makes a UUID once). A known device's id (an install's, a Punchh device's `punchh-app-device-id`) is that device only with proof of its user; without, the server answers an id of its own. So it does for an id of the form it gives records of its own (containing `|user:`, or beginning `user:`, `direct:` or `token:`), known or not."
           },
           "platform": {
             "enum": [
@@ -10657,7 +10660,7 @@ enum OpenAPIDocument {
               "string",
               "null"
             ],
-            "description": "APNs: hex, 64–200 digits; FCM: 20–4096 URL-safe characters. `null` or `\"\"` clears it; left out, it stays. (At a first registration of a device the Punchh API already knows, `null` leaves its token.) A token held by another device of the business moves here, unless that device belongs to another user: then both hold it, until Apple or Google answers that it is dead for one of them or that user logs out."
+            "description": "APNs: hex, 64–200 digits; FCM: 20–4096 URL-safe characters. `null` or `\"\"` clears it; left out, it stays. (At a first registration of a device the Punchh API already knows, `null` leaves its token.) A token is one device's. Sent by an install that belongs to a user (identified), it moves here from any other device of the business; an install of nobody takes none from a user's device (it takes one only from other devices of nobody) and then holds no token (`has_push_token` false), the phone being that user's until someone signs in on it: once identified, the install sends it again and takes it."
           },
           "push_token_type": {
             "enum": [
@@ -12478,7 +12481,7 @@ enum OpenAPIDocument {
         "name": "punchh-app-device-id",
         "in": "header",
         "required": false,
-        "description": "The install's stable id (at most 200 bytes): the push token is kept per device, and logging out clears this device's token.",
+        "description": "The install's stable id (at most 200 bytes): the push token is kept per device, and logging out clears this device's token. Naming a device of another user makes it the caller's only with proof of holding it (its push token, or a session signed in on it), and an SDK install that isn't the caller's user's never (an install becomes a user's only through its own signed `PUT /api/v1/device/user`): without, the caller gets a device record of their own and the named one is untouched.",
         "schema": {
           "type": "string",
           "maxLength": 200

@@ -32,8 +32,7 @@ public struct AudienceRecords {
         businessID: Int64, audience: Audience, sandboxOnly: Bool, after cursor: Int64, limit: Int, at now: Timestamp
     ) throws -> [AudienceTarget] {
         let query: SQLQuery = """
-            SELECT d.id, d.user_id, d.platform,
-                CASE WHEN d.token IS NULL OR \(raw: Self.tokenHeldByANewerDevice) THEN 0 ELSE 1 END, d.timezone,
+            SELECT d.id, d.user_id, d.platform, CASE WHEN d.token IS NULL THEN 0 ELSE 1 END, d.timezone,
                 CASE WHEN d.workspace IS NULL THEN 0 ELSE 1 END
             FROM devices d\(from(audience))
             WHERE \(raw: plus(audience))d.business_id = \(businessID) AND \(raw: plus(audience))d.id > \(cursor)
@@ -46,22 +45,6 @@ public struct AudienceRecords {
                 hasToken: row.bool(3), timeZone: row.optionalText(4), isInstall: row.bool(5))
         }
     }
-
-    /// Whether another device of the business holds device `d`'s token and got it later (or at the same time, with a
-    /// higher id): two users' devices may share one phone's token until the provider says it is dead or the older
-    /// user logs out, and the phone is then the newer holder's. A campaign pushes to the token through that device
-    /// only — once, not once per holder; an older holder's user still gets the entry in their inbox (and an install
-    /// its pull), not the push. Only a holder the same campaigns reach counts (same workspace; a sandbox install once
-    /// approved), or a phone could lose a campaign to a device it never goes to. One probe of `devices_token` a
-    /// target.
-    static let tokenHeldByANewerDevice = """
-        EXISTS (SELECT 1 FROM devices o
-            WHERE o.business_id = d.business_id AND o.platform = d.platform AND o.token = d.token AND o.id <> d.id
-              AND COALESCE(o.workspace, 'live') = COALESCE(d.workspace, 'live')
-              AND (o.workspace IS NULL OR o.workspace <> 'sandbox' OR o.test_status = 'approved')
-              AND (COALESCE(o.token_updated_at, 0) > COALESCE(d.token_updated_at, 0)
-                OR (COALESCE(o.token_updated_at, 0) = COALESCE(d.token_updated_at, 0) AND o.id > d.id)))
-        """
 
     /// How many devices of `businessID` the audience reaches (as `targets` would list them all).
     public func count(businessID: Int64, audience: Audience, sandboxOnly: Bool, at now: Timestamp) throws -> Int {

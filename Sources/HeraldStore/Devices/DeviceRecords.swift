@@ -79,7 +79,8 @@ public struct DeviceRecords {
     }
 
     /// Takes `token` from whichever other device of the business holds it (a phone given to someone else, an
-    /// app reinstalled under a new device id).
+    /// app reinstalled under a new device id). Whose a token is, and why, is the domain's rule
+    /// (`StoreTransaction.claimPushToken`).
     public func releaseToken(
         _ token: String, platform: PushPlatform, businessID: Int64, except deviceID: Int64,
         at now: Timestamp
@@ -89,21 +90,6 @@ public struct DeviceRecords {
             UPDATE devices SET token = NULL, updated_at = \(now)
             WHERE business_id = \(businessID) AND platform = \(platform.rawValue) AND token = \(token)
               AND id <> \(deviceID)
-            """)
-    }
-
-    /// Takes `token` from the other devices of the business that hold it and belong to `owner` or to nobody (an app
-    /// reinstalled under a new device id, an install never signed in); a device of another user keeps it. Whose a
-    /// token is, and why, is the domain's rule (`StoreTransaction.claimPushToken`).
-    public func releaseToken(
-        _ token: String, platform: PushPlatform, businessID: Int64, except deviceID: Int64, ownedBy owner: Int64?,
-        at now: Timestamp
-    ) throws {
-        try tx.connection.execute(
-            """
-            UPDATE devices SET token = NULL, updated_at = \(now)
-            WHERE business_id = \(businessID) AND platform = \(platform.rawValue) AND token = \(token)
-              AND id <> \(deviceID) AND (user_id IS NULL OR user_id = \(owner))
             """)
     }
 

@@ -14,6 +14,7 @@
 /// | users | business_id, email | users_business_id_email_key | email |
 /// | users | business_id, phone (where set) | users_phone | phone |
 /// | devices | business_id, device_key | devices_business_id_device_key_key | device_key |
+/// | devices | business_id, platform, token (where set) | devices_token | token |
 /// | sessions | token_hash | sessions_token_hash_key | token_hash |
 /// | rewards | business_id, redemption_code (where set) | rewards_code | redemption_code |
 /// | checkins | business_id, transaction_id | checkins_business_id_transaction_id_key | transaction_id |
@@ -70,6 +71,8 @@ public struct UniqueKey: Sendable, Equatable {
         UniqueKey(
             table: "devices", columns: ["business_id", "device_key"], name: "devices_business_id_device_key_key",
             field: "device_key"),
+        UniqueKey(
+            table: "devices", columns: ["business_id", "platform", "token"], name: "devices_token", field: "token"),
         UniqueKey(table: "sessions", columns: ["token_hash"], name: "sessions_token_hash_key", field: "token_hash"),
         UniqueKey(
             table: "rewards", columns: ["business_id", "redemption_code"], name: "rewards_code",

@@ -96,4 +96,19 @@ import Testing
         await #expect(throws: HeraldError.self) { try await client.identify(externalID: "cust-1", identityToken: "") }
         #expect(harness.api.identities == ["cust-1", "cust-2", nil])
     }
+
+    @Test(.bug(id: "issue-40-6", "an identified install sent its push token again only at a later synchronization"))
+    func onceIdentifiedTheInstallSendsItsDetailsAgainAtOnce() async throws {
+        // The server makes the install a user's: only then does it take the phone's token from a user's device.
+        let harness = Harness()
+        let client = await harness.start()
+        await client.setPushToken([0xDE, 0xAD, 0xBE, 0xEF])
+        let sent = harness.api.updates.count
+        try await client.identify(externalID: "cust-3", identityToken: Self.token("cust-3"))
+        #expect(harness.api.updates.count == sent + 1)
+        #expect(harness.api.updates.last?["push_token"] == "deadbeef")
+        try await client.identify(externalID: "cust-3", identityToken: Self.token("cust-3"))
+        await client.appDidBecomeActive()
+        #expect(harness.api.updates.count == sent + 1, "nothing changed since: not sent again")
+    }
 }

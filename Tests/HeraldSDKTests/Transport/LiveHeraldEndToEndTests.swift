@@ -236,4 +236,41 @@ import Testing
         #expect(try herald.store.read { try $0.devices.find(id: device.id) }?.userID == nil)
         #expect(await client.externalID() == nil)
     }
+
+    @Test(.bug(id: "issue-40-6", "a reinstalled app's install held the phone's token beside the old user's device"))
+    func aReinstalledAppTakesThePhonesTokenOnlyOnceIdentified() async throws {
+        let herald = try LiveHerald { $0.delivery.enabled = false }
+        let business = try herald.createBusiness()
+        let directory = LiveHeraldEndToEndTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func device(_ key: String) throws -> Device? {
+            try herald.store.read { try $0.devices.find(businessID: business.id, key: key) }
+        }
+        // Ann signed in on the phone through the Punchh API with its token, and never logged out.
+        let pushToken: [UInt8] = (0..<32).map { UInt8($0 * 11 % 256) }
+        let hex = HexEncoding.encode(pushToken)
+        let ann = herald.mobileClient(for: business, deviceID: "ann-iphone")
+        #expect(try ann.signUp(email: "ann@example.com", token: hex).status == 200)
+
+        // The app, deleted and installed again, registers the phone's token: an install of nobody takes nothing
+        // from Ann's device.
+        let client = try LiveHeraldEndToEndTests.client(
+            herald, apiKey: business.apiKey, directory: directory, presenter: RecordingPresenter())
+        await client.start()
+        await client.setPushToken(pushToken)
+        let installID = try await client.installID()
+        #expect(try device(installID)?.token == nil)
+        #expect(try device("ann-iphone")?.token == hex)
+
+        // Eve signs in, and the app identifies the install as hers: the SDK sends its details again at once, and
+        // the phone's token is the install's alone.
+        let keyResponse = try herald.admin("GET", "/api/admin/businesses/\(business.id)/identity-key")
+        let key = try #require(try JSON.parse(keyResponse.body)["identity_key"]?.stringValue, "\(keyResponse)")
+        let identityToken = Hex.encode(
+            HeraldCrypto.HMACSHA256.authenticationCode(for: Array("cust-eve".utf8), key: Array(key.utf8)))
+        try await client.identify(externalID: "cust-eve", identityToken: identityToken)
+        let identified = try #require(try device(installID))
+        #expect(identified.userID != nil && identified.token == hex, "\(identified)")
+        #expect(try device("ann-iphone")?.token == nil)
+    }
 }
