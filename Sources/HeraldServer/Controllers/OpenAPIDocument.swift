@@ -11,7 +11,7 @@ enum OpenAPIDocument {
     "title": "Herald",
     "version": "0.1.0",
     "summary": "Push notifications, an inbox and loyalty for mobile apps, Punchh-compatible.",
-    "description": "Herald's HTTP API: an admin API for operators, a Punchh-compatible mobile API for apps, and a POS and integration API. JSON in and out (`/metrics` is text). Everything here is served by this version and checked against its router by `Tests/HeraldServerTests/OpenAPIDocumentTests.swift`.\n\n## Authentication\n\n- **Admin** (`/api/admin/…`): `Authorization: Bearer <admin token>` (HERALD_ADMIN_TOKEN, or the token generated at first start into `<data-dir>/admin-token`). Missing or wrong: 401.\n- **POS and webhooks** (`/api/pos/…`, `/api/webhooks/…`): `Authorization: Bearer <pos_key>`, the key answered once by `POST /api/admin/businesses`. Missing or unknown: 401.\n- **Mobile** (`/api2/mobile/…`): every call names the business with `client` (in the JSON body, the query, or the `x-pch-client` header; missing: 400, unknown: 401) and signs itself with `x-pch-digest`; signed-in calls also carry `Authorization: Bearer <access_token>` from sign-up or login (missing, unknown, expired or revoked: 401).\n- **Device** (`/api/v1/…`, what the SDK speaks): `POST /api/v1/installs` registers an install with the business's `api_key` (live) or `sandbox_api_key` and answers its own credential (`key_id`, `secret`, shown once); every other call is signed with it (below). Wrong or missing: 401 `{\"errors\":{\"signature\":[\"…\"]}}` saying which, with the server's `Date`.\n\n## x-pch-digest\n\nThe lowercase hex HMAC-SHA256, keyed with the business `secret`, of the request target (the path exactly as sent, with its `?query` if any) followed by the raw body bytes exactly as sent (nothing for an empty body). Missing or wrong: 412 `{\"errors\":{\"invalid_signature\":[\"…\"]}}`; a call without the header is a 412 before anything else about it (its body, its `client`) is looked at.\n\n```sh\nprintf '%s' \"/api2/mobile/users$BODY\" | openssl dgst -sha256 -hmac \"$SECRET\"\n```\n\nMobile parameters may come in the JSON body (as Punchh clients send them, even on GET and DELETE) or in the query; the body wins.\n\n## Device request signatures\n\nEvery device-API call but registration carries `X-Herald-Key-Id` (the credential's `key_id`), `X-Herald-Timestamp` (Unix seconds, within 300 s of the server's clock) and `X-Herald-Signature`: the lowercase hex HMAC-SHA256, keyed with the UTF-8 bytes of the credential's `secret`, of\n\n```\nMETHOD \\n path \\n canonical query \\n timestamp \\n raw body\n```\n\n`path` as sent on the request line (still percent-encoded, without the query); the canonical query is the query's parameters decoded (`+` is a space), each name and value percent-encoded again as RFC 3986 says (all but `A-Z a-z 0-9 - . _ ~`, upper-case hex), sorted by name then value, joined as `name=value` with `&` (empty when there is none); the body's bytes exactly as sent. A signature made for one path, method, query or body is refused on any other. A 401 says what was wrong (a missing header, a key id of no install, a timestamp too far off, a signature that doesn't match) and carries `Date`, the server's time to sign with.\n\n```sh\nTS=$(date +%s); printf 'POST\\n/api/v1/notifications/pull\\n\\n%s\\n' \"$TS\" | openssl dgst -sha256 -hmac \"$DEVICE_SECRET\"\n```\n\n## Errors\n\nEvery error is `{\"errors\":{\"<field or code>\":[\"message\", …]}}` (schema `Errors`): 400 malformed JSON or a body that isn't an object, 401 authentication, 404 not found (also any unknown path), 405 a known path with another method (with `allow`), 412 bad digest, 413 a body over 1 MiB, 422 fields that don't fit (all of them at once), 431 too many headers, 500 unexpected (the body names the request id), 503 the database is unavailable, the server is stopping, or (sign-up, login, profile update: they hash passwords on a few worker threads) too many of those are waiting; the stopping and busy answers carry `Retry-After`.\n\nEvery GET also answers HEAD. A path no operation serves answers as `x-unrouted-responses` says (404; 405 for a known path with another method), and any request may get one of `x-any-request-responses` (refused before its operation, or failed unexpectedly): the test suites check every answer they receive against this document, those included. Times are ISO 8601 UTC with second precision (`2017-02-14T07:26:55Z`).\n\n## Pushes\n\nWhat the app receives is described under `components/schemas` (`ApnsCheckinPayload`, `ApnsSurveyPayload`, `ApnsRedemptionPayload`, `ApnsGiftCardPayload`, `ApnsRewardPayload`, `ApnsRichMediaPayload`, `FcmMessage`): key names as in Punchh's push payloads, `n` the inbox entry id the app dedupes on, `badge` the unread count at send time.\n",
+    "description": "Herald's HTTP API: an admin API for operators, a Punchh-compatible mobile API for apps, and a POS and integration API. JSON in and out (`/metrics` is text). Everything here is served by this version and checked against its router by `Tests/HeraldServerTests/OpenAPIDocumentTests.swift`.\n\n## Authentication\n\n- **Admin** (`/api/admin/…`): `Authorization: Bearer <admin token>` (HERALD_ADMIN_TOKEN, or the token generated at first start into `<data-dir>/admin-token`). Missing or wrong: 401.\n- **POS and webhooks** (`/api/pos/…`, `/api/webhooks/…`): `Authorization: Bearer <pos_key>`, the key answered once by `POST /api/admin/businesses`. Missing or unknown: 401.\n- **Mobile** (`/api2/mobile/…`): every call names the business with `client` (in the JSON body, the query, or the `x-pch-client` header; missing: 400, unknown: 401) and signs itself with `x-pch-digest`; signed-in calls also carry `Authorization: Bearer <access_token>` from sign-up or login (missing, unknown, expired or revoked: 401).\n- **Device** (`/api/v1/…`, what the SDK speaks): `POST /api/v1/installs` registers an install with the business's `api_key` (live) or `sandbox_api_key` and answers its own credential (`key_id`, `secret`, shown once); every other call is signed with it (below). Wrong or missing: 401 `{\"errors\":{\"signature\":[\"…\"]}}` saying which, with the server's `Date`.\n\n## x-pch-digest\n\nThe lowercase hex HMAC-SHA256, keyed with the business `secret`, of the request target (the path exactly as sent, with its `?query` if any) followed by the raw body bytes exactly as sent (nothing for an empty body). Missing or wrong: 412 `{\"errors\":{\"invalid_signature\":[\"…\"]}}`; a call without the header is a 412 before anything else about it (its body, its `client`) is looked at.\n\n```sh\nprintf '%s' \"/api2/mobile/users$BODY\" | openssl dgst -sha256 -hmac \"$SECRET\"\n```\n\nMobile parameters may come in the JSON body (as Punchh clients send them, even on GET and DELETE) or in the query; the body wins.\n\n## Device request signatures\n\nEvery device-API call but registration carries `X-Herald-Key-Id` (the credential's `key_id`), `X-Herald-Timestamp` (Unix seconds, within 300 s of the server's clock) and `X-Herald-Signature`: the lowercase hex HMAC-SHA256, keyed with the UTF-8 bytes of the credential's `secret`, of\n\n```\nMETHOD \\n path \\n canonical query \\n timestamp \\n raw body\n```\n\n`path` as sent on the request line (still percent-encoded, without the query); the canonical query is the query's parameters decoded (`+` is a space), each name and value percent-encoded again as RFC 3986 says (all but `A-Z a-z 0-9 - . _ ~`, upper-case hex), sorted by name then value, joined as `name=value` with `&` (empty when there is none); the body's bytes exactly as sent. A signature made for one path, method, query or body is refused on any other. A 401 says what was wrong (a missing header, a key id of no install, a timestamp too far off, a signature that doesn't match) and carries `Date`, the server's time to sign with.\n\n```sh\nTS=$(date +%s); printf 'POST\\n/api/v1/notifications/pull\\n\\n%s\\n' \"$TS\" | openssl dgst -sha256 -hmac \"$DEVICE_SECRET\"\n```\n\n## Errors\n\nEvery error is `{\"errors\":{\"<field or code>\":[\"message\", …]}}` (schema `Errors`): 400 malformed JSON (a key given twice in an object included) or a body that isn't an object, 401 authentication, 404 not found (also any unknown path), 405 a known path with another method (with `allow`), 412 bad digest, 413 a body over 1 MiB, 422 fields that don't fit (all of them at once), 431 too many headers, 500 unexpected (the body names the request id), 503 the database is unavailable, the server is stopping, or (sign-up, login, profile update: they hash passwords on a few worker threads) too many of those are waiting; the stopping and busy answers carry `Retry-After`.\n\nEvery GET also answers HEAD. A path no operation serves answers as `x-unrouted-responses` says (404; 405 for a known path with another method), and any request may get one of `x-any-request-responses` (refused before its operation, or failed unexpectedly): the test suites check every answer they receive against this document, those included. Times are ISO 8601 UTC with second precision (`2017-02-14T07:26:55Z`).\n\n## Pushes\n\nWhat the app receives is described under `components/schemas` (`ApnsCheckinPayload`, `ApnsSurveyPayload`, `ApnsRedemptionPayload`, `ApnsGiftCardPayload`, `ApnsRewardPayload`, `ApnsRichMediaPayload`, `FcmMessage`): key names as in Punchh's push payloads, `n` the inbox entry id the app dedupes on, `badge` the unread count at send time.\n",
     "license": {
       "name": "Proprietary",
       "identifier": "LicenseRef-Proprietary"
@@ -5306,7 +5306,7 @@ enum OpenAPIDocument {
         "properties": {
           "url": {
             "type": "string",
-            "description": "An http or https URL, at most 2000 characters, no whitespace. One under this Herald's own `/media/` must name a file uploaded here (`POST /api/admin/businesses/{id}/media`), and `type` must be that file's (422 otherwise).",
+            "description": "An https URL (phones download media only over https: `http://` is 422), at most 2000 characters, no whitespace, whose file name ends in `type` (or another name of the same type: `.jpeg` for `jpg`; 422 otherwise: iOS saves the download as `type`). One under this Herald's own `/media/` must name a file uploaded here (`POST /api/admin/businesses/{id}/media`), and `type` must be that file's (422 otherwise); such a link is accepted over http while `--public-url` is http (the upload's answer says so in `warning`).",
             "format": "uri",
             "maxLength": 2000
           },
@@ -6574,7 +6574,7 @@ enum OpenAPIDocument {
               "string",
               "null"
             ],
-            "description": "An http(s) URL.",
+            "description": "An https URL (`http://` is 422: phones load pictures only over https; Herald's own `/media/` links excepted, as for `media`).",
             "maxLength": 2000
           },
           "media": {
@@ -9541,6 +9541,10 @@ enum OpenAPIDocument {
           "sha256": {
             "type": "string",
             "pattern": "^[0-9a-f]{64}$"
+          },
+          "warning": {
+            "type": "string",
+            "description": "Present while the link is http (no `--public-url`, or an http one): iOS and the SDK download media only over https, so phones would show the message without it. Herald's own http links are still accepted in messages (for the console's preview and local trials)."
           }
         },
         "example": {
@@ -9693,7 +9697,7 @@ enum OpenAPIDocument {
           "at": {
             "type": "string",
             "format": "date-time",
-            "description": "scheduled: when sending starts."
+            "description": "scheduled: when sending starts; a time to come (one in the past is 422, when the campaign is created and when a draft is launched)."
           },
           "local_time": {
             "type": "string",
@@ -11034,10 +11038,12 @@ enum OpenAPIDocument {
             ]
           },
           "url": {
-            "type": "string"
+            "type": "string",
+            "description": "https (`http://` is 422: phones download media only over https; Herald's own `/media/` links excepted while `--public-url` is http). For image, video and audio, a file name ending in a type iOS attaches for the kind."
           },
           "thumbnail_url": {
-            "type": "string"
+            "type": "string",
+            "description": "https, as `url`."
           }
         }
       },
@@ -11478,7 +11484,7 @@ enum OpenAPIDocument {
                   "null"
                 ],
                 "format": "date-time",
-                "description": "Now plus `waiting` at `rate_per_second`; null when nothing waits or nothing was answered in the last minute."
+                "description": "Now plus `waiting` at `rate_per_second`; null when nothing waits or nothing was answered in the last minute, or while `paced_by` is `credential`."
               },
               "paced_by": {
                 "type": [
@@ -11488,9 +11494,10 @@ enum OpenAPIDocument {
                 "enum": [
                   "quota",
                   "provider",
+                  "credential",
                   null
                 ],
-                "description": "While pushes wait, what holds its business's pushes back on the node that answered: `quota` (an FCM project's quota is spent), `provider` (Apple or Google shed load in the last minute, or asked to slow down); else null."
+                "description": "While pushes wait, what holds its business's pushes back on the node that answered: `quota` (an FCM project's quota is spent), `provider` (Apple or Google shed load in the last minute, or asked to slow down); `credential` (its push credential is missing, or its provider refused it: the pushes wait until the operator sets one, so `expected_finish_at` is null); else null."
               }
             }
           }
