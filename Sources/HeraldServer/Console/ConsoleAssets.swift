@@ -713,7 +713,7 @@ async function pageComposer(root, id) {
     status.textContent = "Uploading…";
     try {
       media = await api("POST", `/api/admin/businesses/${id}/media`, undefined, { raw: file, contentType: file.type || "application/octet-stream" });
-      status.textContent = `Uploaded: ${media.url} (${media.size} bytes)`;
+      status.textContent = `Uploaded: ${media.url} (${media.size} bytes)${media.warning ? ` — ${media.warning}` : ""}`;
       status.dataset.url = media.url;
     } catch (error) { status.textContent = ""; showErrors(form, new APIError(error.status, { errors: { "message.media": [error.message] } })); }
     update();
