@@ -80,12 +80,14 @@ let package = Package(
             name: "HeraldTesting",
             dependencies: [
                 "HeraldRuntime", "HeraldServer", "HeraldDomain", "HeraldDelivery", "HeraldCrypto", "HeraldStore",
-                "HeraldQueue",
+                "HeraldQueue", "HeraldHTTP",
                 "HeraldSQLite", "HeraldPostgres", "HeraldModel", "HeraldObservability", "HeraldLifecycle",
             ]),
 
         // libFuzzer targets (scripts/fuzz builds them with -sanitize=fuzzer,address); built plainly, each replays
         // the inputs named on its command line.
+        // docs/openapi.json's judge of answers (HeraldTesting's OpenAPIValidator) for the Python suites.
+        .executableTarget(name: "openapi-check", dependencies: ["HeraldTesting"], path: "Tests/OpenAPICheck"),
         .target(name: "HeraldFuzzTargets", dependencies: ["HeraldModel"], path: "Tests/Fuzz/Targets"),
         .executableTarget(name: "FuzzJSON", dependencies: ["HeraldFuzzTargets"], path: "Tests/Fuzz/FuzzJSON"),
         .executableTarget(name: "FuzzNDJSON", dependencies: ["HeraldFuzzTargets"], path: "Tests/Fuzz/FuzzNDJSON"),

@@ -83,8 +83,12 @@ public final class LiveHerald: Sendable {
         stopped.wait()
     }
 
-    /// A new connection to the server.
-    public func client() -> TestHTTPClient { TestHTTPClient(port: port) }
+    /// A new connection to the server, checking every answer against docs/openapi.json (`OpenAPIValidator`).
+    public func client() -> TestHTTPClient {
+        let client = TestHTTPClient(port: port)
+        client.validator = .shared
+        return client
+    }
 
     /// An admin API call.
     public func admin(_ method: String, _ path: String, json: String? = nil) throws -> TestHTTPClient.Response {

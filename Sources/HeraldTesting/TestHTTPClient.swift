@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -41,6 +42,11 @@ public final class TestHTTPClient: @unchecked Sendable {
     /// The local IPv4 address to connect from (any of 127.0.0.0/8 on loopback), when not the system's choice: a
     /// client at another address, as far as the server can tell.
     public var sourceAddress: String?
+    /// What every answer is checked against (`LiveHerald.client()` sets docs/openapi.json's): a mismatch is an
+    /// issue of the test running, saying what the document and the answer disagree on.
+    public var validator: OpenAPIValidator?
+    /// The method and target of each request sent whose answer is not read yet, oldest first.
+    private var unanswered: [(method: String, target: String)] = []
 
     /// A client for `host:port`; it connects on first use and reconnects when the server closed.
     public init(host: String = "127.0.0.1", port: Int) {
@@ -55,6 +61,7 @@ public final class TestHTTPClient: @unchecked Sendable {
         if socket >= 0 { Glibc.close(socket) }
         socket = -1
         buffer = []
+        unanswered = []
     }
 
     /// Opens the connection now.
@@ -98,9 +105,11 @@ public final class TestHTTPClient: @unchecked Sendable {
         socket = fd
     }
 
-    /// Writes raw bytes on the connection.
+    /// Writes raw bytes on the connection. Bytes that start a request (`METHOD target HTTP/1.x`) are remembered as
+    /// the request the next answer read is checked for; other bytes (a body's next chunk, garbage) are not.
     public func send(raw bytes: [UInt8]) throws {
         try connect()
+        if validator != nil, let head = Self.requestLine(bytes) { unanswered.append(head) }
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes {
@@ -201,7 +210,32 @@ public final class TestHTTPClient: @unchecked Sendable {
             body = buffer
             buffer = []
         }
+        let request = unanswered.isEmpty ? nil : unanswered.removeFirst()
         if headers.contains(where: { $0.name == "connection" && $0.value.lowercased() == "close" }) { close() }
-        return Response(status: status, headers: headers, body: body)
+        let response = Response(status: status, headers: headers, body: body)
+        if let validator { check(response, to: request, with: validator) }
+        return response
+    }
+
+    /// Records an issue for each way `response` (to `request`, nil when none was sent that reads as one) differs
+    /// from what the validator's document says.
+    private func check(
+        _ response: Response, to request: (method: String, target: String)?, with validator: OpenAPIValidator
+    ) {
+        let exchange = OpenAPIValidator.Exchange(
+            method: request?.method, target: request?.target ?? "", status: response.status,
+            contentType: response.header("content-type"), body: response.body)
+        OpenAPIValidator.record(validator.problems(exchange))
+    }
+
+    /// The method and target of the request line `bytes` start with, if they start with one.
+    static func requestLine(_ bytes: [UInt8]) -> (method: String, target: String)? {
+        guard let end = bytes.prefix(8192).firstIndex(of: 13) else { return nil }
+        let parts = String(decoding: bytes[..<end], as: UTF8.self).split(
+            separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[2].hasPrefix("HTTP/1."), !parts[0].isEmpty,
+            parts[0].utf8.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }), !parts[1].isEmpty
+        else { return nil }
+        return (String(parts[0]), String(parts[1]))
     }
 }

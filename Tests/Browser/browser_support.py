@@ -1,6 +1,6 @@
 """What the browser tests (Tests/Console, Tests/Card) share: the `herald` just built, run on a free port with a
-throwaway data directory; a small JSON client for its API; headless Chromium (Debian's chromium + chromium-driver)
-under Selenium.
+throwaway data directory behind a proxy that checks every answer against docs/openapi.json (openapi_check); a small
+JSON client for its API; headless Chromium (Debian's chromium + chromium-driver) under Selenium.
 """
 import json
 import os
@@ -12,16 +12,14 @@ import urllib.request
 
 from selenium import webdriver
 
+from openapi_check import Proxy, built
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def herald_binary():
     """The debug build in .build, else the release one."""
-    for configuration in ("debug", "release"):
-        path = os.path.join(ROOT, ".build", configuration, "herald")
-        if os.path.exists(path):
-            return path
-    raise RuntimeError("no .build/{debug,release}/herald: run swift build first")
+    return built("herald")
 
 
 def call(method, url, body=None, headers=None):
@@ -38,25 +36,34 @@ def call(method, url, body=None, headers=None):
 
 
 class Herald:
-    """`herald serve` on 127.0.0.1, a free port, its data in `workdir`/data and its log in `workdir`/herald.log."""
+    """`herald serve` on 127.0.0.1, a free port, its data in `workdir`/data and its log in `workdir`/herald.log, behind
+    an `openapi_check.Proxy`: `base` is the proxy's address, which Herald also links its media at (its public URL), so
+    every answer a test or its browser gets passes the proxy; `problems()` says which disagree with the document."""
 
     def __init__(self, workdir, env):
         self.log = open(os.path.join(workdir, "herald.log"), "wb")
+        self.proxy = Proxy()
         self.process = subprocess.Popen(
             [herald_binary(), "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", workdir + "/data"],
-            env=dict(os.environ, **env), stdout=subprocess.PIPE, stderr=self.log)
+            env=dict(os.environ, HERALD_PUBLIC_URL=self.proxy.base, **env), stdout=subprocess.PIPE, stderr=self.log)
         self.base = None
         deadline = time.time() + 30
         while self.base is None and time.time() < deadline:
             line = self.process.stdout.readline().decode()
             if "listening on " in line:
-                self.base = line.strip().split("listening on ", 1)[1]
+                self.proxy.upstream_port = int(line.strip().rsplit(":", 1)[1])
+                self.base = self.proxy.base
             elif not line and self.process.poll() is not None:
                 break
         assert self.base, "herald did not start: " + open(os.path.join(workdir, "herald.log")).read()
 
+    def problems(self):
+        """How the answers since the last call disagree with docs/openapi.json (none, when they agree)."""
+        return self.proxy.problems()
+
     def stop(self):
         stop(self.process)
+        self.proxy.stop()
         self.log.close()
 
 
@@ -95,8 +102,12 @@ def csp_violations(driver):
 
 
 class BrowserTest:
-    """Mixed into a browser test case: `wait` and `find` (given `self.driver` and `self.screenshot(name)`), and a
-    class tear-down that quits `driver`, stops `herald` and the `processes` listed, and removes `workdir`."""
+    """Mixed into a browser test case: `wait` and `find` (given `self.driver` and `self.screenshot(name)`), a
+    tear-down that fails a test whose answers from `herald` disagree with docs/openapi.json, and a class tear-down
+    that quits `driver`, stops `herald` and the `processes` listed, and removes `workdir`."""
+
+    def tearDown(self):
+        self.assertEqual(self.herald.problems(), [], "answers that differ from docs/openapi.json")
 
     @classmethod
     def tearDownClass(cls):

@@ -120,6 +120,7 @@ class CardInBrowser(BrowserTest, unittest.TestCase):
         # Every test ends with the page having reported no Content-Security-Policy violation.
         violations = self.driver.execute_script("return window.__violations || []")
         self.assertEqual(violations + csp_violations(self.driver), [], "Content-Security-Policy violations")
+        super().tearDown()
 
     # -- the host ---------------------------------------------------------------------------------------------------
 

@@ -246,6 +246,8 @@ class ConsoleInBrowser(BrowserTest, unittest.TestCase):
             f.write(png())
         self.field("message.media").send_keys(image_path)
         self.wait(lambda: "Uploaded" in d.find_element(By.ID, "media-status").text, message="the upload")
+        # Herald's link is http here (no --public-url): the console says phones will not download it.
+        self.assertIn("only over https", d.find_element(By.ID, "media-status").text)
         self.find('[data-testid="iphone"] img.thumb')
         self.type_into("message.cta.label", "Get the coupon")
         self.type_into("message.cta.url", "https://burger.example.com/fries")

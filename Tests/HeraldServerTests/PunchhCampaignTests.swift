@@ -102,15 +102,19 @@ struct PunchhCampaignTests {
         #expect(report["granted"] == 1 && report["redeemed"] == 1, "\(report)")
     }
 
-    @Test func aBeaconExitSendsTheGeofenceCampaignsSurveyToAPunchhApp() throws {
-        let ann = try herald.signUpSettled(business, email: "ann@example.com", token: randomAPNsToken())
+    /// A location named `name` with `beaconMinors`, a geofence around it, and a running survey campaign sent on
+    /// leaving it; the location's id.
+    func exitSurvey(at name: String, beaconMinors: [Int64]) throws -> Int64 {
         let location = try #require(
-            try admin("POST", "/locations", ["name": "Brooklyn Location", "beacon_minors": [7, 8]])["id"]?.int64Value)
+            try admin(
+                "POST", "/locations",
+                ["name": .string(name + " Location"), "beacon_minors": .array(beaconMinors.map { .int($0) })]
+            )["id"]?.int64Value)
         let geofence = try #require(
             try admin(
                 "POST", "/geofences",
                 [
-                    "name": "Brooklyn", "shape": "circle", "center": ["latitude": 40.7, "longitude": -73.9],
+                    "name": .string(name), "shape": "circle", "center": ["latitude": 40.7, "longitude": -73.9],
                     "radius_meters": 100, "location_id": .int(location),
                 ])["id"]?.int64Value)
         let survey = try #require(
@@ -122,11 +126,17 @@ struct PunchhCampaignTests {
                 ]
             )["id"]?.int64Value)
         _ = try launch([
-            "name": "Beacon exit survey",
+            "name": .string("Beacon exit survey at " + name),
             "message": ["headline": "How was your visit", "body": "Tell us", "survey_id": .int(survey)],
             "audience": ["all": true], "channels": ["push", "inbox"],
             "trigger": ["type": "geofence", "geofence_ids": [.int(geofence)], "event": "exit"],
         ])
+        return location
+    }
+
+    @Test func aBeaconExitSendsTheGeofenceCampaignsSurveyToAPunchhApp() throws {
+        let ann = try herald.signUpSettled(business, email: "ann@example.com", token: randomAPNsToken())
+        _ = try exitSurvey(at: "Brooklyn", beaconMinors: [7, 8])
         #expect(try admin("GET", "")["beacon_major"]?.int64Value == business.id)
 
         let entered = try ann.call(

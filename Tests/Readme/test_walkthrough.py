@@ -7,7 +7,9 @@ How an answer is compared: whitespace is ignored (the README wraps long lines); 
 the letters and digits it touches (`"hk_b94b…"` is any key id); a run of 9 or more digits is any number (times,
 transaction ids). Answers in one comment block are found in the output in their order. `# the push: {…}` is compared
 with the last payload the APNs stand-in received (waited for up to 10 s: the push leaves after the answer). The blocks that start the stand-ins and Herald in their own shells
-are run by the test itself, on free ports that replace 8441–8443 and 8080 everywhere.
+are run by the test itself, on free ports that replace 8441–8443 and 8080 everywhere. Port 8080's stand-in is a proxy
+in front of Herald (Tests/Browser/openapi_check.py, Herald's public URL) that checks every answer against
+docs/openapi.json: the test fails on any the document does not describe.
 
 Run from the repository root after `swift build`: python3 -m unittest Tests/Readme/test_walkthrough.py
 """
@@ -25,6 +27,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Browser"))
 from browser_support import ROOT, herald_binary, stop  # noqa: E402
+from openapi_check import Proxy, check  # noqa: E402
 
 SECTIONS = ("## A walk-through with curl", "## The device API", "## A campaign, end to end")
 SENTINEL = "__walkthrough_step_done__"
@@ -102,8 +105,10 @@ class Walkthrough(unittest.TestCase):
                 name, value = line.removeprefix("export ").strip().split("=", 1)
                 environment[name] = value
         cls.log = open(os.path.join(cls.workdir, "herald.log"), "wb")
+        cls.proxy = Proxy(upstream_port=free_port(), port=cls.ports[8080])
+        environment["HERALD_PUBLIC_URL"] = f"http://127.0.0.1:{cls.ports[8080]}"
         cls.herald = subprocess.Popen(
-            [herald_binary(), "serve", "--port", str(cls.ports[8080])],
+            [herald_binary(), "serve", "--port", str(cls.proxy.upstream_port)],
             cwd=cls.workdir, env=environment, stdout=subprocess.PIPE, stderr=cls.log, text=True)
         cls.announced = []
         while not cls.announced or "listening on" not in cls.announced[-1]:
@@ -114,6 +119,7 @@ class Walkthrough(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         stop(cls.herald)
+        cls.proxy.stop()
         cls.log.close()
         stop(cls.standin)
         shutil.rmtree(cls.workdir, ignore_errors=True)
@@ -171,6 +177,9 @@ class Walkthrough(unittest.TestCase):
                             position = match.end()
             self.assertEqual(mismatches, [], "\n\n".join(["answers that differ from the README's:"] + mismatches))
             self.assertGreater(checked, 30)
+            exchanges = self.proxy.take()
+            self.assertGreater(len(exchanges), 30)
+            self.assertEqual(check(exchanges), [], "answers that differ from docs/openapi.json")
         finally:
             shell.stdin.close()
             stop(shell)

@@ -227,6 +227,7 @@ class Herald:
     def __init__(self, binary, data_dir, env=None, args=(), cores=None):
         self.env = dict(os.environ, HERALD_ADMIN_TOKEN="bench-admin-token", HERALD_LOG_LEVEL="warning",
                         HERALD_SECRET_KEY="00" * 32, **(env or {}))
+        self.answers = []
         self.process = subprocess.Popen([binary, "serve", "--port", "0", "--data-dir", data_dir, *args],
                                         stdout=subprocess.PIPE, stderr=sys.stderr, env=self.env, text=True,
                                         preexec_fn=on_cores(cores))
@@ -239,11 +240,15 @@ class Herald:
             raise RuntimeError("herald exited before listening")
 
     def admin(self, method, path, body=None):
+        """An admin API call's answer, parsed; (method, path, status, content type, body) kept in `answers` (for
+        Tests/Browser/openapi_check.py's `exchange`, when a caller checks them against docs/openapi.json)."""
         request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", method=method,
                                          data=json.dumps(body).encode() if body is not None else None,
                                          headers={"Authorization": "Bearer bench-admin-token", "Content-Type": "application/json"})
         with urllib.request.urlopen(request) as response:
-            return json.loads(response.read() or b"null")
+            data = response.read()
+            self.answers.append((method, path, response.status, response.headers.get("Content-Type"), data))
+            return json.loads(data or b"null")
 
     def metrics(self):
         request = urllib.request.Request(f"http://127.0.0.1:{self.port}/metrics",

@@ -28,6 +28,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 import cluster  # noqa: E402
 from cluster import hb  # noqa: E402
 
+sys.path.insert(0, os.path.join(cluster.ROOT, "Tests", "Browser"))
+import openapi_check  # noqa: E402
+
 
 class StandIn:
     """Tests/StandIns/standin.py on ephemeral ports (it exits when our end of its stdin closes)."""
@@ -80,6 +83,11 @@ def main():
         first = cluster.Node(binary, work, 1, pg.url, env, node_args)
         nodes.append(first)
         business, p8 = cluster.setup_business(first, work)
+        # The answers of the admin calls, as docs/openapi.json describes them (the build's openapi-check judges).
+        try:
+            failures += openapi_check.check([openapi_check.exchange(*answer) for answer in first.answers])
+        except RuntimeError as error:
+            print(f"  answers not checked against docs/openapi.json: {error}", flush=True)
         public = subprocess.run(["openssl", "ec", "-in", p8, "-pubout"], check=True, capture_output=True,
                                 text=True).stdout
         standin.call("POST", "/apns/keys", {"key_id": "SCALE12345", "team_id": "TEAM123456", "topic": cluster.TOPIC,

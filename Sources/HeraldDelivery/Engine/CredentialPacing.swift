@@ -4,4 +4,6 @@ public enum CredentialPacing: String, Sendable {
     case quota
     /// Its provider sheds load (refusals shrank the window lately) or asked to slow down.
     case provider
+    /// It has no credential, or one its provider refused: pushes wait until the operator sets one.
+    case credential
 }

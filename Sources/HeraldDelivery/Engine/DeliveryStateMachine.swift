@@ -496,9 +496,11 @@ struct DeliveryStateMachine {
 
     /// What holds back a business's pushes on this node at `now` (nil: nothing): `.quota` while an FCM project's
     /// quota is spent (its bucket empty, or FCM's 429 asked to wait), `.provider` while its provider shed load
-    /// within `recent` (its window shrank) or asked to slow down (`Retry-After`).
+    /// within `recent` (its window shrank) or asked to slow down (`Retry-After`); first of all `.credential` while one
+    /// of its credentials is missing or refused (its pushes wait for the operator, not for time).
     func pacing(businessID: Int64, at now: Timestamp, recent: Duration) -> CredentialPacing? {
         var provider = false
+        if platforms.contains(where: { broken[Self.key(businessID, $0)] != nil }) { return .credential }
         for platform in platforms {
             let key = Self.key(businessID, platform)
             // A node leasing no connection for the credential is not paced by the provider: others send for it.

@@ -9,9 +9,9 @@ import HeraldStore
 ///   its pull, or both; the survey's questions travel in the message.
 /// - **A device of the Punchh API** (an app written for Punchh's mobile API, signed in) gets its user's entry — one
 ///   per user, in their inbox when the campaign uses it — pushed as Punchh's own pushes are: `aps.badge` (the unread
-///   count at send time), `n` (the entry, which the app marks read), `u`; for a survey campaign `f`, `p` (the user's
-///   last check-in) and `s` (a user survey made for them, fetched by the app); for an offer campaign `r` (the reward
-///   granted them).
+///   count at send time), `n` (the entry, which the app marks read — in the inbox or not), `u`; for a survey campaign
+///   `f`, `p` (the user's last check-in, at the beacon's location for a beacon visit) and `s` (a user survey made for
+///   them, about that location, fetched by the app); for an offer campaign `r` (the reward granted them).
 ///
 /// Each user the campaign reaches is granted its offer once, whichever devices they have: their entry carries the
 /// reward, and the entry is unique per campaign, user and trigger, so a relaunch or a batch written again after a
@@ -29,6 +29,9 @@ struct CampaignMessageWriter {
     private let survey: Survey?
     /// The offer it grants, read once.
     private let offer: Offer?
+    /// The location of the visit that triggered it (a beacon's), when one did: a survey asks about that visit,
+    /// not the user's last check-in elsewhere.
+    var visitLocationID: Int64?
 
     init(
         campaign: Campaign, spec: CampaignSpec, business: Business, notifications: NotificationService,
@@ -197,8 +200,11 @@ struct CampaignMessageWriter {
     ) throws -> Publication {
         var extras: [(key: String, value: JSON)] = [("u", .int(userID))]
         if punchh, let survey {
-            let visit = try tx.checkins.latestApproved(userID: userID, locationID: nil)
-            let userSurvey = try tx.surveys.send(survey, to: userID, locationID: visit?.locationID, at: now)
+            // The visit asked about: the one at the triggering location (its last check-in there, if any, gives `p`
+            // and `f`), else the user's last check-in.
+            let visit = try tx.checkins.latestApproved(userID: userID, locationID: visitLocationID)
+            let userSurvey = try tx.surveys.send(
+                survey, to: userID, locationID: visitLocationID ?? visit?.locationID, at: now)
             extras =
                 LoyaltyPayload.survey(
                     firstCheckin: visit?.isFirst ?? false, points: visit?.points ?? 0, userID: userID,

@@ -18,6 +18,7 @@ public struct CampaignService: Sendable {
     /// refuses them).
     public func create(_ spec: CampaignSpec, business: Business) throws -> Campaign {
         let now = clock.now()
+        if case .scheduled(let at?, _) = spec.trigger { try Self.refusePast(at, now: now) }
         return try store.transaction { tx in
             var survey: SurveyDefinition?
             if let surveyID = spec.message.surveyID {
@@ -61,7 +62,8 @@ public struct CampaignService: Sendable {
     }
 
     /// Launches a draft, or resumes a paused campaign: it answers at once; the fan-out sends from then on (from
-    /// where it stopped, for a resumed one). A scheduled one waits for its time.
+    /// where it stopped, for a resumed one). A scheduled one waits for its time; a draft whose time has passed is
+    /// refused (it would send at once, not when it said).
     public func launch(business: Business, id: Int64) throws -> Campaign {
         try move(business: business, id: id, from: [.draft, .paused], to: .running, launched: true)
     }
@@ -85,6 +87,9 @@ public struct CampaignService: Sendable {
             guard let campaign = try tx.campaigns.find(businessID: business.id, id: id) else {
                 throw DomainError.notFound("campaign")
             }
+            if launched, campaign.status == .draft, let start = campaign.startAt {
+                try Self.refusePast(start, now: now)
+            }
             guard
                 try tx.campaigns.changeStatus(
                     id: id, from: from, to: status, at: now, launched: launched, finished: finished)
@@ -94,6 +99,14 @@ public struct CampaignService: Sendable {
             }
             return try tx.campaigns.find(businessID: business.id, id: id)!
         }
+    }
+
+    /// Refuses a scheduled start before `now`: the campaign would go out at once, not when it says.
+    private static func refusePast(_ at: Timestamp, now: Timestamp) throws {
+        guard at < now else { return }
+        throw DomainError(
+            .invalid, field: "trigger.at",
+            "is in the past (\(at.iso8601), now \(now.iso8601)): a scheduled campaign starts at a time to come")
     }
 
     /// A page of `businessID`'s campaigns.

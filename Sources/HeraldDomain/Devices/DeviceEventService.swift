@@ -136,6 +136,8 @@ public struct DeviceEventService: Sendable {
         guard var report = found else { return nil }
         // Asked of the engine outside the transaction: only while something waits is anything pacing it.
         if report.pace?.waiting ?? 0 > 0 { report.pace?.pacedBy = options.pacing(businessID) }
+        // Waiting for the operator, not for time: no finish to promise.
+        if report.pace?.pacedBy == .credential { report.pace?.expectedFinishAt = nil }
         return report
     }
 
@@ -308,6 +310,9 @@ public struct CampaignPace: Sendable, Equatable {
         case quota
         /// Its provider sheds load (refusals lately) or asked to slow down.
         case provider
+        /// Its credential is missing or refused: its pushes wait until the operator sets one, so no finish is
+        /// expected.
+        case credential
     }
 
     /// How far back the rate looks.

@@ -54,8 +54,9 @@ extension GeofenceService {
                         after: device.id - 1, limit: 1, at: now
                     ).first, target.deviceID == device.id
                 else { continue }
-                let writer = try CampaignMessageWriter(
+                var writer = try CampaignMessageWriter(
                     campaign: campaign, spec: spec, business: business, notifications: notifications, tx: tx, now: now)
+                writer.visitLocationID = location.id
                 guard try !writer.capped(target), try writer.allowedAgain(target) else { continue }
                 let due =
                     spec.limits.quietHours.map {

@@ -27,7 +27,8 @@ public struct InboxService: Sendable {
         try store.read { try $0.inbox.page(userID: userID, limit: limit, offset: offset) }
     }
 
-    /// Marks a user's entries and rewards read (a reward's announcing entry with it), in one transaction, and
+    /// Marks a user's entries (in their inbox or only pushed: the `n` of any push they got) and rewards read (a
+    /// reward's announcing entry with it), in one transaction, and
     /// records `event` (`opened` when the app was opened through the push: a campaign's message is then counted
     /// as opened directly) for each entry. Other users' ids,
     /// deleted entries and repeats are left out of the answer.
@@ -36,7 +37,7 @@ public struct InboxService: Sendable {
     {
         let now = clock.now()
         return try store.transaction { tx in
-            var owned = try tx.inbox.visible(userID: userID, among: ids)
+            var owned = try tx.inbox.owned(userID: userID, among: ids)
             let entries = ids.filter { owned.remove($0) != nil }
             let rewards = try tx.offers.owned(userID: userID, among: rewardIDs)
             try tx.offers.markRead(ids: rewards.map(\.id), at: now)
@@ -46,10 +47,9 @@ public struct InboxService: Sendable {
             }
             // Read because the app was opened through the push: a direct open of a campaign's message.
             if event == .opened {
+                // An entry of the user's (owned above), in their inbox or only pushed.
                 for id in entries {
-                    if let entry = try tx.inbox.find(userID: userID, id: id) {
-                        try tx.countDirectOpen(of: entry, at: now)
-                    }
+                    if let entry = try tx.inbox.find(id: id) { try tx.countDirectOpen(of: entry, at: now) }
                 }
             }
             var ownedRewards = Set(rewards.map(\.id))

@@ -98,6 +98,8 @@ struct JSONParser {
         defer { depth -= 1 }
         index += 1
         var pairs: [(key: String, value: JSON)] = []
+        // The keys seen, once there are enough that scanning them for each new one would cost more.
+        var seen: Set<String> = []
         skipWhitespace()
         if index < input.count, input[index] == UInt8(ascii: "}") {
             index += 1
@@ -106,7 +108,13 @@ struct JSONParser {
         while true {
             skipWhitespace()
             guard index < input.count, input[index] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+            let keyOffset = index
             let key = try parseString()
+            // A key twice: which value counts would be each reader's guess, so the text is refused.
+            if pairs.count < 16 ? pairs.contains(where: { $0.key == key }) : !seen.insert(key).inserted {
+                throw JSONParseError(reason: "duplicate key", offset: keyOffset)
+            }
+            if pairs.count == 15 { seen = Set(pairs.map(\.key) + [key]) }
             skipWhitespace()
             guard index < input.count, input[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1

@@ -59,7 +59,7 @@ public struct MessageMedia: Sendable, Hashable {
     }
 
     /// The lower-cased suffix of the URL's last path segment (`https://x/a/b.PNG?s=1` → `png`), if it has one.
-    static func pathExtension(of url: String) -> String? {
+    package static func pathExtension(of url: String) -> String? {
         var text = Substring(url)
         if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<cut] }
         if let scheme = text.range(of: "://") { text = text[scheme.upperBound...] }

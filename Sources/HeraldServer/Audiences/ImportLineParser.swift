@@ -66,7 +66,7 @@ enum ImportLineParser {
             errors.add("external_id", "must be a string")
             return nil
         }
-        if text.isEmpty || text.count > 255 || !isPrintable(text) {
+        if text.isEmpty || text.count > 255 || !DisplayText.isLine(text) {
             errors.add("external_id", "must be 1–255 printable characters")
             return nil
         }
@@ -148,7 +148,7 @@ enum ImportLineParser {
             }
             var installID: String?
             if let id = item["install_id"], !id.isNull {
-                if let text = id.stringValue, !text.isEmpty, text.count <= 200, isPrintable(text) {
+                if let text = id.stringValue, !text.isEmpty, text.count <= 200, DisplayText.isLine(text) {
                     installID = text
                 } else {
                     errors.add(prefix + ".install_id", "must be 1–200 printable characters")
@@ -162,12 +162,6 @@ enum ImportLineParser {
             }
         }
         return devices
-    }
-
-    /// Whether `text` has no control characters (checked on bytes when it is ASCII, the usual case).
-    static func isPrintable(_ text: String) -> Bool {
-        if text.utf8.allSatisfy({ $0 < 0x80 }) { return !text.utf8.contains { $0 < 0x20 || $0 == 0x7F } }
-        return !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     /// The key of a device imported without an install id: stable for its token, short whatever the token's size.

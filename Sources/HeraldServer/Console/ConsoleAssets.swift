@@ -713,7 +713,7 @@ async function pageComposer(root, id) {
     status.textContent = "Uploading…";
     try {
       media = await api("POST", `/api/admin/businesses/${id}/media`, undefined, { raw: file, contentType: file.type || "application/octet-stream" });
-      status.textContent = `Uploaded: ${media.url} (${media.size} bytes)`;
+      status.textContent = `Uploaded: ${media.url} (${media.size} bytes)${media.warning ? ` — ${media.warning}` : ""}`;
       status.dataset.url = media.url;
     } catch (error) { status.textContent = ""; showErrors(form, new APIError(error.status, { errors: { "message.media": [error.message] } })); }
     update();
@@ -781,7 +781,9 @@ async function pageReport(root, id, cid) {
     actions.querySelectorAll("button").forEach((b) => (b.hidden = !allowed.includes(b.dataset.verb)));
     // Its pace: what waits, at what rate, when it should be done, and what holds it back.
     const { pace, ...counts } = report;
-    const waiting = pace && pace.waiting > 0 ? ` · ${pace.waiting} waiting at ${pace.rate_per_second}/s, done ${formatTime(pace.expected_finish_at)}${pace.paced_by ? ` (paced by the ${pace.paced_by})` : ""}` : "";
+    const waiting = !pace || pace.waiting <= 0 ? ""
+      : pace.paced_by === "credential" ? ` · ${pace.waiting} waiting for a push credential (none set, or refused)`
+      : ` · ${pace.waiting} waiting at ${pace.rate_per_second}/s, done ${formatTime(pace.expected_finish_at)}${pace.paced_by ? ` (paced by the ${pace.paced_by})` : ""}`;
     status.replaceChildren("Status: ", statusSpan(c.status), ` · trigger ${c.trigger.type}`, c.sandbox ? " · sandbox" : "", ` · launched ${formatTime(c.launched_at)}`, waiting);
     samples.push({ t: Date.now(), delivered: report.delivered, failed: report.failed, sent: report.sent });
     if (samples.length > 300) samples.shift();

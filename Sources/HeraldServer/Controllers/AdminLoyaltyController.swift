@@ -59,8 +59,10 @@ struct AdminLoyaltyController: Sendable {
         var imageURL: String?
         if let value = body["image_url"], !value.isNull {
             imageURL = value.stringValue
-            if !(imageURL.map { MediaInput.isWebURL($0) } ?? false) {
-                errors.add("image_url", "must be an http or https URL")
+            if let url = imageURL {
+                admin.checkMediaURL(url, field: "image_url", &errors)
+            } else {
+                errors.add("image_url", "must be an https URL")
             }
         }
         var media: MediaAttachment?

@@ -29,7 +29,7 @@ struct DeviceIdentityController: Sendable {
         var externalID: String?
         switch body["external_id"] {
         case .string(let text)?
-        where !text.isEmpty && text.count <= 255 && ImportLineParser.isPrintable(text)
+        where !text.isEmpty && text.count <= 255 && DisplayText.isLine(text)
             && text.trimmingCharacters(in: " ") == text:
             externalID = text
         case nil, .null?: errors.add("external_id", "can't be blank")

@@ -11,7 +11,7 @@ enum OpenAPIDocument {
     "title": "Herald",
     "version": "0.1.0",
     "summary": "Push notifications, an inbox and loyalty for mobile apps, Punchh-compatible.",
-    "description": "Herald's HTTP API: an admin API for operators, a Punchh-compatible mobile API for apps, and a POS and integration API. JSON in and out (`/metrics` is text). Everything here is served by this version and checked against its router by `Tests/HeraldServerTests/OpenAPIDocumentTests.swift`.\n\n## Authentication\n\n- **Admin** (`/api/admin/…`): `Authorization: Bearer <admin token>` (HERALD_ADMIN_TOKEN, or the token generated at first start into `<data-dir>/admin-token`). Missing or wrong: 401.\n- **POS and webhooks** (`/api/pos/…`, `/api/webhooks/…`): `Authorization: Bearer <pos_key>`, the key answered once by `POST /api/admin/businesses`. Missing or unknown: 401.\n- **Mobile** (`/api2/mobile/…`): every call names the business with `client` (in the JSON body, the query, or the `x-pch-client` header; missing: 400, unknown: 401) and signs itself with `x-pch-digest`; signed-in calls also carry `Authorization: Bearer <access_token>` from sign-up or login (missing, unknown, expired or revoked: 401).\n- **Device** (`/api/v1/…`, what the SDK speaks): `POST /api/v1/installs` registers an install with the business's `api_key` (live) or `sandbox_api_key` and answers its own credential (`key_id`, `secret`, shown once); every other call is signed with it (below). Wrong or missing: 401 `{\"errors\":{\"signature\":[\"…\"]}}` saying which, with the server's `Date`.\n\n## x-pch-digest\n\nThe lowercase hex HMAC-SHA256, keyed with the business `secret`, of the request target (the path exactly as sent, with its `?query` if any) followed by the raw body bytes exactly as sent (nothing for an empty body). Missing or wrong: 412 `{\"errors\":{\"invalid_signature\":[\"…\"]}}`; a call without the header is a 412 before anything else about it (its body, its `client`) is looked at.\n\n```sh\nprintf '%s' \"/api2/mobile/users$BODY\" | openssl dgst -sha256 -hmac \"$SECRET\"\n```\n\nMobile parameters may come in the JSON body (as Punchh clients send them, even on GET and DELETE) or in the query; the body wins.\n\n## Device request signatures\n\nEvery device-API call but registration carries `X-Herald-Key-Id` (the credential's `key_id`), `X-Herald-Timestamp` (Unix seconds, within 300 s of the server's clock) and `X-Herald-Signature`: the lowercase hex HMAC-SHA256, keyed with the UTF-8 bytes of the credential's `secret`, of\n\n```\nMETHOD \\n path \\n canonical query \\n timestamp \\n raw body\n```\n\n`path` as sent on the request line (still percent-encoded, without the query); the canonical query is the query's parameters decoded (`+` is a space), each name and value percent-encoded again as RFC 3986 says (all but `A-Z a-z 0-9 - . _ ~`, upper-case hex), sorted by name then value, joined as `name=value` with `&` (empty when there is none); the body's bytes exactly as sent. A signature made for one path, method, query or body is refused on any other. A 401 says what was wrong (a missing header, a key id of no install, a timestamp too far off, a signature that doesn't match) and carries `Date`, the server's time to sign with.\n\n```sh\nTS=$(date +%s); printf 'POST\\n/api/v1/notifications/pull\\n\\n%s\\n' \"$TS\" | openssl dgst -sha256 -hmac \"$DEVICE_SECRET\"\n```\n\n## Errors\n\nEvery error is `{\"errors\":{\"<field or code>\":[\"message\", …]}}` (schema `Errors`): 400 malformed JSON or a body that isn't an object, 401 authentication, 404 not found (also any unknown path), 405 a known path with another method (with `allow`), 412 bad digest, 413 a body over 1 MiB, 422 fields that don't fit (all of them at once), 431 too many headers, 500 unexpected (the body names the request id), 503 the database is unavailable, the server is stopping, or (sign-up, login, profile update: they hash passwords on a few worker threads) too many of those are waiting; the stopping and busy answers carry `Retry-After`.\n\nEvery GET also answers HEAD. Times are ISO 8601 UTC with second precision (`2017-02-14T07:26:55Z`).\n\n## Pushes\n\nWhat the app receives is described under `components/schemas` (`ApnsCheckinPayload`, `ApnsSurveyPayload`, `ApnsRedemptionPayload`, `ApnsGiftCardPayload`, `ApnsRewardPayload`, `ApnsRichMediaPayload`, `FcmMessage`): key names as in Punchh's push payloads, `n` the inbox entry id the app dedupes on, `badge` the unread count at send time.\n",
+    "description": "Herald's HTTP API: an admin API for operators, a Punchh-compatible mobile API for apps, and a POS and integration API. JSON in and out (`/metrics` is text). Everything here is served by this version and checked against its router by `Tests/HeraldServerTests/OpenAPIDocumentTests.swift`.\n\n## Authentication\n\n- **Admin** (`/api/admin/…`): `Authorization: Bearer <admin token>` (HERALD_ADMIN_TOKEN, or the token generated at first start into `<data-dir>/admin-token`). Missing or wrong: 401.\n- **POS and webhooks** (`/api/pos/…`, `/api/webhooks/…`): `Authorization: Bearer <pos_key>`, the key answered once by `POST /api/admin/businesses`. Missing or unknown: 401.\n- **Mobile** (`/api2/mobile/…`): every call names the business with `client` (in the JSON body, the query, or the `x-pch-client` header; missing: 400, unknown: 401) and signs itself with `x-pch-digest`; signed-in calls also carry `Authorization: Bearer <access_token>` from sign-up or login (missing, unknown, expired or revoked: 401).\n- **Device** (`/api/v1/…`, what the SDK speaks): `POST /api/v1/installs` registers an install with the business's `api_key` (live) or `sandbox_api_key` and answers its own credential (`key_id`, `secret`, shown once); every other call is signed with it (below). Wrong or missing: 401 `{\"errors\":{\"signature\":[\"…\"]}}` saying which, with the server's `Date`.\n\n## x-pch-digest\n\nThe lowercase hex HMAC-SHA256, keyed with the business `secret`, of the request target (the path exactly as sent, with its `?query` if any) followed by the raw body bytes exactly as sent (nothing for an empty body). Missing or wrong: 412 `{\"errors\":{\"invalid_signature\":[\"…\"]}}`; a call without the header is a 412 before anything else about it (its body, its `client`) is looked at.\n\n```sh\nprintf '%s' \"/api2/mobile/users$BODY\" | openssl dgst -sha256 -hmac \"$SECRET\"\n```\n\nMobile parameters may come in the JSON body (as Punchh clients send them, even on GET and DELETE) or in the query; the body wins.\n\n## Device request signatures\n\nEvery device-API call but registration carries `X-Herald-Key-Id` (the credential's `key_id`), `X-Herald-Timestamp` (Unix seconds, within 300 s of the server's clock) and `X-Herald-Signature`: the lowercase hex HMAC-SHA256, keyed with the UTF-8 bytes of the credential's `secret`, of\n\n```\nMETHOD \\n path \\n canonical query \\n timestamp \\n raw body\n```\n\n`path` as sent on the request line (still percent-encoded, without the query); the canonical query is the query's parameters decoded (`+` is a space), each name and value percent-encoded again as RFC 3986 says (all but `A-Z a-z 0-9 - . _ ~`, upper-case hex), sorted by name then value, joined as `name=value` with `&` (empty when there is none); the body's bytes exactly as sent. A signature made for one path, method, query or body is refused on any other. A 401 says what was wrong (a missing header, a key id of no install, a timestamp too far off, a signature that doesn't match) and carries `Date`, the server's time to sign with.\n\n```sh\nTS=$(date +%s); printf 'POST\\n/api/v1/notifications/pull\\n\\n%s\\n' \"$TS\" | openssl dgst -sha256 -hmac \"$DEVICE_SECRET\"\n```\n\n## Errors\n\nEvery error is `{\"errors\":{\"<field or code>\":[\"message\", …]}}` (schema `Errors`): 400 malformed JSON (a key given twice in an object included) or a body that isn't an object, 401 authentication, 404 not found (also any unknown path), 405 a known path with another method (with `allow`), 412 bad digest, 413 a body over 1 MiB, 422 fields that don't fit (all of them at once), 431 too many headers, 500 unexpected (the body names the request id), 503 the database is unavailable, the server is stopping, or (sign-up, login, profile update: they hash passwords on a few worker threads) too many of those are waiting; the stopping and busy answers carry `Retry-After`.\n\nEvery GET also answers HEAD. A path no operation serves answers as `x-unrouted-responses` says (404; 405 for a known path with another method), and any request may get one of `x-any-request-responses` (refused before its operation, or failed unexpectedly): the test suites check every answer they receive against this document, those included. Times are ISO 8601 UTC with second precision (`2017-02-14T07:26:55Z`).\n\n## Pushes\n\nWhat the app receives is described under `components/schemas` (`ApnsCheckinPayload`, `ApnsSurveyPayload`, `ApnsRedemptionPayload`, `ApnsGiftCardPayload`, `ApnsRewardPayload`, `ApnsRichMediaPayload`, `FcmMessage`): key names as in Punchh's push payloads, `n` the inbox entry id the app dedupes on, `badge` the unread count at send time.\n",
     "license": {
       "name": "Proprietary",
       "identifier": "LicenseRef-Proprietary"
@@ -1395,6 +1395,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -1466,6 +1469,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -1521,6 +1527,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -1578,7 +1587,17 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/ServiceUnavailable"
           },
           "200": {
-            "description": "A retry: the redemption recorded for this transaction before, unchanged."
+            "description": "A retry: the redemption recorded for this transaction before, unchanged.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RedemptionResult"
+                }
+              }
+            }
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -1634,6 +1653,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -1694,6 +1716,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       },
@@ -1752,6 +1777,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -1812,6 +1840,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -1874,6 +1905,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -1921,6 +1955,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -2065,6 +2102,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -2129,6 +2169,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -2184,6 +2227,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -2232,6 +2278,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -2291,6 +2340,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -2354,6 +2406,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -2408,6 +2463,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -2472,6 +2530,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -2536,6 +2597,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -2715,7 +2779,14 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/NotFound"
           },
           "416": {
-            "description": "Range not satisfiable; Content-Range: bytes */<size>."
+            "description": "Range not satisfiable; Content-Range: bytes */<size>.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Errors"
+                }
+              }
+            }
           }
         }
       }
@@ -2835,6 +2906,26 @@ enum OpenAPIDocument {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/Errors"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "Unknown survey or wrong key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Errors"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "Answered already: a page saying so.",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
                 }
               }
             }
@@ -3702,6 +3793,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -3756,6 +3850,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -3810,6 +3907,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -3838,6 +3938,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -3905,6 +4008,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       },
@@ -3934,6 +4040,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -3969,6 +4078,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -4012,6 +4124,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -4080,6 +4195,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -4494,6 +4612,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -4561,6 +4682,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -5016,6 +5140,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -5076,6 +5203,9 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -5316,7 +5446,7 @@ enum OpenAPIDocument {
         "properties": {
           "url": {
             "type": "string",
-            "description": "An http or https URL, at most 2000 characters, no whitespace. One under this Herald's own `/media/` must name a file uploaded here (`POST /api/admin/businesses/{id}/media`), and `type` must be that file's (422 otherwise).",
+            "description": "An https URL (phones download media only over https: `http://` is 422), at most 2000 characters, no whitespace, whose file name ends in `type` (or another name of the same type: `.jpeg` for `jpg`; 422 otherwise: iOS saves the download as `type`). One under this Herald's own `/media/` must name a file uploaded here (`POST /api/admin/businesses/{id}/media`), and `type` must be that file's (422 otherwise); such a link is accepted over http while `--public-url` is http (the upload's answer says so in `warning`).",
             "format": "uri",
             "maxLength": 2000
           },
@@ -6584,7 +6714,7 @@ enum OpenAPIDocument {
               "string",
               "null"
             ],
-            "description": "An http(s) URL.",
+            "description": "An https URL (`http://` is 422: phones load pictures only over https; Herald's own `/media/` links excepted, as for `media`).",
             "maxLength": 2000
           },
           "media": {
@@ -8272,7 +8402,19 @@ enum OpenAPIDocument {
             ]
           },
           "event": {
-            "$ref": "#/components/schemas/EventName"
+            "description": "The template event of a system or news entry; `campaign` for a campaign's message, `direct` for a push sent to one device (`POST …/pushes`).",
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/EventName"
+              },
+              {
+                "type": "string",
+                "enum": [
+                  "campaign",
+                  "direct"
+                ]
+              }
+            ]
           },
           "title": {
             "type": "string"
@@ -8509,11 +8651,20 @@ enum OpenAPIDocument {
             "type": "number"
           },
           "source": {
-            "type": "string",
-            "enum": [
-              "welcome_offer",
-              "campaign_offer",
-              "points_to_reward"
+            "description": "Why the user has it: `welcome_offer`, `points_to_reward`, `campaign_offer` (granted by an operator), or `campaign:<id>` (granted by that campaign's message).",
+            "anyOf": [
+              {
+                "type": "string",
+                "enum": [
+                  "welcome_offer",
+                  "campaign_offer",
+                  "points_to_reward"
+                ]
+              },
+              {
+                "type": "string",
+                "pattern": "^campaign:[1-9][0-9]*$"
+              }
             ]
           },
           "granted_at": {
@@ -8751,12 +8902,7 @@ enum OpenAPIDocument {
               },
               "current_membership_level": {
                 "type": "string",
-                "description": "By balance: under 500 Member, under 2000 Silver, else Gold.",
-                "enum": [
-                  "Member",
-                  "Silver",
-                  "Gold"
-                ]
+                "description": "The business's level for the balance after this check-in: the last of its `membership_levels` (settings) whose `from_points` the balance reaches (by default Member from 0, Silver from 500, Gold from 2000)."
               },
               "previous_membership_level": {
                 "type": "string",
@@ -8782,7 +8928,7 @@ enum OpenAPIDocument {
                   "string",
                   "null"
                 ],
-                "description": "When a survey with an external page follows the check-in."
+                "description": "The page of the survey that follows the check-in, when one does: its external page with `user_survey_id` appended, else Herald's own page for it (`GET /surveys/{user_survey_id}`), as Fetch User Survey's `survey_url`."
               },
               "user_survey_id": {
                 "type": [
@@ -8932,6 +9078,14 @@ enum OpenAPIDocument {
                 "type": "null"
               }
             ]
+          },
+          "location_id": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "format": "int64",
+            "description": "Where the visit the survey asks about happened: the check-in's location, or the beacon's for a Beacon Exit survey; null when the survey was sent without one."
           }
         },
         "examples": [
@@ -9527,6 +9681,10 @@ enum OpenAPIDocument {
           "sha256": {
             "type": "string",
             "pattern": "^[0-9a-f]{64}$"
+          },
+          "warning": {
+            "type": "string",
+            "description": "Present while the link is http (no `--public-url`, or an http one): iOS and the SDK download media only over https, so phones would show the message without it. Herald's own http links are still accepted in messages (for the console's preview and local trials)."
           }
         },
         "example": {
@@ -9653,6 +9811,11 @@ enum OpenAPIDocument {
             "enum": [
               true
             ]
+          },
+          "filter": {
+            "readOnly": true,
+            "description": "In answers, for a segment audience: the segment's filter (as `GET …/segments/{sid}` shows it). Not sent.",
+            "$ref": "#/components/schemas/SegmentFilter"
           }
         }
       },
@@ -9674,7 +9837,7 @@ enum OpenAPIDocument {
           "at": {
             "type": "string",
             "format": "date-time",
-            "description": "scheduled: when sending starts."
+            "description": "scheduled: when sending starts; a time to come (one in the past is 422, when the campaign is created and when a draft is launched)."
           },
           "local_time": {
             "type": "string",
@@ -11018,10 +11181,12 @@ enum OpenAPIDocument {
             ]
           },
           "url": {
-            "type": "string"
+            "type": "string",
+            "description": "https (`http://` is 422: phones download media only over https; Herald's own `/media/` links excepted while `--public-url` is http). For image, video and audio, a file name ending in a type iOS attaches for the kind."
           },
           "thumbnail_url": {
-            "type": "string"
+            "type": "string",
+            "description": "https, as `url`."
           }
         }
       },
@@ -11462,7 +11627,7 @@ enum OpenAPIDocument {
                   "null"
                 ],
                 "format": "date-time",
-                "description": "Now plus `waiting` at `rate_per_second`; null when nothing waits or nothing was answered in the last minute."
+                "description": "Now plus `waiting` at `rate_per_second`; null when nothing waits or nothing was answered in the last minute, or while `paced_by` is `credential`."
               },
               "paced_by": {
                 "type": [
@@ -11472,9 +11637,10 @@ enum OpenAPIDocument {
                 "enum": [
                   "quota",
                   "provider",
+                  "credential",
                   null
                 ],
-                "description": "While pushes wait, what holds its business's pushes back on the node that answered: `quota` (an FCM project's quota is spent), `provider` (Apple or Google shed load in the last minute, or asked to slow down); else null."
+                "description": "While pushes wait, what holds its business's pushes back on the node that answered: `quota` (an FCM project's quota is spent), `provider` (Apple or Google shed load in the last minute, or asked to slow down); `credential` (its push credential is missing, or its provider refused it: the pushes wait until the operator sets one, so `expected_finish_at` is null); else null."
               }
             }
           }
@@ -12746,6 +12912,74 @@ enum OpenAPIDocument {
             }
           }
         }
+      },
+      "MethodNotAllowed": {
+        "description": "The path is served, but not with this method: `allow` lists the methods it takes.",
+        "headers": {
+          "allow": {
+            "description": "The methods the path takes.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Errors"
+            },
+            "example": {
+              "errors": {
+                "base": [
+                  "method not allowed; allowed: GET, POST"
+                ]
+              }
+            }
+          }
+        }
+      },
+      "TooManyRequests": {
+        "description": "Over a rate limit (the README's `--auth-rate-per-address`, `--mobile-rate-per-business`, `--mobile-rate-per-user`, `--device-rate-per-install`, `--install-rate-per-address`, `--pos-rate-per-key`), or a login that must wait after failures: retry after `Retry-After` seconds.",
+        "headers": {
+          "retry-after": {
+            "description": "Seconds to wait.",
+            "schema": {
+              "type": "integer",
+              "minimum": 1
+            }
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Errors"
+            },
+            "example": {
+              "errors": {
+                "base": [
+                  "Too many requests. Please retry in 20 s."
+                ]
+              }
+            }
+          }
+        }
+      },
+      "InternalError": {
+        "description": "Something unexpected failed; the body names the request id (also in the log).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Errors"
+            },
+            "example": {
+              "errors": {
+                "base": [
+                  "internal error (request id 5f0c…)"
+                ]
+              }
+            }
+          }
+        }
       }
     },
     "securitySchemes": {
@@ -12787,6 +13021,108 @@ enum OpenAPIDocument {
         "in": "header",
         "name": "X-Herald-Signature",
         "description": "Lowercase hex HMAC-SHA256 (key: the install's `secret`) of `METHOD\\npath\\ncanonical query\\ntimestamp\\nbody` (see the description above)."
+      }
+    }
+  },
+  "x-unrouted-responses": {
+    "404": {
+      "$ref": "#/components/responses/NotFound"
+    },
+    "405": {
+      "$ref": "#/components/responses/MethodNotAllowed"
+    }
+  },
+  "x-any-request-responses": {
+    "400": {
+      "description": "A request head refused before any operation: no `Host` on HTTP/1.1, a folded header, a control character in a header value, conflicting Content-Length or Transfer-Encoding (JSON); or a request libmicrohttpd cannot read, such as a Content-Length that is not a number or a malformed chunk (its short HTML page).",
+      "content": {
+        "application/json": {
+          "schema": {
+            "$ref": "#/components/schemas/Errors"
+          }
+        },
+        "*/*": {
+          "schema": {
+            "type": "string",
+            "description": "libmicrohttpd's short HTML page, sent without a Content-Type."
+          }
+        }
+      }
+    },
+    "413": {
+      "description": "A body over the limit (1 MiB; the media upload's and the import's are larger), or a request line or head libmicrohttpd finds too long (its HTML page).",
+      "content": {
+        "application/json": {
+          "schema": {
+            "$ref": "#/components/schemas/Errors"
+          }
+        },
+        "*/*": {
+          "schema": {
+            "type": "string",
+            "description": "libmicrohttpd's short HTML page, sent without a Content-Type."
+          }
+        }
+      }
+    },
+    "414": {
+      "description": "A request target too long for libmicrohttpd (its HTML page).",
+      "content": {
+        "*/*": {
+          "schema": {
+            "type": "string",
+            "description": "libmicrohttpd's short HTML page, sent without a Content-Type."
+          }
+        }
+      }
+    },
+    "431": {
+      "description": "Too many header fields, or a head too large (libmicrohttpd's HTML page).",
+      "content": {
+        "application/json": {
+          "schema": {
+            "$ref": "#/components/schemas/Errors"
+          }
+        },
+        "*/*": {
+          "schema": {
+            "type": "string",
+            "description": "libmicrohttpd's short HTML page, sent without a Content-Type."
+          }
+        }
+      }
+    },
+    "500": {
+      "$ref": "#/components/responses/InternalError"
+    },
+    "503": {
+      "description": "The server is stopping, the client's address has too many connections (`--connections-per-address`), or every worker is busy; `Retry-After` says when to come back. Also the database unavailable.",
+      "headers": {
+        "retry-after": {
+          "description": "Seconds to wait.",
+          "schema": {
+            "type": "integer",
+            "minimum": 0
+          }
+        }
+      },
+      "content": {
+        "application/json": {
+          "schema": {
+            "$ref": "#/components/schemas/Errors"
+          }
+        }
+      }
+    },
+    "505": {
+      "description": "An HTTP version other than 1.x (libmicrohttpd's HTML page).",
+      "content": {
+        "*/*": {
+          "schema": {
+            "type": "string",
+            "description": "libmicrohttpd's short HTML page, sent without a Content-Type."
+          }
+        }
       }
     }
   }

@@ -113,6 +113,8 @@ struct POSController: Sendable {
         } else {
             let user = try user(body, business: business, &errors)
             let discount = POSInput.amount(body["discount"], field: "discount", &errors)
+            // A discount of nothing is no redemption: it would push "You've got a discount" with rd 0.
+            if let discount, discount <= .zero { errors.add("discount", "must be greater than 0") }
             try errors.check()
             result = try loyalty.recordDiscount(
                 business: business, userID: user!.id, locationID: locationID!, discount: discount!,
@@ -133,6 +135,8 @@ struct POSController: Sendable {
         let uuid = body["uuid"]?.stringValue?.trimmingCharacters(in: " ") ?? ""
         if uuid.isEmpty || uuid.count > 100 || uuid.contains(where: { $0.isWhitespace || $0 == "/" }) {
             errors.add("uuid", "must be the card's id (at most 100 characters, no spaces or slashes)")
+        } else if let problem = DisplayText.problem(uuid, .line) {
+            errors.add("uuid", problem)
         }
         let userID = POSInput.requiredID(body, "user_id", &errors)
         let balance = POSInput.amount(body["balance"], field: "balance", &errors)

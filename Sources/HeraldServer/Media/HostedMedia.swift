@@ -9,6 +9,9 @@ struct HostedMedia: Sendable {
     /// The scheme, host and port devices reach Herald at, without a trailing slash (known once it listens).
     let baseURL: @Sendable () -> String
 
+    /// Whether `url` links to media hosted here (under `<public URL>/media/`).
+    func isHosted(_ url: String) -> Bool { url.hasPrefix(baseURL() + "/media/") }
+
     /// Adds to `errors` what is wrong with `media` if it names a file hosted here.
     func check(_ media: MediaAttachment, field: String, _ errors: inout FieldErrors) {
         let prefix = baseURL() + "/media/"

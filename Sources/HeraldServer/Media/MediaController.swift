@@ -79,11 +79,20 @@ struct MediaController: Sendable {
         }
         let (file, _) = try library.store(bytes, as: type)
         let url = publicBaseURL() + "/media/" + file.name
-        var response = HTTPResponse.json(
-            .object([
-                ("url", .string(url)), ("type", .string(type.name)), ("size", .int(file.size)),
-                ("sha256", .string(file.sha256)),
-            ]), status: .created)
+        var answer: [(key: String, value: JSON)] = [
+            ("url", .string(url)), ("type", .string(type.name)), ("size", .int(file.size)),
+            ("sha256", .string(file.sha256)),
+        ]
+        if url.hasPrefix("http://") {
+            // Accepted in messages all the same (the console's preview and local trials need it), but no phone
+            // downloads it: said here, where the link is made, and at start.
+            answer.append(
+                (
+                    "warning",
+                    "served over http: iOS and the SDK download media only over https; set --public-url to the https address phones reach Herald at"
+                ))
+        }
+        var response = HTTPResponse.json(.object(answer), status: .created)
         response.headers.append(("location", url))
         return response
     }

@@ -73,6 +73,11 @@ enum AccountInput {
             return nil
         }
         if text.count > 100 { errors.add(field, "is too long (maximum is 100 characters)") }
+        // A name is shown: in pushes' templates ({{first_name}}), the console, the app.
+        if let problem = DisplayText.problem(text, .line) {
+            errors.add(field, problem)
+            return nil
+        }
         return text.trimmingCharacters(in: " ")
     }
 

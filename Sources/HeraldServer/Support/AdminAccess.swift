@@ -36,9 +36,14 @@ struct AdminAccess: Sendable {
     /// A `media` value checked: `{url, type}` of a type iOS attaches, and, if it links to a file hosted here, one
     /// that was uploaded, of that type.
     func attachment(_ value: JSON, field: String, _ errors: inout FieldErrors) -> MediaAttachment? {
-        let media = MediaInput.attachment(value, field: field, &errors)
+        let media = MediaInput.attachment(value, field: field, hosted: hostedMedia.isHosted, &errors)
         if let media { hostedMedia.check(media, field: field, &errors) }
         return media
+    }
+
+    /// Adds to `errors`, on `field`, what is wrong with `url` as media a phone downloads (`MediaInput.urlProblem`).
+    func checkMediaURL(_ url: String, field: String, _ errors: inout FieldErrors) {
+        if let problem = MediaInput.urlProblem(url, hosted: hostedMedia.isHosted(url)) { errors.add(field, problem) }
     }
 
     /// `user_ids`: a non-empty list of at most 10,000 ids, duplicates dropped, order kept (whether they are the

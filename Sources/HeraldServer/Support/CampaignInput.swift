@@ -54,9 +54,9 @@ enum CampaignInput {
         if let value = object["media"], !value.isNull {
             media = MessageMedia(json: value)
             if let found = media {
-                if !MediaInput.isWebURL(found.url) { errors.add("message.media.url", "must be an http or https URL") }
-                if let thumbnail = found.thumbnailURL, !MediaInput.isWebURL(thumbnail) {
-                    errors.add("message.media.thumbnail_url", "must be an http or https URL")
+                if found.type != .youtube { admin.checkMediaURL(found.url, field: "message.media.url", &errors) }
+                if let thumbnail = found.thumbnailURL {
+                    admin.checkMediaURL(thumbnail, field: "message.media.thumbnail_url", &errors)
                 }
                 if !found.type.isKnown {
                     errors.add(

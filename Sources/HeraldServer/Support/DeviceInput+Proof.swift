@@ -36,8 +36,8 @@ extension DeviceInput {
             errors.add(field, "must be a string")
             return nil
         }
-        guard !text.isEmpty, text.utf8.count <= maximumBytes, !hasControl(text) else {
-            errors.add(field, "must be 1 to \(maximumBytes) bytes without control characters")
+        guard !text.isEmpty, text.utf8.count <= maximumBytes, DisplayText.isLine(text) else {
+            errors.add(field, "must be 1 to \(maximumBytes) bytes without control characters or bidirectional controls")
             return nil
         }
         return text

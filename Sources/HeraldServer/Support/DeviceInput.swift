@@ -32,8 +32,10 @@ enum DeviceInput {
             errors.add("install_id", "must be a string")
             return nil
         }
-        guard !text.isEmpty, text.utf8.count <= maximumInstallIDLength, !hasControl(text) else {
-            errors.add("install_id", "must be 1 to \(maximumInstallIDLength) bytes without control characters")
+        guard !text.isEmpty, text.utf8.count <= maximumInstallIDLength, DisplayText.isLine(text) else {
+            errors.add(
+                "install_id",
+                "must be 1 to \(maximumInstallIDLength) bytes without control characters or bidirectional controls")
             return nil
         }
         return text
@@ -101,8 +103,10 @@ enum DeviceInput {
             errors.add(field, "can't be blank")
             return nil
         }
-        guard text.count <= maximumTextLength, !hasControl(text) else {
-            errors.add(field, "must be at most \(maximumTextLength) characters without control characters")
+        guard text.count <= maximumTextLength, DisplayText.isLine(text) else {
+            errors.add(
+                field,
+                "must be at most \(maximumTextLength) characters without control characters or bidirectional controls")
             return nil
         }
         return text
@@ -169,20 +173,15 @@ enum DeviceInput {
         }
         var segments: [String] = []
         for (index, item) in items.enumerated() {
-            guard let text = item.stringValue, segmentLength.contains(text.count), !hasControl(text) else {
+            guard let text = item.stringValue, segmentLength.contains(text.count), DisplayText.isLine(text) else {
                 errors.add(
                     "\(field)[\(index)]",
                     "must be a string of \(segmentLength.lowerBound) to \(segmentLength.upperBound) characters "
-                        + "without control characters")
+                        + "without control characters or bidirectional controls")
                 continue
             }
             segments.append(text)
         }
         return segments
-    }
-
-    /// Whether `text` has a control character (C0, DEL).
-    static func hasControl(_ text: String) -> Bool {
-        text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
     }
 }

@@ -2,7 +2,7 @@
 /// push payload or in the console: no control characters (NUL, escape, the C1 controls), and none of the
 /// characters that reorder what follows them (the bidirectional overrides and isolates, which make "U+202E"
 /// tricks like `txt.exe` read as `exe.txt`). A line of text has no line breaks either; a paragraph may have them
-/// (`\n`, and tabs).
+/// (`\n`, and tabs). The one rule of every API (admin, mobile, POS, device, the import) for text that is shown.
 enum DisplayText {
     /// Whether the text may run over several lines.
     enum Shape {
@@ -11,6 +11,9 @@ enum DisplayText {
         /// A body: line breaks and tabs allowed.
         case paragraph
     }
+
+    /// Whether `text` is one line of display text (what ids, names and versions shown in the console must be).
+    static func isLine(_ text: String) -> Bool { problem(text, .line) == nil }
 
     /// What is wrong with `text` as display text of `shape`, or nil when nothing is.
     static func problem(_ text: String, _ shape: Shape) -> String? {

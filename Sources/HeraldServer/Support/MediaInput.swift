@@ -36,18 +36,47 @@ enum MediaInput {
         return isName || (host.hasPrefix("[") && host.hasSuffix("]"))
     }
 
-    /// A `{url, type}` object checked: an http(s) URL and a type iOS can attach.
-    static func attachment(_ value: JSON, field: String, _ errors: inout FieldErrors) -> MediaAttachment? {
+    /// What is wrong with `url` as media a phone downloads (a picture, an attachment, a thumbnail), or nil: it must be
+    /// https, as iOS's notification service extension and the SDK's card download only over https. The one exception
+    /// is media `hosted` here: its links follow `--public-url`, http until that names an https address (the upload's
+    /// answer and the start's log say so).
+    static func urlProblem(_ url: String, hosted: Bool) -> String? {
+        if isWebURL(url, secure: !hosted) { return nil }
+        if isWebURL(url) { return "must be an https URL: phones download media only over https" }
+        return "must be an https URL"
+    }
+
+    /// A `{url, type}` object checked: an https URL (`urlProblem`; `hosted` says whether a URL is Herald's own
+    /// media) whose file name ends in `type` (or another name of the same type: `.jpeg` for `jpg`), which must be a
+    /// type iOS can attach — what the push's `ab.att` tells the service extension to save the download as. (The same
+    /// rule as a campaign's media, whose attachment type is its URL's suffix: `MessageMedia.attachment`.)
+    static func attachment(_ value: JSON, field: String, hosted: (String) -> Bool, _ errors: inout FieldErrors)
+        -> MediaAttachment?
+    {
         guard case .object = value else {
             errors.add(field, "must be an object with url and type")
             return nil
         }
-        guard let url = value["url"]?.stringValue, isWebURL(url) else {
-            errors.add(field + ".url", "must be an http or https URL")
+        guard let url = value["url"]?.stringValue else {
+            errors.add(field + ".url", "must be an https URL")
             return nil
         }
-        guard let type = value["type"]?.stringValue?.lowercased(), maxBytes(for: type) != nil else {
+        let isHosted = hosted(url)
+        if let problem = urlProblem(url, hosted: isHosted) {
+            errors.add(field + ".url", problem)
+            return nil
+        }
+        guard let type = value["type"]?.stringValue?.lowercased(), let named = MediaType.named(type) else {
             errors.add(field + ".type", "must be one of: " + allTypes.joined(separator: ", "))
+            return nil
+        }
+        // (A file hosted here is checked against its upload instead: `HostedMedia.check`.)
+        guard isHosted || MessageMedia.pathExtension(of: url).flatMap(MediaType.named) == named else {
+            errors.add(
+                field + ".url",
+                "must name a \(type) file: its name must end in ."
+                    + ([named.name] + named.aliases).joined(separator: " or .")
+                    + " (the type iOS saves it as)")
             return nil
         }
         return MediaAttachment(url: url, type: type)

@@ -73,8 +73,13 @@ enum POSInput {
             return nil
         }
         let trimmed = text.trimmingCharacters(in: " ")
-        guard !trimmed.isEmpty, trimmed.count <= 100, !trimmed.contains(where: { $0.isNewline }) else {
+        guard !trimmed.isEmpty, trimmed.count <= 100 else {
             errors.add("transaction_id", "must be 1 to 100 characters")
+            return nil
+        }
+        // It travels in the push (`t`) and shows in the app and the console.
+        if let problem = DisplayText.problem(trimmed, .line) {
+            errors.add("transaction_id", problem)
             return nil
         }
         return trimmed

@@ -125,14 +125,15 @@ public struct InboxRecords {
         return deleted
     }
 
-    /// Which of `ids` are the user's visible entries.
-    public func visible(userID: Int64, among ids: [Int64]) throws -> Set<Int64> {
+    /// Which of `ids` are the user's entries, not deleted: in their inbox, or only pushed (a push-only campaign's,
+    /// whose `n` the app marks read all the same).
+    public func owned(userID: Int64, among ids: [Int64]) throws -> Set<Int64> {
         guard !ids.isEmpty else { return [] }
         var owned = Set<Int64>()
         try tx.connection.forEachRow(
             """
             SELECT id FROM notifications
-            WHERE user_id = \(userID) AND id \(in: ids, tx.dialect) AND deleted_at IS NULL AND visible = 1
+            WHERE user_id = \(userID) AND id \(in: ids, tx.dialect) AND deleted_at IS NULL
             """
         ) { owned.insert($0.int(0)) }
         return owned

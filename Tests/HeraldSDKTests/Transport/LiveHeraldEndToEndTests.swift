@@ -24,7 +24,8 @@ import Testing
                 timezone: "America/New_York"))
         let deviceClock = WallClock { WallClock.system.now().adding(skew) }
         let environment = HeraldEnvironment(
-            transport: URLSessionTransport(), storage: try FileStorage(directory: directory), clock: deviceClock,
+            transport: ValidatingTransport(transport: URLSessionTransport()),
+            storage: try FileStorage(directory: directory), clock: deviceClock,
             scheduler: ManualScheduler(clock: TestClock()), random: .system, presenter: presenter,
             regionMonitor: RecordingRegionMonitor(), urlOpener: RecordingOpener())
         return HeraldClient(configuration: configuration, environment: environment)
