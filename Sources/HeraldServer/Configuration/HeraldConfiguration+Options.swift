@@ -97,8 +97,9 @@ extension HeraldConfiguration {
         Option(
             "trusted-proxies", "HERALD_TRUSTED_PROXIES", "none",
             "comma-separated addresses or CIDR ranges of the proxies in front of Herald: only from them is the "
-                + "client's address (for the per-address limits and the log) read from Forwarded or X-Forwarded-For, "
-                + "and their connections are not capped by --connections-per-address"),
+                + "client's address (for the per-address limits and the log) read from Forwarded or X-Forwarded-For "
+                + "(the right-most hop that is no trusted proxy; the proxy must replace what the client sent, not "
+                + "append to it), and their connections are not capped by --connections-per-address"),
         Option(
             "reserved-connections", "HERALD_RESERVED_CONNECTIONS", "`64`",
             "connections kept beyond the limit of 10,000 for `/healthz` and `/metrics` only"),
