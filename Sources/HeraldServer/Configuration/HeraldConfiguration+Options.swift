@@ -121,7 +121,7 @@ extension HeraldConfiguration {
         Option(
             "mobile-rate-per-business", "HERALD_MOBILE_RATE_PER_BUSINESS", "`2000`",
             "mobile API requests a second for one business before signing in (sign-up, login), counted once their "
-                + "x-pch-digest holds (0: no limit; per node)"),
+                + "x-pch-digest holds; no client address takes more than a fair share of it (0: no limit; per node)"),
         Option(
             "mobile-rate-per-user", "HERALD_MOBILE_RATE_PER_USER", "`50`",
             "signed-in mobile API requests a second for one user, counted once digest and access token hold "
