@@ -4,7 +4,7 @@ public enum Schema {
     public static let migrations: [Migration] = [
         foundation, inboxVersion, loyalty, collapseID, leaseIndexes, moneyInCents, devicesAndCampaigns, sandboxDevices,
         deviceAPIIndexes, queueIndexes, locationBeacons, idempotencyRequests, providerTokens, queueTables,
-        importForeignKeys, fcmQuotas, connectionLeases, sharedPushTokens, campaignAnswers,
+        importForeignKeys, fcmQuotas, connectionLeases, sharedPushTokens, campaignAnswers, emailCodes,
     ]
 
     /// Money as whole cents: a balance read back is the balance written, and amounts add up exactly (a
