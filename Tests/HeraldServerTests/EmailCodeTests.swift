@@ -55,7 +55,9 @@ struct EmailCodeTests {
         }
         #expect(
             Array(answers.prefix(4))
-                == (1...4).reversed().map { "is wrong: the code mailed may be tried \($0) more times" })
+                == (1...4).reversed().map {
+                    "is wrong: the code mailed may be tried \($0) more time\($0 == 1 ? "" : "s")"
+                })
         #expect(answers.last == "has expired or was tried too often: sign up without it for a new one")
         // Now even the right code is refused: a new one is needed.
         expectError(

@@ -109,7 +109,8 @@ struct MobileController: Sendable {
         case .proven:
             return true
         case .wrong(let left) where left > 0:
-            throw HTTPError.invalid("email_code", "is wrong: the code mailed may be tried \(left) more times")
+            throw HTTPError.invalid(
+                "email_code", "is wrong: the code mailed may be tried \(left) more time\(left == 1 ? "" : "s")")
         case .wrong, .unusable:
             throw HTTPError.invalid(
                 "email_code", "has expired or was tried too often: sign up without it for a new one")
