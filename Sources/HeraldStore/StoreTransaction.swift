@@ -36,6 +36,8 @@ public final class StoreTransaction {
     public var devices: DeviceRecords { DeviceRecords(self) }
     /// Signed-in sessions.
     public var sessions: SessionRecords { SessionRecords(self) }
+    /// The codes mailed to prove imported customers' emails, and how often each was tried.
+    public var emailCodes: EmailCodeRecords { EmailCodeRecords(self) }
     /// Inbox entries and what apps report about them.
     public var inbox: InboxRecords { InboxRecords(self) }
     /// Delivery jobs, as written with their entries and listed for admins (the engine uses `DeliveryQueue`).

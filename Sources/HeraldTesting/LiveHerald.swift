@@ -112,19 +112,24 @@ public final class LiveHerald: Sendable {
         public let apiKey: String
         /// The device API's sandbox key (`sandbox_api_key`).
         public let sandboxAPIKey: String
+
+        /// The keys in `response`, the answer of `POST /api/admin/businesses` (of this Herald or any other).
+        public init(created response: TestHTTPClient.Response) throws {
+            guard response.status == 201, let object = response.json as? [String: Any],
+                let id = object["id"] as? Int, let client = object["client"] as? String,
+                let secret = object["secret"] as? String, let posKey = object["pos_key"] as? String,
+                let apiKey = object["api_key"] as? String, let sandboxAPIKey = object["sandbox_api_key"] as? String
+            else { throw TestHTTPClient.Failure(description: "cannot create business: \(response)") }
+            (self.id, self.client, self.secret, self.posKey) = (Int64(id), client, secret, posKey)
+            (self.apiKey, self.sandboxAPIKey) = (apiKey, sandboxAPIKey)
+        }
     }
 
     /// Creates a business through the admin API.
     public func createBusiness(name: String = "Burger Co") throws -> BusinessKeys {
-        let response = try admin(
-            "POST", "/api/admin/businesses", json: JSON.object([("name", .string(name))]).encodedString)
-        guard response.status == 201, let object = response.json as? [String: Any], let id = object["id"] as? Int,
-            let client = object["client"] as? String, let secret = object["secret"] as? String,
-            let posKey = object["pos_key"] as? String, let apiKey = object["api_key"] as? String,
-            let sandboxAPIKey = object["sandbox_api_key"] as? String
-        else { throw TestHTTPClient.Failure(description: "cannot create business: \(response)") }
-        return BusinessKeys(
-            id: Int64(id), client: client, secret: secret, posKey: posKey, apiKey: apiKey, sandboxAPIKey: sandboxAPIKey)
+        try BusinessKeys(
+            created: admin(
+                "POST", "/api/admin/businesses", json: JSON.object([("name", .string(name))]).encodedString))
     }
 
     /// A mobile API client signing as `business`'s app (over `http`: a connection of its own to this server, or to
@@ -150,7 +155,8 @@ public final class MobileTestClient: @unchecked Sendable {
     /// The signed-in user's id.
     public var userID: Int64?
 
-    init(http: TestHTTPClient, business: LiveHerald.BusinessKeys, deviceID: String?) {
+    /// A client of `business`'s app over `http` (to any Herald, or a proxy in front of one).
+    public init(http: TestHTTPClient, business: LiveHerald.BusinessKeys, deviceID: String? = nil) {
         self.http = http
         self.business = business
         self.deviceID = deviceID

@@ -201,57 +201,6 @@ struct AudienceAPITests {
         #expect(empty.status == 200 && empty.value?["created"] == 0 && empty.value?["lines"] == 0, "\(empty)")
     }
 
-    /// `herald serve` in a process of its own: its memory is its own, whatever other tests do meanwhile.
-    final class ServeProcess {
-        let process = Process()
-        let directory: TemporaryDirectory
-        let port: Int
-        static let adminToken = "audience-test-admin-token"
-
-        init() throws {
-            directory = try TemporaryDirectory()
-            let output = directory.path + "/stdout"
-            _ = FileManager.default.createFile(atPath: output, contents: nil)
-            process.executableURL = URL(
-                fileURLWithPath: URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-                    .appendingPathComponent("herald").path)
-            process.arguments = ["serve", "--port", "0", "--data-dir", directory.path + "/data"]
-            var environment = ProcessInfo.processInfo.environment
-            environment["HERALD_ADMIN_TOKEN"] = Self.adminToken
-            environment["HERALD_LOG_LEVEL"] = "warning"
-            environment["HERALD_PASSWORD_COST"] = "1024"
-            process.environment = environment
-            process.standardOutput = FileHandle(forWritingAtPath: output)
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let process = process
-            var found: Int?
-            // A child process's start: no in-process event to wait on, so its output is looked at until it says.
-            Poll.until(timeout: .seconds(60), every: .milliseconds(20)) {
-                let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-                if let range = text.range(of: "listening on http://127.0.0.1:") {
-                    found = Int(text[range.upperBound...].prefix { $0.isNumber })
-                }
-                return found != nil || !process.isRunning
-            }
-            guard let found else { throw TestHTTPClient.Failure(description: "herald serve did not start") }
-            port = found
-        }
-
-        deinit {
-            process.terminate()
-            process.waitUntilExit()
-        }
-
-        /// The process's peak resident memory so far (VmHWM), in KiB.
-        func peakKiB() -> Int {
-            let status =
-                (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
-            let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
-            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-        }
-    }
-
     @Test func aHundredThousandLinesImportInConstantMemory() throws {
         let server = try ServeProcess()
         let client = TestHTTPClient(port: server.port)

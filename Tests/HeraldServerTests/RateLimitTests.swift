@@ -32,6 +32,33 @@ struct RateLimitTests {
         #expect(RateLimiter(.none).take("k") == nil)
     }
 
+    @Test(.bug(id: "issue-40-5", "one client flooding with the app's public secret 429'd every login of the business"))
+    func aSharedBudgetGivesEachMemberAFairShare() {
+        let clock = Seconds()
+        let limiter = FairShareLimiter(.perSecond(10), now: { clock.now })  // 20 at once, 10 a second
+        // Alone, a member may take half the budget: 10 at once, 5 a second.
+        #expect((0..<10).allSatisfy { _ in limiter.take(group: "b", member: "flood") == nil })
+        #expect(limiter.take(group: "b", member: "flood") == 1)
+        // The other half is there for others, each of whom gets a third now, then a quarter.
+        #expect((0..<6).allSatisfy { _ in limiter.take(group: "b", member: "ann") == nil })
+        #expect(limiter.take(group: "b", member: "bob") == nil)
+        #expect(limiter.take(group: "b", member: "flood") == 1, "the flooder's share shrank")
+        // Flooding on for 15 s, the flooder is held to half the budget at most (the others' calls are few: they
+        // are idle again soon) and the others are served.
+        var flooded = 0
+        for _ in 0..<30 {
+            clock.advance(0.5)
+            flooded += (0..<50).filter { _ in limiter.take(group: "b", member: "flood") == nil }.count
+            #expect(limiter.take(group: "b", member: "carol") == nil)
+        }
+        #expect(flooded <= 5 * 15, "\(flooded)")
+        // Other groups have budgets of their own; no limit is none.
+        #expect(limiter.take(group: "other", member: "flood") == nil)
+        #expect(FairShareLimiter(.none).take(group: "b", member: "flood") == nil)
+        #expect(limiter.share(active: 1) == RateLimiter.Rate(burst: 10, perSecond: 5))
+        #expect(limiter.share(active: 99) == RateLimiter.Rate(burst: 1, perSecond: 0.1), "a call's worth at least")
+    }
+
     @Test func aBusyPasswordPoolRefusesAtOnce() throws {
         let pool = PasswordPool(slots: 1)
         let inside = DispatchSemaphore(value: 0)
@@ -145,6 +172,42 @@ struct RateLimitTests {
         var statuses: [Int] = []
         for _ in 0..<40 { statuses.append(try fixture.app().logIn(email: "ann@example.com").status) }
         #expect(statuses.contains(429), "signed calls before signing in still share the business's bucket")
+    }
+
+    @Test(.bug(id: "issue-40-5", "one client flooding with the app's public secret 429'd every login of the business"))
+    func aFloodWithTheAppsSecretSlowsTheFlooderNotTheBusiness() throws {
+        let fixture = try ServerFixture {
+            $0.mobilePerBusinessPerSecond = 10
+            $0.authPerAddressPerMinute = 60
+        }
+        _ = try fixture.signedUp("ann@example.com")
+        // One client floods sign-in calls, signed with the secret every copy of the app holds, as fast as it can.
+        let flooding = Mutex((sent: 0, refused: 0, stop: false))
+        let done = DispatchSemaphore(value: 0)
+        let flooder = fixture.app()
+        flooder.http.sourceAddress = "127.0.0.2"
+        Thread {
+            while !flooding.withLock({ $0.stop }) {
+                let status = (try? flooder.call("POST", "/api2/mobile/users/login", json: []).status) ?? 0
+                flooding.withLock {
+                    $0.sent += 1
+                    if status == 429 { $0.refused += 1 }
+                }
+            }
+            done.signal()
+        }.start()
+        defer {
+            flooding.withLock { $0.stop = true }
+            done.wait()
+        }
+        #expect(Poll.until { flooding.withLock { $0.refused >= 50 } }, "the flooder is refused")
+        // Meanwhile the business's users, each from an address of their own, log in.
+        for index in 3..<7 {
+            let app = fixture.app()
+            app.http.sourceAddress = "127.0.0.\(index)"
+            let response = try app.logIn(email: "ann@example.com")
+            #expect(response.status == 200, "\(flooding.withLock { $0 }): \(response)")
+        }
     }
 
     @Test func deviceCallsOfOneInstallAreLimited() throws {

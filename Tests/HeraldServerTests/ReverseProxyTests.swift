@@ -4,48 +4,85 @@ import HeraldModel
 import HeraldTesting
 import Testing
 
-/// Herald behind nginx configured with docs/operations.md's own block ("Behind a TLS reverse proxy"), its TLS, port
-/// and upstream replaced for a loopback test: each client is limited by its own address, not the proxy's, and
-/// nobody is limited by the address they claim. Clients connect from addresses of their own in 127.0.0.0/8.
+/// `herald serve` behind nginx configured with docs/operations.md's own block ("Behind a TLS reverse proxy"), its TLS,
+/// port and upstream replaced for a loopback test: each client is limited by its own address, not the proxy's, and
+/// nobody by the address they claim in `Forwarded` or `X-Forwarded-For`; the log records the real one. Clients
+/// connect from addresses of their own in 127.0.0.0/8.
 @Suite("Behind the documented reverse proxy")
 struct ReverseProxyTests {
     static let nginx = TestTool("nginx", package: "nginx-light")
 
-    @Test func eachClientBehindTheProxyHasItsOwnLimit() throws {
-        let herald = try LiveHerald {
-            $0.trustedProxies = try! TrustedProxies(parsing: "127.0.0.1")
-            $0.authPerAddressPerMinute = 5
-            $0.connectionsPerAddress = 2
-        }
+    @Test(.bug(id: "issue-40-3", "behind the documented nginx, a client's own Forwarded header was believed"))
+    func eachClientBehindTheProxyHasItsOwnLimitWhateverItClaims() throws {
+        let herald = try ServeProcess(
+            [
+                "--trusted-proxies", "127.0.0.1", "--auth-rate-per-address", "5", "--auth-failures-per-account", "3",
+                "--connections-per-address", "2",
+            ], environment: ["HERALD_LOG_LEVEL": "info", "HERALD_LOG_FORMAT": "json"])
         let proxy = try DocumentedProxy(upstreamPort: herald.port)
         defer { proxy.stop() }
         let business = try herald.createBusiness()
         func app(from address: String) -> MobileTestClient {
             let http = TestHTTPClient(port: proxy.port)
             http.sourceAddress = address
-            return herald.mobileClient(for: business, http: http)
+            return MobileTestClient(http: http, business: business)
         }
         #expect(try app(from: "127.0.0.9").signUp(email: "real@example.com").status == 200)
-
-        // One caller, claiming to be the real user's address, spends only its own budget.
-        let attacker = app(from: "127.0.0.2")
-        let statuses = try (0..<8).map { _ in
-            try attacker.call(
+        // Each call claims another address, in both headers, some of them the real user's.
+        var claim = 0
+        func login(_ caller: MobileTestClient, _ email: String) throws -> TestHTTPClient.Response {
+            claim += 1
+            let forged = claim.isMultiple(of: 2) ? "127.0.0.3" : "198.51.100.\(claim)"
+            return try caller.call(
                 "POST", "/api2/mobile/users/login",
                 body: JSON.object([
                     ("client", .string(business.client)),
-                    ("user", ["email": "real@example.com", "password": "wrong-password"]),
-                ]).encodedString, headers: [("X-Forwarded-For", "127.0.0.3")]
-            ).status
+                    ("user", ["email": .string(email), "password": "wrong-password"]),
+                ]).encodedString,
+                headers: [("Forwarded", "for=\(forged)"), ("X-Forwarded-For", forged)])
         }
-        #expect(statuses.prefix(5).allSatisfy { $0 == 401 || $0 == 422 }, "\(statuses)")
-        #expect(statuses.suffix(3).allSatisfy { $0 == 429 }, "\(statuses)")
-        // The real user, and everyone else, through the same proxy: served.
+
+        // Guessing one account's password: after 3 failures the guesser waits (the failure delay), from its address.
+        let guesser = app(from: "127.0.0.2")
+        let guesses = try (0..<6).map { _ in try login(guesser, "real@example.com") }
+        #expect(guesses.prefix(3).allSatisfy { $0.status == 422 }, "\(guesses.map(\.status))")
+        #expect(guesses.suffix(3).allSatisfy { $0.status == 429 }, "\(guesses.map(\.status))")
+        #expect(guesses[3].header("retry-after") == "5", "the failure delay's first wait")
+        // Trying many accounts: past 5 a minute, refused (the per-address limit).
+        let sprayer = app(from: "127.0.0.4")
+        let sprayed = try (0..<8).map { try login(sprayer, "user\($0)@example.com").status }
+        #expect(sprayed.prefix(5).allSatisfy { $0 == 422 } && sprayed.suffix(3).allSatisfy { $0 == 429 }, "\(sprayed)")
+        // The real user, whose address they claimed, and everyone else, through the same proxy: served.
         #expect(try app(from: "127.0.0.3").logIn(email: "real@example.com").status == 200)
-        for index in 10..<30 {
+        for index in 10..<20 {
             let response = try app(from: "127.0.0.\(index)").logIn(email: "real@example.com")
             #expect(response.status == 200, "\(index): \(response)")
         }
+        // The log names each caller by its real address, never by one it claimed.
+        var logged: [String: Set<String>] = [:]
+        #expect(
+            Poll.until {
+                logged = Self.loggedAddresses(herald.log)
+                return logged["/api2/mobile/users/login"]?.count == 13
+            }, "\(logged)")
+        #expect(
+            logged["/api2/mobile/users/login"]
+                == Set(["127.0.0.2", "127.0.0.3", "127.0.0.4"] + (10..<20).map { "127.0.0.\($0)" }),
+            "\(logged)")
+        #expect(logged["/api2/mobile/users"] == ["127.0.0.9"], "\(logged)")
+    }
+
+    /// The addresses (`remote`) of the access log's requests, by path, from `herald serve`'s JSON log.
+    static func loggedAddresses(_ log: String) -> [String: Set<String>] {
+        var addresses: [String: Set<String>] = [:]
+        for line in log.split(separator: "\n") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                object["message"] as? String == "request", let path = object["http.path"] as? String,
+                let remote = object["remote"] as? String
+            else { continue }
+            addresses[path, default: []].insert(remote)
+        }
+        return addresses
     }
 }
 

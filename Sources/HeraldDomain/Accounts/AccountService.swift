@@ -10,6 +10,8 @@ public struct AccountService: Sendable {
     let clock: WallClock
     /// Most devices one user has: registering one more deletes the least recently updated.
     public var maxDevicesPerUser = 10
+    /// How the codes proving an imported customer's email are limited.
+    public var emailCodes = EmailCodePolicy()
 
     /// The service over `store`.
     public init(store: Store, notifications: NotificationService, loyalty: LoyaltyService, clock: WallClock) {
@@ -71,6 +73,7 @@ public struct AccountService: Sendable {
         guard let claimed = try tx.users.claimImported(id: imported.id, by: new, at: now) else {
             throw StoreError(.conflict, field: "email", "email already taken")
         }
+        try tx.emailCodes.delete(userID: claimed.id)
         return claimed
     }
 

@@ -3,10 +3,10 @@
 #endif
 
 /// The peers whose word on who the client is Herald takes (`--trusted-proxies`): a request that arrives from one of
-/// them has its client address read from `Forwarded` (RFC 7239 `for=`) or, without it, `X-Forwarded-For` — the hops
-/// read from the right, each trusted one skipped, the first that is not trusted being the client. From any other
-/// peer those headers mean nothing: anyone can send them. The per-address connection limit does not count a trusted
-/// proxy's connections either (it carries everyone's).
+/// them has its client address read from `Forwarded` (RFC 7239 `for=`) or `X-Forwarded-For` — the hops read from the
+/// right, each trusted one skipped, the first that is not trusted being the client; with both, only when they agree.
+/// From any other peer those headers mean nothing: anyone can send them. The per-address connection limit does not
+/// count a trusted proxy's connections either (it carries everyone's).
 ///
 /// ```swift
 /// let proxies = try TrustedProxies(parsing: "127.0.0.1/32,10.0.0.0/8,::1")
@@ -79,16 +79,28 @@ public struct TrustedProxies: Sendable, Equatable {
 
     /// The client's address for a request from `peer` with `headers` (names lower-cased): `peer` itself unless it is
     /// trusted and a forwarding header names hops. A hop that is not an address ends the walk at the last one read.
+    /// When both `Forwarded` and `X-Forwarded-For` name a client and not the same one, neither is believed and the
+    /// client is `peer`: a proxy writes one of them, the other came from the client, and which is which cannot be told.
     public func client(peer: String?, headers: [(name: String, value: String)]) -> String? {
         guard let peer, contains(peer) else { return peer }
         let forwarded = headers.filter { $0.name == "forwarded" }.map(\.value)
-        let hops: [Substring]
-        if !forwarded.isEmpty {
-            hops = forwarded.joined(separator: ",").split(separator: ",").compactMap(Self.forValue)
-        } else {
-            hops = headers.filter { $0.name == "x-forwarded-for" }.map(\.value).joined(separator: ",")
-                .split(separator: ",")
+        let forwardedFor = headers.filter { $0.name == "x-forwarded-for" }.map(\.value)
+        let fromForwarded =
+            forwarded.isEmpty
+            ? nil
+            : client(peer: peer, hops: forwarded.joined(separator: ",").split(separator: ",").compactMap(Self.forValue))
+        let fromForwardedFor =
+            forwardedFor.isEmpty
+            ? nil : client(peer: peer, hops: forwardedFor.joined(separator: ",").split(separator: ","))
+        switch (fromForwarded, fromForwardedFor) {
+        case (let one?, nil), (nil, let one?): return one
+        case (let one?, let other?): return one == other ? one : peer
+        case (nil, nil): return peer
         }
+    }
+
+    /// The right-most of `hops` that is not a trusted proxy (`peer`, trusted, when every hop is).
+    private func client(peer: String, hops: [Substring]) -> String {
         var client = peer
         for hop in hops.reversed() {
             guard let address = Self.canonical(hop) else { break }

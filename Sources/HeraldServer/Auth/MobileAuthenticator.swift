@@ -46,10 +46,12 @@ final class MobileAuthenticator: Sendable {
 
     /// The calling app's business, after checking the request's signature, for a call made before signing in (sign-up,
     /// login): charged to the business's bucket once the digest holds — a `client` is public, so unsigned junk
-    /// naming it spends nothing. 400 without `client`, 401 for an unknown one, 412 for a missing or wrong digest.
+    /// naming it spends nothing — within the client address's fair share of it: the secret that signs is in every
+    /// copy of the app, so one client flooding with it is refused its excess and the business's other users are not.
+    /// 400 without `client`, 401 for an unknown one, 412 for a missing or wrong digest.
     func client(_ request: HTTPRequest, _ parameters: RequestParameters) throws -> Client {
         let client = try verifiedClient(request, parameters)
-        try limits.mobilePerBusiness.check(client.business.clientID)
+        try limits.mobilePerBusiness.check(group: client.business.clientID, member: request.remoteAddress ?? "-")
         return client
     }
 

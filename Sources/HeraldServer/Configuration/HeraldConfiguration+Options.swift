@@ -101,8 +101,9 @@ extension HeraldConfiguration {
         Option(
             "trusted-proxies", "HERALD_TRUSTED_PROXIES", "none",
             "comma-separated addresses or CIDR ranges of the proxies in front of Herald: only from them is the "
-                + "client's address (for the per-address limits and the log) read from Forwarded or X-Forwarded-For, "
-                + "and their connections are not capped by --connections-per-address"),
+                + "client's address (for the per-address limits and the log) read from Forwarded or X-Forwarded-For "
+                + "(the right-most hop that is no trusted proxy; the proxy must replace what the client sent, not "
+                + "append to it), and their connections are not capped by --connections-per-address"),
         Option(
             "reserved-connections", "HERALD_RESERVED_CONNECTIONS", "`64`",
             "connections kept beyond the limit of 10,000 for `/healthz` and `/metrics` only"),
@@ -124,7 +125,7 @@ extension HeraldConfiguration {
         Option(
             "mobile-rate-per-business", "HERALD_MOBILE_RATE_PER_BUSINESS", "`2000`",
             "mobile API requests a second for one business before signing in (sign-up, login), counted once their "
-                + "x-pch-digest holds (0: no limit; per node)"),
+                + "x-pch-digest holds; no client address takes more than a fair share of it (0: no limit; per node)"),
         Option(
             "mobile-rate-per-user", "HERALD_MOBILE_RATE_PER_USER", "`50`",
             "signed-in mobile API requests a second for one user, counted once digest and access token hold "

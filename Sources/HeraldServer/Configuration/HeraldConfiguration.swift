@@ -68,8 +68,8 @@ public struct HeraldConfiguration: Sendable {
     /// Settings given under a name that is no longer Herald's (an old flag or variable still accepted), and what
     /// became of each: `herald serve` logs one warning for each at start.
     public var deprecatedSettings: [DeprecatedSetting] = []
-    /// Mobile API calls a second per business made before signing in (sign-up, login), once their digest holds
-    /// (0: no limit).
+    /// Mobile API calls a second per business made before signing in (sign-up, login), once their digest holds, each
+    /// client address held to a fair share (`FairShareLimiter`; 0: no limit).
     public var mobilePerBusinessPerSecond = 2000
     /// Signed-in mobile API calls a second per user, once digest and session hold (0: no limit).
     public var mobilePerUserPerSecond = 50

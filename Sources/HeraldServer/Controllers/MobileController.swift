@@ -70,31 +70,51 @@ struct MobileController: Sendable {
     }
 
     /// For a sign-up with the email of an imported customer (and an import the business does not trust): without
-    /// `email_code`, mails a code to the address and answers 422 on `email_code`; with a wrong or stale one, 422
-    /// (counted as a failed password check of that account from this address). True once proven.
+    /// `email_code`, mails a new code to the address and answers 422 on `email_code` (429 once the account had its
+    /// codes for the hour); with a wrong, expired or used-up one, 422 (counted as a failed password check of that
+    /// account from this address). True once proven. The tries are counted in the store (`EmailCodePolicy`).
     private func proveImportedEmail(_ offered: JSON?, email: String, _ request: HTTPRequest, _ business: Business)
         throws -> Bool
     {
         guard let emailProof, let imported = try accounts.importedAwaitingProof(business: business, email: email)
         else { return false }
-        let now = clock.now()
-        guard let code = offered?.stringValue, !code.isEmpty else {
-            try mailer.send(
-                Mail(
-                    to: email, subject: "Your \(business.name) sign-up code",
-                    body: "Your code is \(emailProof.code(userID: imported.id, email: email, at: now)). It is valid "
-                        + "for 15 minutes."))
-            throw HTTPError.invalid(
-                "email_code", "we already know this email: a code was mailed to it; sign up again with that code")
+        let policy = accounts.emailCodes
+        guard let offered = offered?.stringValue, !offered.isEmpty else {
+            let code = EmailProof.newCode()
+            switch try accounts.issueEmailCode(
+                userID: imported.id, codeHash: emailProof.hash(code, userID: imported.id))
+            {
+            case .issued:
+                let minutes = Int(policy.lifetime / .seconds(60))
+                try mailer.send(
+                    Mail(
+                        to: email, subject: "Your \(business.name) sign-up code",
+                        body: "Your code is \(code). It is valid for \(minutes) minutes."))
+                throw HTTPError.invalid(
+                    "email_code", "we already know this email: a code was mailed to it; sign up again with that code")
+            case .tooMany(let retryAt):
+                let seconds = max(1, Int((retryAt.milliseconds - clock.now().milliseconds + 999) / 1000))
+                throw HTTPError(
+                    HTTPStatus(429), field: "email_code",
+                    "\(policy.codesPerWindow) codes were mailed to this email within the hour: retry in \(seconds) s",
+                    headers: [(name: "retry-after", value: String(seconds))])
+            }
         }
         let account = "\(business.id):\(email)"
         try limits.checkAuth(address: request.remoteAddress, account: account)
-        let valid = emailProof.vouches(code: code, userID: imported.id, email: email, at: now)
-        limits.recordPasswordCheck(valid, address: request.remoteAddress, account: account)
-        guard valid else {
-            throw HTTPError.invalid("email_code", "is wrong or expired: sign up without it for a new one")
+        let attempt = try accounts.tryEmailCode(
+            userID: imported.id, codeHash: emailProof.hash(offered, userID: imported.id))
+        limits.recordPasswordCheck(attempt == .proven, address: request.remoteAddress, account: account)
+        switch attempt {
+        case .proven:
+            return true
+        case .wrong(let left) where left > 0:
+            throw HTTPError.invalid(
+                "email_code", "is wrong: the code mailed may be tried \(left) more time\(left == 1 ? "" : "s")")
+        case .wrong, .unusable:
+            throw HTTPError.invalid(
+                "email_code", "has expired or was tried too often: sign up without it for a new one")
         }
-        return true
     }
 
     @Sendable func logIn(_ request: HTTPRequest) throws -> HTTPResponse {

@@ -1667,7 +1667,7 @@ enum OpenAPIDocument {
         ],
         "summary": "Sign up",
         "operationId": "mobileSignUp",
-        "description": "Creates the user, registers the device and its push token, notifies `signup` (and grants the welcome offer) and opens a session. A push token sent is this device's alone from then on: any other device of the business holding it — another user's included — gives it up, so the earlier user's pushes stop reaching that phone (the latest sign-in that sends a token owns it). 422 `{\"errors\":{\"email\":[\"has already been taken\"]}}` for a taken email. An email the business imported (a customer nobody has signed up as) is claimed — its points, rewards and inbox — only with proof unless the business's `import_trusted` setting says so: the first sign-up answers 422 on `email_code` and mails an 8-digit code to the address (valid 15 to 30 minutes); the sign-up sent again with `user.email_code` claims the record.",
+        "description": "Creates the user, registers the device and its push token, notifies `signup` (and grants the welcome offer) and opens a session. A push token sent is this device's alone from then on: any other device of the business holding it — another user's included — gives it up, so the earlier user's pushes stop reaching that phone (the latest sign-in that sends a token owns it). 422 `{\"errors\":{\"email\":[\"has already been taken\"]}}` for a taken email. An email the business imported (a customer nobody has signed up as) is claimed — its points, rewards and inbox — only with proof unless the business's `import_trusted` setting says so: the first sign-up answers 422 on `email_code` and mails an 8-digit code to the address; the sign-up sent again with `user.email_code` claims the record. A code is valid for 15 minutes and may be tried 5 times, right or wrong, from any address: a wrong one answers 422 `is wrong: the code mailed may be tried N more times`, and once it is expired or used up (even the right code then) 422 `has expired or was tried too often: sign up without it for a new one`. A sign-up without a code asks for a new one, which replaces the last; at most 5 are mailed to one email an hour, the sixth is 429 on `email_code` with `Retry-After` (the seconds until the hour since the first is over). Every node on one PostgreSQL database counts the same tries.",
         "parameters": [
           {
             "$ref": "#/components/parameters/DeviceIdHeader"
@@ -1714,11 +1714,11 @@ enum OpenAPIDocument {
           "422": {
             "$ref": "#/components/responses/Unprocessable"
           },
-          "503": {
-            "$ref": "#/components/responses/ServiceUnavailable"
-          },
           "429": {
             "$ref": "#/components/responses/TooManyRequests"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       },
@@ -8211,7 +8211,7 @@ enum OpenAPIDocument {
               },
               "email_code": {
                 "type": "string",
-                "description": "The 8-digit code mailed to an imported customer's email by a first sign-up with it (answered 422 on `email_code`): proves the address, so the sign-up claims that customer's record. Not needed when the business's `import_trusted` setting is on."
+                "description": "The 8-digit code mailed to an imported customer's email by a sign-up with it and no code (answered 422 on `email_code`): proves the address, so the sign-up claims that customer's record. Valid for 15 minutes and 5 tries; a new one replaces it. Not needed when the business's `import_trusted` setting is on."
               }
             }
           }
@@ -12939,7 +12939,7 @@ enum OpenAPIDocument {
         }
       },
       "TooManyRequests": {
-        "description": "Over a rate limit (the README's `--auth-rate-per-address`, `--mobile-rate-per-business`, `--mobile-rate-per-user`, `--device-rate-per-install`, `--install-rate-per-address`, `--pos-rate-per-key`), or a login that must wait after failures: retry after `Retry-After` seconds.",
+        "description": "Over a rate limit (the README's `--auth-rate-per-address`, `--mobile-rate-per-business`, `--mobile-rate-per-user`, `--device-rate-per-install`, `--install-rate-per-address`, `--pos-rate-per-key`), or a login that must wait after failures, or a sign-up asking for a sixth email code within the hour (429 on `email_code`): retry after `Retry-After` seconds.",
         "headers": {
           "retry-after": {
             "description": "Seconds to wait.",

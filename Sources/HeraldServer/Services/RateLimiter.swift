@@ -24,15 +24,10 @@ final class RateLimiter: Sendable {
         static func perSecond(_ count: Int) -> Rate { Rate(burst: Double(count) * 2, perSecond: Double(count)) }
     }
 
-    private struct Bucket {
-        var tokens: Double
-        var updated: Double
-    }
-
     /// What is limited (0 calls: no limit).
     let rate: Rate
     private let now: @Sendable () -> Double
-    private let buckets = Mutex<[String: Bucket]>([:])
+    private let buckets = Mutex<[String: TokenBucket]>([:])
     /// Beyond this many keys, full buckets (keys idle long enough to have refilled) are forgotten.
     private let tidyAbove: Int
 
@@ -54,18 +49,15 @@ final class RateLimiter: Sendable {
         guard rate.perSecond > 0 else { return nil }
         let time = now()
         return buckets.withLock { buckets in
-            var bucket = buckets[key] ?? Bucket(tokens: rate.burst, updated: time)
-            bucket.tokens = min(rate.burst, bucket.tokens + max(0, time - bucket.updated) * rate.perSecond)
-            bucket.updated = time
+            var bucket = buckets[key] ?? TokenBucket(full: rate, at: time)
+            bucket.refill(rate, at: time)
             defer {
                 buckets[key] = bucket
                 if buckets.count > tidyAbove { tidy(&buckets, at: time) }
             }
-            if bucket.tokens >= 1 {
-                bucket.tokens -= 1
-                return nil
-            }
-            return max(1, Int(((1 - bucket.tokens) / rate.perSecond).rounded(.up)))
+            if let wait = bucket.wait(rate) { return wait }
+            bucket.tokens -= 1
+            return nil
         }
     }
 
@@ -81,10 +73,37 @@ final class RateLimiter: Sendable {
             headers: [(name: "retry-after", value: String(retryAfter))])
     }
 
-    private func tidy(_ buckets: inout [String: Bucket], at time: Double) {
-        buckets = buckets.filter { _, bucket in
-            bucket.tokens + max(0, time - bucket.updated) * rate.perSecond < rate.burst
-        }
+    private func tidy(_ buckets: inout [String: TokenBucket], at time: Double) {
+        buckets = buckets.filter { !$0.value.isFull(rate, at: time) }
+    }
+}
+
+/// Tokens for calls: up to a rate's `burst`, gaining its `perSecond` a second.
+struct TokenBucket {
+    var tokens: Double
+    /// When `tokens` was counted (seconds, monotonic).
+    var updated: Double
+
+    /// A bucket holding all of `rate`'s burst at `time`.
+    init(full rate: RateLimiter.Rate, at time: Double) {
+        tokens = rate.burst
+        updated = time
+    }
+
+    /// Adds what `rate` gained since it was last counted.
+    mutating func refill(_ rate: RateLimiter.Rate, at time: Double) {
+        tokens = min(rate.burst, tokens + max(0, time - updated) * rate.perSecond)
+        updated = max(updated, time)
+    }
+
+    /// Nil when a token is there, else the whole seconds until `rate` brings one.
+    func wait(_ rate: RateLimiter.Rate) -> Int? {
+        tokens >= 1 ? nil : max(1, Int(((1 - tokens) / rate.perSecond).rounded(.up)))
+    }
+
+    /// Whether it would hold its whole burst at `time`: a key idle that long may be forgotten.
+    func isFull(_ rate: RateLimiter.Rate, at time: Double) -> Bool {
+        tokens + max(0, time - updated) * rate.perSecond >= rate.burst
     }
 }
 
@@ -94,8 +113,9 @@ struct RateLimits: Sendable {
     let authPerAddress: RateLimiter
     /// Failed password checks on one account (an email) from one address, delayed when they keep failing.
     let authPerAccount: LoginThrottle
-    /// Mobile API calls of one business (its client id) made before signing in, once their digest holds.
-    let mobilePerBusiness: RateLimiter
+    /// Mobile API calls of one business (its client id) made before signing in, once their digest holds: each client
+    /// address a fair share of it (the secret that signs them is in every copy of the app).
+    let mobilePerBusiness: FairShareLimiter
     /// Signed-in mobile API calls of one user, once digest and session hold.
     let mobilePerUser: RateLimiter
     /// Device API calls of one install, once their signature holds.
@@ -113,7 +133,7 @@ struct RateLimits: Sendable {
         self.installsPerAddress = RateLimiter(installsPerAddress)
         self.authPerAddress = RateLimiter(authPerAddress)
         self.authPerAccount = LoginThrottle(freeFailures: authFailuresPerAccount)
-        self.mobilePerBusiness = RateLimiter(mobilePerBusiness)
+        self.mobilePerBusiness = FairShareLimiter(mobilePerBusiness)
         self.mobilePerUser = RateLimiter(mobilePerUser)
         self.devicePerInstall = RateLimiter(devicePerInstall)
         self.posPerKey = RateLimiter(posPerKey)

@@ -5,7 +5,7 @@ public enum Schema {
         foundation, inboxVersion, loyalty, collapseID, leaseIndexes, moneyInCents, devicesAndCampaigns, sandboxDevices,
         deviceAPIIndexes, queueIndexes, locationBeacons, idempotencyRequests, providerTokens, queueTables,
         importForeignKeys, fcmQuotas, connectionLeases, sharedPushTokens, campaignAnswers, identityKeys,
-        providerTokensByKey, oneTokenHolder,
+        providerTokensByKey, oneTokenHolder, emailCodes,
     ]
 
     /// Money as whole cents: a balance read back is the balance written, and amounts add up exactly (a
