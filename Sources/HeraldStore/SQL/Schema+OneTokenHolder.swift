@@ -5,7 +5,7 @@ extension Schema {
     /// before one of nobody, then the one that got it last (then the newer row) — the others lose it; and the index
     /// on tokens is unique again, so that two registrations racing leave one holder on every backend. Numbered apart
     /// from the versions other branches take; any order lands (see `Migration`).
-    static let oneTokenHolder = Migration(version: 36, name: "one_token_holder") { _ in
+    static let oneTokenHolder = Migration(version: 33, name: "one_token_holder") { _ in
         [
             """
             UPDATE devices SET token = NULL
