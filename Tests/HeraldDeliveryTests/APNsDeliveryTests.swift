@@ -2,8 +2,8 @@ import Foundation
 import HeraldCrypto
 import HeraldDomain
 import HeraldModel
-import HeraldQueue
-import HeraldServer
+import HeraldDeliveryPorts
+import HeraldAPI
 import HeraldStore
 import HeraldTesting
 import Testing

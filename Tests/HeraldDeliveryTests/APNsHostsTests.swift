@@ -2,9 +2,9 @@ import Foundation
 import HeraldAPNs
 import HeraldCrypto
 import HeraldDelivery
-import HeraldHTTP
+import HeraldHTTPClient
 import HeraldModel
-import HeraldServer
+import HeraldAPI
 import HeraldStore
 import HeraldTesting
 import Synchronization

@@ -1,8 +1,9 @@
+import HeraldDeliveryPorts
 import Foundation
 import HeraldAPNs
 import HeraldCrypto
 import HeraldDelivery
-import HeraldHTTP
+import HeraldHTTPClient
 import HeraldModel
 import HeraldObservability
 import Synchronization

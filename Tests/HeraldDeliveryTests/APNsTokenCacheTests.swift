@@ -1,6 +1,7 @@
+import HeraldDeliveryPorts
 import HeraldCrypto
 import HeraldDelivery
-import HeraldHTTP
+import HeraldHTTPClient
 import HeraldModel
 import Testing
 

@@ -1,10 +1,11 @@
+import HeraldDeliveryPorts
 import Foundation
 import HeraldAPNs
 import HeraldCrypto
 import HeraldDelivery
-import HeraldHTTP
+import HeraldHTTPClient
 import HeraldModel
-import HeraldRuntime
+import HeraldServer
 import HeraldStore
 import HeraldTesting
 import Synchronization

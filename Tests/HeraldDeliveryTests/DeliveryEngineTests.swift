@@ -5,7 +5,7 @@ import HeraldDomain
 import HeraldLifecycle
 import HeraldModel
 import HeraldObservability
-import HeraldQueue
+import HeraldDeliveryPorts
 import HeraldStore
 import HeraldTesting
 import Synchronization
@@ -108,7 +108,7 @@ private final class EngineHarness: Sendable {
     let world: StoreFixture
     var store: Store { world.store }
     let engine: DeliveryEngine
-    let group: ServiceGroup
+    let group: WorkerGroup
     let metrics = MetricsRegistry()
     let initial: [InboxEntry]
     private let sentIDs: SentIDs
@@ -137,7 +137,7 @@ private final class EngineHarness: Sendable {
                 }
             ],
             clock: .system, configuration: configuration, logger: .disabled, metrics: metrics)
-        group = ServiceGroup([("delivery", engine)], logger: .disabled)
+        group = WorkerGroup([("delivery", engine)], logger: .disabled)
         initial = try Self.addJobs(jobs, to: world)
     }
 

@@ -1,6 +1,6 @@
-import HeraldHTTP
+import HeraldHTTPClient
 import HeraldModel
-import HeraldQueue
+import HeraldDeliveryPorts
 import HeraldStore
 import Testing
 

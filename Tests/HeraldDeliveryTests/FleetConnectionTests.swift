@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCrypto
 import HeraldModel
-import HeraldServer
+import HeraldAPI
 import HeraldStore
 import HeraldTesting
 import Testing

@@ -1,4 +1,4 @@
-import HeraldHTTP
+import HeraldHTTPClient
 import HeraldModel
 import Testing
 

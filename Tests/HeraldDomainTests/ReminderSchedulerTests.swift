@@ -82,14 +82,14 @@ struct ReminderSchedulerTests {
     /// A world whose rewards are reminded an hour before they expire, and its scheduler running as a service every
     /// `interval` of the world's clock, its first pass (at start, nothing due) over.
     private func runningScheduler(interval: Duration) async throws -> (
-        StoreFixture, ServiceGroup, Task<Void, any Error>
+        StoreFixture, WorkerGroup, Task<Void, any Error>
     ) {
         let world = try StoreFixture(.sqlite)
         try world.settings { $0.offerReminderLeadSeconds = 3600 }
         let scheduler = ReminderScheduler(
             store: world.store, loyalty: world.loyalty, clock: world.clock.wallClock, interval: interval,
             logger: .disabled)
-        let group = ServiceGroup([("scheduler", scheduler)], logger: .disabled)
+        let group = WorkerGroup([("scheduler", scheduler)], logger: .disabled)
         let running = group.start()
         #expect(await waitForSleeper(world.clock), "the first pass ran")
         return (world, group, running)

@@ -1,5 +1,5 @@
 import HeraldModel
-import HeraldQueue
+import HeraldDeliveryPorts
 import HeraldStore
 import HeraldTesting
 import Testing

@@ -1,6 +1,6 @@
 import HeraldModel
 import HeraldPostgres
-import HeraldQueue
+import HeraldDeliveryPorts
 import HeraldStore
 import HeraldTesting
 import Testing

@@ -1,7 +1,7 @@
 import Foundation
 import HeraldModel
 import HeraldPostgres
-import HeraldQueue
+import HeraldDeliveryPorts
 import HeraldSQLite
 import HeraldStore
 import HeraldTesting

@@ -1,3 +1,3 @@
-import HeraldNotificationService
+import HeraldServiceExtension
 
-final class NotificationService: HeraldNotificationService {}
+final class NotificationService: RichPushExtension {}

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import HeraldFuzzTargets
-import HeraldHTTP
+import HeraldHTTPClient
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import HeraldCrypto
 import HeraldFuzzTargets
-import HeraldHTTP
+import HeraldHTTPServer
 import HeraldModel
 
 /// Built by scripts/fuzz with `-sanitize=fuzzer,address -DFUZZING`: libFuzzer's driver; built plainly: replays the

@@ -1,5 +1,6 @@
+import HeraldModel
 import HeraldFuzzTargets
-import HeraldHTTP
+import HeraldHTTPServer
 
 /// Built by scripts/fuzz with `-sanitize=fuzzer,address -DFUZZING`: libFuzzer's driver; built plainly: replays the
 /// files and directories named on the command line.

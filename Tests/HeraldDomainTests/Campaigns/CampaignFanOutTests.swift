@@ -1,6 +1,6 @@
 import HeraldDomain
 import HeraldModel
-import HeraldQueue
+import HeraldDeliveryPorts
 import HeraldStore
 import HeraldTesting
 import Testing

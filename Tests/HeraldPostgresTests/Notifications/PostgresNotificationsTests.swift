@@ -143,7 +143,7 @@ struct PostgresNotificationsTests {
             }
         }
         #expect(try sessions() == 0, "nothing listens before the group runs it")
-        let group = ServiceGroup([("changes", b.notifications)], logger: .disabled)
+        let group = WorkerGroup([("changes", b.notifications)], logger: .disabled)
         let running = group.start()
         // Listening from the group's start: it says so with a missed-notifications word, then hears what comes.
         #expect(heard.wait { $0 == [PostgresNotification(channel: channel, payload: "", mayHaveMissed: true)] })

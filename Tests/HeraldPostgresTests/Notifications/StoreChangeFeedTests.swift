@@ -1,6 +1,6 @@
 import HeraldDomain
 import HeraldPostgres
-import HeraldQueue
+import HeraldDeliveryPorts
 import HeraldStore
 import HeraldTesting
 import Foundation

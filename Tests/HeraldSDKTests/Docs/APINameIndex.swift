@@ -67,7 +67,7 @@ struct APINameIndex {
         // The card's web side: JavaScript and CSS.
         "postMessage", "rgb", "rgba", "hsl",
         // The package's modules.
-        "HeraldSDK", "HeraldModel", "HeraldPushContent",
+        "HeraldSDK", "HeraldModel", "HeraldPushContent", "HeraldServiceExtension", "HeraldNotificationService",
     ]
 
     /// The declarations of the Swift files under `directories` (or of a file named among them).

@@ -20,7 +20,7 @@ import Testing
         }
         #expect(source.contains("Herald.setPushToken") || source.contains("HeraldAppDelegate"), "the token")
         let extensionSource = try GuideExamplesTests.sources("\(app)/NotificationService")
-        #expect(extensionSource.contains("import HeraldNotificationService"))
+        #expect(extensionSource.contains("import HeraldServiceExtension"))
         #expect(!extensionSource.contains("HeraldSDK"), "the extension links the extension-safe product")
     }
 
@@ -29,8 +29,8 @@ import Testing
         let root = GuideExamplesTests.root
         let index = try APINameIndex(
             sources: [
-                "Sources/HeraldSDK", "Sources/HeraldPushContent", "Sources/HeraldNotificationService",
-                "Sources/HeraldModel", app,
+                "Sources/SDK/HeraldSDK", "Sources/SDK/HeraldPushContent", "Sources/SDK/HeraldServiceExtension",
+                "Sources/Shared/HeraldModel", app,
             ].map { root.appendingPathComponent($0) })
         let source = try GuideExamplesTests.sources(app)
         let heraldLines = source.split(separator: "\n").filter { $0.contains("Herald") }

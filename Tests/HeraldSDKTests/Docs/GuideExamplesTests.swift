@@ -172,10 +172,10 @@ enum GuideExamples {
 
     @Test func everyAPINameTheGuideUsesExists() throws {
         let index = try APINameIndex(sources: [
-            Self.root.appendingPathComponent("Sources/HeraldSDK"),
-            Self.root.appendingPathComponent("Sources/HeraldPushContent"),
-            Self.root.appendingPathComponent("Sources/HeraldNotificationService"),
-            Self.root.appendingPathComponent("Sources/HeraldModel"),
+            Self.root.appendingPathComponent("Sources/SDK/HeraldSDK"),
+            Self.root.appendingPathComponent("Sources/SDK/HeraldPushContent"),
+            Self.root.appendingPathComponent("Sources/SDK/HeraldServiceExtension"),
+            Self.root.appendingPathComponent("Sources/Shared/HeraldModel"),
             Self.root.appendingPathComponent("Examples"),
             URL(fileURLWithPath: #filePath),
         ])
@@ -200,7 +200,7 @@ enum GuideExamples {
     }
 
     @Test func theNameCheckCatchesWhatEarlierDocsGotWrong() throws {
-        let index = try APINameIndex(sources: [Self.root.appendingPathComponent("Sources/HeraldSDK")])
+        let index = try APINameIndex(sources: [Self.root.appendingPathComponent("Sources/SDK/HeraldSDK")])
         for wrong in [
             "HeraldEnvironment.live(storage:)", "environment: .live(presenter: presenter)",
             "HeraldClient.handleNotificationResponse", "Herald.logIn()", "Herald.identify(userID: id)",
@@ -213,10 +213,12 @@ enum GuideExamples {
     }
 
     @Test func everyAPINameTheSDKsDocCommentsUseExists() throws {
-        let directories = ["Sources/HeraldSDK", "Sources/HeraldPushContent", "Sources/HeraldNotificationService"]
+        let directories = [
+            "Sources/SDK/HeraldSDK", "Sources/SDK/HeraldPushContent", "Sources/SDK/HeraldServiceExtension",
+        ]
         let index = try APINameIndex(
             sources: directories.map { Self.root.appendingPathComponent($0) } + [
-                Self.root.appendingPathComponent("Sources/HeraldModel")
+                Self.root.appendingPathComponent("Sources/Shared/HeraldModel")
             ])
         for directory in directories {
             let files =

@@ -1,6 +1,6 @@
 import Foundation
 import HeraldCrypto
-import HeraldHTTP
+import HeraldHTTPServer
 import HeraldModel
 import HeraldObservability
 

@@ -1,4 +1,4 @@
-import HeraldHTTP
+import HeraldHTTPClient
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
 import Foundation
-import HeraldHTTP
+import HeraldHTTPClient
 import Synchronization
 
 #if canImport(Glibc)

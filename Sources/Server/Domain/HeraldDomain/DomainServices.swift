@@ -1,0 +1,95 @@
+import HeraldModel
+import HeraldObservability
+import HeraldStore
+
+/// Every domain service of one Herald, over one store and one clock: what the composition root (`HeraldServer`)
+/// builds once and hands to the HTTP layer (`HeraldApplication`), which routes requests to them. The two
+/// long-lived ones — the reminder scheduler and the campaign runner — are services to run.
+///
+/// ```swift
+/// let domain = DomainServices(store: store, clock: clock, options: options, logger: logger)
+/// let app = try HeraldApplication(…, domain: domain, delivery: engine, metrics: metrics, …)
+/// ```
+public struct DomainServices: Sendable {
+    /// What the domain is tuned with (defaults suit tests).
+    public struct Options: Sendable {
+        /// Devices one user keeps; registering more drops the least recently updated.
+        public var maxDevicesPerUser = 10
+        /// How long after a campaign push an app opening counts as influenced by it.
+        public var influenceWindow: Duration = .seconds(24 * 3600)
+        /// How often the reminder scheduler looks for offers about to expire.
+        public var schedulerInterval: Duration = .seconds(60)
+        /// What holds back a business's pushes on this node (the delivery engine's per-credential state, handed in
+        /// by the composition root; the domain does not know the engine): campaign reports' `pace.paced_by`.
+        public var pacing: @Sendable (_ businessID: Int64) -> CampaignPace.Cause? = { _ in nil }
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// Templates and the one writer of inbox entries and push jobs.
+    public let notifications: NotificationService
+    /// Check-ins, conversions, offers, redemptions, gift cards, surveys.
+    public let loyalty: LoyaltyService
+    /// Sign-up, login, profiles, the Punchh API's devices.
+    public let accounts: AccountService
+    /// Read marks, deletions, the badge.
+    public let inbox: InboxService
+    /// Businesses, credentials, keys, locations, settings.
+    public let businesses: BusinessService
+    /// Each event's words.
+    public let templates: TemplateService
+    /// News, direct pushes, "retry now".
+    public let news: NewsService
+    /// An operator's lookups.
+    public let directory: DirectoryService
+    /// Campaigns as drafts, launched, paused, cancelled.
+    public let campaigns: CampaignService
+    /// Geofences and the visits devices report.
+    public let geofences: GeofenceService
+    /// SDK installs.
+    public let devices: DeviceService
+    /// What installs report, and campaign reports.
+    public let deviceEvents: DeviceEventService
+    /// Which user an install belongs to (identify, logout).
+    public let identities: DeviceIdentityService
+    /// Segments.
+    public let segments: SegmentService
+    /// The NDJSON user import.
+    public let importer: UserImporter
+    /// Offer-expiry reminders (a service to run).
+    public let scheduler: ReminderScheduler
+    /// Launched campaigns' fan-out (a service to run).
+    public let campaignRunner: CampaignRunner
+
+    /// The services over `store`, on `clock`.
+    public init(store: Store, clock: WallClock, options: Options = Options(), logger: Logger) {
+        let notifications = NotificationService()
+        self.notifications = notifications
+        loyalty = LoyaltyService(store: store, notifications: notifications, clock: clock)
+        var accounts = AccountService(store: store, notifications: notifications, loyalty: loyalty, clock: clock)
+        accounts.maxDevicesPerUser = options.maxDevicesPerUser
+        self.accounts = accounts
+        inbox = InboxService(store: store, clock: clock)
+        businesses = BusinessService(store: store, clock: clock)
+        templates = TemplateService(store: store, notifications: notifications, clock: clock)
+        news = NewsService(store: store, notifications: notifications, clock: clock)
+        directory = DirectoryService(store: store)
+        campaigns = CampaignService(store: store, clock: clock)
+        geofences = GeofenceService(store: store, notifications: notifications, clock: clock)
+        devices = DeviceService(store: store, clock: clock)
+        var eventOptions = DeviceEventService.Options()
+        eventOptions.influenceWindow = options.influenceWindow
+        eventOptions.pacing = options.pacing
+        deviceEvents = DeviceEventService(store: store, clock: clock, options: eventOptions)
+        identities = DeviceIdentityService(store: store, clock: clock)
+        segments = SegmentService(store: store, clock: clock)
+        importer = UserImporter(store: store, clock: clock)
+        scheduler = ReminderScheduler(
+            store: store, loyalty: loyalty, clock: clock, interval: options.schedulerInterval,
+            logger: logger.labeled("herald.scheduler"))
+        campaignRunner = CampaignRunner(
+            fanOut: CampaignFanOut(store: store, notifications: notifications, clock: clock), clock: clock,
+            logger: logger.labeled("herald.campaigns"))
+    }
+}
