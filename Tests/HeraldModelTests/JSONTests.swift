@@ -100,6 +100,27 @@ struct JSONTests {
         #expect(throws: JSONParseError.self) { try JSON.parse(bytes) }
     }
 
+    /// Strings with escapes are decoded from a copy: the same refusals there, and where the string starts. A
+    /// four-byte sequence cut to three repairs to one U+FFFD, as many bytes as itself: refused all the same.
+    @Test(arguments: [
+        [0x22, 0xF0, 0x9F, 0x98, 0x22] as [UInt8], [0x22, 0x5C, 0x6E, 0xFF, 0x22],
+        [0x22, 0x5C, 0x75, 0x30, 0x30, 0x65, 0x39, 0xC3, 0x22], [0x22, 0xC3, 0x5C, 0x6E, 0xA9, 0x22],
+        [0x22, 0x5C, 0x74, 0xF0, 0x9F, 0x98, 0x22],
+    ])
+    func invalidUTF8AroundEscapesIsRefusedAtTheStringsStart(_ bytes: [UInt8]) {
+        for (text, offset) in [(bytes, 1), ([0x5B] + bytes + [0x5D], 2)] {
+            let error = #expect(throws: JSONParseError.self) { try JSON.parse(text) }
+            #expect(error?.reason == "invalid UTF-8 in string")
+            #expect(error?.offset == offset)
+        }
+    }
+
+    @Test func textThatIsNotASCIIParsesWithAndWithoutEscapes() throws {
+        #expect(try JSON.parse(Array(#"["Zoë Ångström 😀"]"#.utf8)) == ["Zoë Ångström 😀"])
+        #expect(try JSON.parse(Array(#"["Zoë\n\u00c5ngstr\u00f6m \ud83d\ude00 ✓"]"#.utf8)) == ["Zoë\nÅngström 😀 ✓"])
+        #expect(try JSON.parse(#"{"ü\"":"\u00fc"}"#) == ["ü\"": "ü"])
+    }
+
     @Test func errorsSayWhere() {
         #expect(throws: JSONParseError.self) { try JSON.parse("[1,]") }
         do {

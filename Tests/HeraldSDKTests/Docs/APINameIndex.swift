@@ -48,7 +48,8 @@ struct APINameIndex {
         "UNNotificationAttachment", "UNNotificationCategory", "UNNotificationAction", "UNMutableNotificationContent",
         "UNNotificationDefaultActionIdentifier", "UNNotificationDismissActionIdentifier", "UNAuthorizationStatus",
         "UserNotifications", "CoreLocation", "CLLocationManager", "CLCircularRegion", "CLMonitor", "CLServiceSession",
-        "WebKit", "WKWebView", "Security", "Info", "LaunchOptionsKey", "Application", "Support", "Keychain",
+        "WebKit", "WKWebView", "WKNavigationDelegate", "WKUIDelegate", "WKScriptMessageHandler", "WKNavigationAction",
+        "WKScriptMessage", "Security", "Info", "LaunchOptionsKey", "Application", "Support", "Keychain",
         "Notification", "Name", "NotificationCenter", "Bundle",
         // Android.
         "Android", "FirebaseMessaging", "FirebaseMessagingService", "NotificationCompat", "Builder", "WebView",
@@ -91,6 +92,9 @@ struct APINameIndex {
     static func mayNameAPI(_ span: String) -> Bool {
         guard span.unicodeScalars.allSatisfy(\.isASCII) || span.contains("(") else { return false }
         if span.contains("/") || span.contains("-") || span.contains("{") || span.contains("\"") { return false }
+        if span.first?.isUppercase == true, span.allSatisfy({ $0.isUppercase || $0.isNumber || $0 == "_" }) {
+            return false  // an environment variable (HERALD_IOS_SDK)
+        }
         if ["swift", "plist", "md", "json", "entitlements", "mobileprovision"].contains(where: {
             span.hasSuffix("." + $0)
         }) {

@@ -107,8 +107,16 @@ final class RecordingPresenter: NotificationPresenter, @unchecked Sendable {
     var appearsAtOnce = true
     /// Whether there is a window to show the screen over.
     let hasWindow = LockedValue(true)
+    /// Whether presenting succeeds (false: the presenter waited and the card never could be presented).
+    let presentable = LockedValue(true)
 
     func canShowScreen() async -> Bool { hasWindow.current }
+
+    func presentScreen(_ screen: NotificationScreen) async -> Bool {
+        guard presentable.current else { return false }
+        await showScreen(screen)
+        return true
+    }
 
     func showScreen(_ screen: NotificationScreen) async {
         state.update { $0.screens.append(screen) }

@@ -97,7 +97,7 @@ final class MediaDownload: NSObject, URLSessionDownloadDelegate, MediaBody, @unc
         } onCancel: {
             self.stop(AttachmentFailure(code: .timedOut, detail: "cancelled"))
         }
-        return try outcome.get()
+        return try outcome.value()
     }
 
     private func finish(_ outcome: Result<MediaResponse, AttachmentFailure>) {
@@ -130,7 +130,7 @@ final class MediaDownload: NSObject, URLSessionDownloadDelegate, MediaBody, @unc
             guard let reader else { return .failure(AttachmentFailure(code: .storage, detail: "download missing")) }
             return .success(reader)
         }
-        guard let handle = try step.get() else { return nil }
+        guard let handle = try step.value() else { return nil }
         let data: Data?
         do {
             data = try handle.read(upToCount: chunkBytes)

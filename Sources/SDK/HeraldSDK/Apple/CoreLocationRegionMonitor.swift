@@ -68,9 +68,7 @@
             }
             if undetermined, level != .none {
                 await withCheckedContinuation { continuation in
-                    lock.lock()
-                    authorizationWaiters.append(continuation)
-                    lock.unlock()
+                    lock.withLock { authorizationWaiters.append(continuation) }
                     // Answered before the wait began: release it now.
                     Task { @MainActor in
                         if self.manager.authorizationStatus != .notDetermined {
@@ -84,11 +82,12 @@
 
         /// Starts significant location changes (when the device has them) and asks for one fix now.
         public func startUpdates(_ deliver: @escaping @Sendable (LocationFix) async -> Void) async {
-            lock.lock()
-            self.deliver = deliver
-            let early = self.early
-            self.early = []
-            lock.unlock()
+            // `withLock`, not `lock()`/`unlock()`: those are unavailable in async functions.
+            let early = lock.withLock {
+                self.deliver = deliver
+                defer { self.early = [] }
+                return self.early
+            }
             for fix in early { await deliver(fix) }
             await MainActor.run {
                 if CLLocationManager.significantLocationChangeMonitoringAvailable() {
@@ -100,10 +99,10 @@
 
         /// Stops significant location changes.
         public func stopUpdates() async {
-            lock.lock()
-            deliver = nil
-            early = []
-            lock.unlock()
+            lock.withLock {
+                deliver = nil
+                early = []
+            }
             await MainActor.run { manager.stopMonitoringSignificantLocationChanges() }
         }
 
@@ -128,10 +127,10 @@
                     accuracyMeters: location.horizontalAccuracy,
                     timestamp: Timestamp(milliseconds: Int64(location.timestamp.timeIntervalSince1970 * 1000)))
             }
-            lock.lock()
-            let deliver = self.deliver
-            if deliver == nil { early = Array((early + fixes).suffix(5)) }
-            lock.unlock()
+            let deliver = lock.withLock {
+                if self.deliver == nil { early = Array((early + fixes).suffix(5)) }
+                return self.deliver
+            }
             guard let deliver else { return }
             Task {
                 for fix in fixes { await deliver(fix) }
@@ -144,10 +143,10 @@
         /// The permission changed (or the manager was made): whoever waits for the user's answer gets it.
         public func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) {
             guard manager.authorizationStatus != .notDetermined else { return }
-            lock.lock()
-            let waiters = authorizationWaiters
-            authorizationWaiters = []
-            lock.unlock()
+            let waiters = lock.withLock {
+                defer { authorizationWaiters = [] }
+                return authorizationWaiters
+            }
             for waiter in waiters { waiter.resume() }
         }
 

@@ -1,12 +1,15 @@
 #if canImport(UserNotifications) && os(iOS)
     import Foundation
     import HeraldModel
-    @preconcurrency import UserNotifications
+    import UserNotifications
 
     /// The `UNUserNotificationCenter` delegate `Herald.start(apiKey:baseURL:)` installs (no swizzling): Herald's
     /// notifications are the SDK's — shown in front on the card or by the system's banner, taps and buttons handled —
     /// and everything else goes, unchanged and at once, to the app's own delegate (the one set before `start`, or
     /// given to it), as if iOS had called it.
+    ///
+    /// Nonisolated, as `UNUserNotificationCenterDelegate` is in iOS 17's and 18's SDKs (iOS calls it on a queue of its
+    /// own); its completion handlers are `@Sendable` there, and here.
     final class NotificationCenterRelay: NSObject, UNUserNotificationCenterDelegate, @unchecked Sendable {
         private let lock = NSLock()
         private weak var forwardee: (any UNUserNotificationCenterDelegate)?
@@ -39,7 +42,7 @@
 
         func userNotificationCenter(
             _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
-            withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
+            withCompletionHandler completionHandler: @escaping @Sendable (UNNotificationPresentationOptions) -> Void
         ) {
             guard case let (client, payload)? = Self.heraldPayload(notification) else {
                 guard let appDelegate else {
@@ -53,17 +56,17 @@
                 }
                 return
             }
-            let done = MainThreadCompletion(completionHandler)
             Task {
                 let presentation =
                     await client.willPresent(payload) ?? ForegroundPresentation(banner: true, sound: true, badge: true)
-                done.call(Herald.presentationOptions(presentation))
+                let options = Herald.presentationOptions(presentation)
+                DispatchQueue.main.async { completionHandler(options) }
             }
         }
 
         func userNotificationCenter(
             _ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
-            withCompletionHandler completionHandler: @escaping () -> Void
+            withCompletionHandler completionHandler: @escaping @Sendable () -> Void
         ) {
             let action = NotificationResponseAction(rawValue: response.actionIdentifier)
             let herald = Self.heraldPayload(response.notification)
@@ -78,33 +81,14 @@
                 completionHandler()
                 return
             }
-            let done = MainThreadCompletion { (_: Void) in completionHandler() }
             Task {
                 _ = await client.handleResponse(payload, action: action)
-                done.call(())
+                DispatchQueue.main.async { completionHandler() }
             }
         }
 
         func userNotificationCenter(_ center: UNUserNotificationCenter, openSettingsFor notification: UNNotification?) {
             appDelegate?.userNotificationCenter?(center, openSettingsFor: notification)
         }
-    }
-
-    /// A completion handler iOS gave, called once, on the main thread, from wherever the work ended.
-    final class MainThreadCompletion<Value>: @unchecked Sendable {
-        private let handler: (Value) -> Void
-
-        init(_ handler: @escaping (Value) -> Void) { self.handler = handler }
-
-        func call(_ value: Value) {
-            let box = ValueBox(value)
-            DispatchQueue.main.async { self.handler(box.value) }
-        }
-    }
-
-    /// Carries a value iOS made (an options set) to the main thread.
-    private final class ValueBox<Value>: @unchecked Sendable {
-        let value: Value
-        init(_ value: Value) { self.value = value }
     }
 #endif

@@ -15,16 +15,16 @@
         /// A presenter showing cards as `appearance` says.
         public init(appearance: CardAppearance = CardAppearance()) { self.appearance = appearance }
 
-        /// Presents the card over the app's top view controller; a tap that launched the app waits (a few seconds at
-        /// most) for its first window.
+        /// Presents the card over the app's top view controller (`presentScreen`).
         public func showScreen(_ screen: NotificationScreen) async {
-            await Self.present(screen, appearance: appearance)
+            _ = await presentScreen(screen)
         }
 
-        @MainActor
-        private static func present(_ screen: NotificationScreen, appearance: CardAppearance) async {
-            guard let top = await WindowScenes.topViewController(waiting: .seconds(5)) else { return }
-            top.present(CardViewController(screen: screen, appearance: appearance), animated: true)
+        /// Presents the card over the app's top view controller once it can (`ScreenPresentation`: a tap that
+        /// launched the app waits for its first window, a card asked for while another presentation or dismissal
+        /// runs waits for it to end; five seconds at most); answers whether it did.
+        public func presentScreen(_ screen: NotificationScreen) async -> Bool {
+            await ScreenPresentation().present(screen, on: WindowStage(appearance: appearance))
         }
 
         /// True when a scene is in front with a window to show the card over.
@@ -61,6 +61,31 @@
         }
     }
 
+    /// The app's top view controller as the stage for cards.
+    @available(iOSApplicationExtension, unavailable)
+    struct WindowStage: PresentationStage {
+        let appearance: CardAppearance
+
+        func state() async -> PresentationStageState {
+            await MainActor.run {
+                guard let top = WindowScenes.topViewController() else { return .absent }
+                let moving = top.isBeingPresented || top.isBeingDismissed || top.transitionCoordinator != nil
+                return moving ? .busy : .ready
+            }
+        }
+
+        func present(_ screen: NotificationScreen) async -> Bool {
+            let appearance = self.appearance
+            return await MainActor.run {
+                guard let top = WindowScenes.topViewController() else { return false }
+                let card = CardViewController(screen: screen, appearance: appearance)
+                top.present(card, animated: true)
+                // UIKit refuses a presentation during another one, saying so only in the log.
+                return top.presentedViewController === card
+            }
+        }
+    }
+
     /// The app's windows, found through its scenes.
     @available(iOSApplicationExtension, unavailable)
     @MainActor
@@ -73,17 +98,6 @@
             var top = (windows.first { $0.isKeyWindow } ?? windows.first)?.rootViewController
             while let presented = top?.presentedViewController { top = presented }
             return top
-        }
-
-        /// The top view controller once there is one, checked every tenth of a second up to `limit`.
-        static func topViewController(waiting limit: Duration) async -> UIViewController? {
-            let clock = ContinuousClock()
-            let deadline = clock.now.advanced(by: limit)
-            while true {
-                if let top = topViewController() { return top }
-                guard clock.now < deadline else { return nil }
-                try? await Task.sleep(for: .milliseconds(100))
-            }
         }
     }
 #endif

@@ -433,10 +433,8 @@ public actor HeraldClient {
         // A tap is shown on the card whatever the window: the presenter waits for the app's window to show it.
         var onCard = source == .pushTapped
         if !onCard, isForeground || source == .pushInForeground { onCard = await presenter.canShowScreen() }
-        if onCard {
-            await presenter.showScreen(screen(for: message, source: source))
-            return .shownOnScreen
-        }
+        // Shown only once presented: a card that never could be goes the other way.
+        if onCard, await presenter.presentScreen(screen(for: message, source: source)) { return .shownOnScreen }
         // A push in front that the card can't show: `willPresent` answers with the system's banner.
         if source != .pushInForeground { await presenter.postSystemNotification(message) }
         return .postedSystemNotification

@@ -7,6 +7,11 @@ public protocol NotificationPresenter: Sendable {
     /// user goes through it (`CardBridge`: `notification.displayed` once it is on view); the presenter calls
     /// `screen.close()` if it goes away without the user.
     func showScreen(_ screen: NotificationScreen) async
+    /// Shows the notification screen as `showScreen` does, and answers whether it was shown: false when it couldn't
+    /// be presented (no window in front, or another presentation still running, for longer than the presenter
+    /// waits; `ScreenPresentation`). The SDK counts the message shown on the screen only then; otherwise it shows
+    /// it as a system notification.
+    func presentScreen(_ screen: NotificationScreen) async -> Bool
     /// Posts a system notification for `message` (the app is in the background), with its call to action as an
     /// action button; tapping it comes back through `HeraldClient.handleResponse(_:action:)`.
     func postSystemNotification(_ message: HeraldMessage) async
@@ -21,6 +26,12 @@ public protocol NotificationPresenter: Sendable {
 extension NotificationPresenter {
     /// True: presenters written before `canShowScreen` existed always show.
     public func canShowScreen() async -> Bool { true }
+
+    /// `showScreen`, and true: presenters written before `presentScreen` existed always show.
+    public func presentScreen(_ screen: NotificationScreen) async -> Bool {
+        await showScreen(screen)
+        return true
+    }
 }
 
 /// Where a geofence notice goes when there is no UI (a presenter that shows nothing); the default before the app

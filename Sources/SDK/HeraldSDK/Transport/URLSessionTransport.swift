@@ -61,7 +61,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         } onCancel: {
             box.cancel()
         }
-        return try result.get()
+        return try result.value()
     }
 
     /// The transport error for a URL loading error.

@@ -57,8 +57,10 @@ body { font: var(--font-size)/1.45 var(--font); color: var(--text); -webkit-text
 button { font: inherit; color: inherit; cursor: pointer; }
 
 .scrim { position: fixed; inset: 0; background: var(--scrim); }
+/* The frame covers what is visible of the page: all of it, or what the on-screen keyboard leaves (keyboard.js). */
 .frame {
-  position: fixed; inset: 0; display: flex; align-items: center; justify-content: center;
+  position: fixed; inset: 0; top: var(--visible-top, 0px); bottom: var(--visible-bottom, 0px);
+  display: flex; align-items: center; justify-content: center;
   padding: max(16px, env(safe-area-inset-top)) max(16px, env(safe-area-inset-right))
     max(16px, env(safe-area-inset-bottom)) max(16px, env(safe-area-inset-left));
 }
@@ -213,6 +215,7 @@ button { font: inherit; color: inherit; cursor: pointer; }
 <link rel="stylesheet" href="card.css">
 <script src="dom.js" defer></script>
 <script src="card.js" defer></script>
+<script src="keyboard.js" defer></script>
 </head>
 <body>
 <div class="scrim" id="scrim" hidden></div>
@@ -834,7 +837,53 @@ function h(tag, attrs, ...children) {
 
 """#
         ),
+        (
+            "keyboard.js", "text/javascript; charset=utf-8",
+            #"""
+// The card above the on-screen keyboard. A phone's keyboard covers the bottom of the page without resizing it: only
+// the visual viewport (`window.visualViewport`) shrinks. The card's frame is fitted to what is still visible
+// (--visible-top, --visible-bottom on the root), and the focused field is scrolled into view inside the card.
+"use strict";
+
+(function () {
+  const viewport = window.visualViewport;
+  if (!viewport) return;
+  const root = document.documentElement;
+
+  /** Fits the frame to the visible part of the page; true when the keyboard (or anything) hides part of it. */
+  function fit() {
+    const top = Math.max(0, viewport.offsetTop);
+    const hidden = Math.max(0, window.innerHeight - top - viewport.height);
+    root.style.setProperty("--visible-top", top + "px");
+    root.style.setProperty("--visible-bottom", hidden + "px");
+    return hidden > 0 || top > 0;
+  }
+
+  /** Scrolls the focused field of the card into view, once the frame has its new size. */
+  function reveal() {
+    const field = document.activeElement;
+    if (!field || !field.closest || !field.closest(".card") || !field.matches("input, textarea, select")) return;
+    requestAnimationFrame(() => field.scrollIntoView({ block: "nearest", inline: "nearest" }));
+  }
+
+  viewport.addEventListener("resize", () => { if (fit()) reveal(); });
+  viewport.addEventListener("scroll", () => { if (fit()) reveal(); });
+  document.addEventListener("focusin", () => { fit(); reveal(); });
+  fit();
+})();
+
+"""#
+        ),
     ]
+
+    /// How a host's web view is set up for the card (card/webview.json): the name of the script message handler
+    /// the card posts to, media inline rather than full screen, and whether playing needs the user's action. It
+    /// need not: the card starts nothing before the user's tap, and YouTube's player, made on that tap in a frame
+    /// of its own, starts itself only when media may play without one.
+    public static let webView: (messageHandler: String, inlineMediaPlayback: Bool, mediaPlaybackRequiresUserAction: Bool) = (
+        messageHandler: "herald", inlineMediaPlayback: true,
+        mediaPlaybackRequiresUserAction: false
+    )
 
     /// The card as one document for a web view with no server behind it: card.html with its style sheet and
     /// scripts inline (the same text as `files`), and a Content-Security-Policy `<meta>` element that allows
@@ -844,7 +893,8 @@ function h(tag, attrs, ...children) {
         documentParts[0], files[0].text,  // card.css
         documentParts[1], files[3].text,  // dom.js
         documentParts[2], files[2].text,  // card.js
-        documentParts[3],
+        documentParts[3], files[4].text,  // keyboard.js
+        documentParts[4],
     ].joined()
 
     /// card.html cut where its style sheet and scripts go, its policy in place.
@@ -854,7 +904,7 @@ function h(tag, attrs, ...children) {
 <html lang="en" dir="ltr">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-ZSj0WaWyjacO6osr7MdxgsLQ7bhaWVPgCUMVG7tChx0=' 'sha256-37kJDxwAqKTeEaK5FELgwXs1301hoC3w8FyDHv/fyD0='; style-src 'sha256-Uzwsj7ZxUPDc7mBYaK56wkgHFPp/4QTlfKQnPTVGGCo='; img-src https: data:; media-src https:; frame-src https://www.youtube-nocookie.com; base-uri 'none'; form-action 'none'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-ZSj0WaWyjacO6osr7MdxgsLQ7bhaWVPgCUMVG7tChx0=' 'sha256-37kJDxwAqKTeEaK5FELgwXs1301hoC3w8FyDHv/fyD0=' 'sha256-mqSGY1WjtTVgHW+aZ+t3pIuQRMFmx+wnAXbDx2xbnjs='; style-src 'sha256-+f8jfX9zIO8zILPzOX62mXpW2M8TBxeHckivhNK5re8='; img-src https: data:; media-src https:; frame-src https://www.youtube-nocookie.com; base-uri 'none'; form-action 'none'">
 <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
 <meta name="color-scheme" content="light dark">
 <title>Notification</title>
@@ -862,6 +912,10 @@ function h(tag, attrs, ...children) {
 """#,
         #"""
 </style>
+<script>
+"""#,
+        #"""
+</script>
 <script>
 """#,
         #"""

@@ -14,21 +14,14 @@ extension JSON {
 
     /// Parses a complete JSON text (RFC 8259). Trailing non-whitespace is an error.
     public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSON {
-        try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) in
-            var parser = JSONParser(buffer)
-            return try parser.parseDocument()
-        }
+        try bytes.withUnsafeBufferPointer(JSONParser.parse).value()
     }
 
     /// Parses UTF-8 text.
     public static func parse(_ text: String) throws(JSONParseError) -> JSON {
         // Read in place, not copied to an array first (a push's extras are parsed from their column's text).
         var text = text
-        let parsed = text.withUTF8 { buffer -> Result<JSON, JSONParseError> in
-            var parser = JSONParser(buffer)
-            do throws(JSONParseError) { return .success(try parser.parseDocument()) } catch { return .failure(error) }
-        }
-        return try parsed.get()
+        return try text.withUTF8(JSONParser.parse).value()
     }
 }
 
@@ -39,6 +32,13 @@ struct JSONParser {
     private var depth = 0
 
     init(_ input: UnsafeBufferPointer<UInt8>) { self.input = input }
+
+    /// `input` parsed as a whole JSON text. A result rather than a typed throw: the standard library's
+    /// `withUnsafeBufferPointer` and `withUTF8` pass typed throws through only from Swift 6 (iOS 18).
+    static func parse(_ input: UnsafeBufferPointer<UInt8>) -> Result<JSON, JSONParseError> {
+        var parser = JSONParser(input)
+        do throws(JSONParseError) { return .success(try parser.parseDocument()) } catch { return .failure(error) }
+    }
 
     mutating func parseDocument() throws(JSONParseError) -> JSON {
         skipWhitespace()
@@ -160,16 +160,19 @@ struct JSONParser {
     private mutating func parseString() throws(JSONParseError) -> String {
         index += 1
         let start = index
-        // Fast path: no escapes.
+        // Fast path: no escapes. The bytes are ORed together on the way, to know whether any is not ASCII.
+        var seen: UInt8 = 0
         while index < input.count {
             let byte = input[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: input[start..<index])
                 index += 1
-                return try decodeUTF8(slice, at: start)
+                guard let string = Self.decodeUTF8(slice, ascii: seen < 0x80) else { throw invalidUTF8(at: start) }
+                return string
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw fail("control character in string") }
+            seen |= byte
             index += 1
         }
         var bytes = Array(UnsafeBufferPointer(rebasing: input[start..<index]))
@@ -178,9 +181,11 @@ struct JSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                return try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) in
-                    try decodeUTF8(buffer, at: start)
+                // Escapes add whole UTF-8 sequences: only the bytes copied from the input may be invalid.
+                guard let string = bytes.withUnsafeBufferPointer({ Self.decodeUTF8($0, ascii: seen < 0x80) }) else {
+                    throw invalidUTF8(at: start)
                 }
+                return string
             case UInt8(ascii: "\\"):
                 index += 1
                 guard index < input.count else { throw fail("unterminated escape") }
@@ -200,6 +205,7 @@ struct JSONParser {
                 }
             default:
                 if byte < 0x20 { throw fail("control character in string") }
+                seen |= byte
                 bytes.append(byte)
                 index += 1
             }
@@ -207,11 +213,21 @@ struct JSONParser {
         throw fail("unterminated string")
     }
 
-    private func decodeUTF8(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONParseError) -> String {
-        guard let string = String(validating: bytes, as: UTF8.self) else {
-            throw JSONParseError(reason: "invalid UTF-8 in string", offset: offset)
-        }
+    /// `bytes` as a string, or nil when they are not UTF-8. `String(decoding:as:)` validates as it copies and
+    /// replaces what is not UTF-8, so the string's bytes then differ from the input's; ASCII (`ascii`) has nothing to
+    /// replace. (`String(validating:as:)` is Swift 6's: iOS before 18 does not have it.)
+    private static func decodeUTF8(_ bytes: UnsafeBufferPointer<UInt8>, ascii: Bool) -> String? {
+        let string = String(decoding: bytes, as: UTF8.self)
+        if ascii { return string }
+        let utf8 = string.utf8
+        guard utf8.count == bytes.count,
+            utf8.withContiguousStorageIfAvailable({ $0.elementsEqual(bytes) }) ?? utf8.elementsEqual(bytes)
+        else { return nil }
         return string
+    }
+
+    private func invalidUTF8(at offset: Int) -> JSONParseError {
+        JSONParseError(reason: "invalid UTF-8 in string", offset: offset)
     }
 
     private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
