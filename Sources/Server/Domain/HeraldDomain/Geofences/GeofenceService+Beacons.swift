@@ -41,29 +41,14 @@ extension GeofenceService {
             let geofences = Set(try tx.geofences.ids(businessID: business.id, locationID: location.id))
             guard !geofences.isEmpty, let device = try device(of: visit, in: tx) else { return [] }
             var written: [InboxEntry] = []
-            for campaign in try tx.campaigns.running(at: now, limit: 1000)
-            where campaign.businessID == business.id && !campaign.sandbox {
-                let spec = CampaignSpec(campaign)
-                guard case .geofence(let ids, let event) = spec.trigger, event == visit.event,
-                    ids.contains(where: geofences.contains)
-                else { continue }
-                let fanOut = CampaignFanOut(store: store, notifications: notifications, clock: clock)
-                guard
-                    let target = try tx.audiences.targets(
-                        businessID: business.id, audience: try fanOut.audience(campaign), sandboxOnly: false,
-                        after: device.id - 1, limit: 1, at: now
-                    ).first, target.deviceID == device.id
-                else { continue }
-                var writer = try CampaignMessageWriter(
-                    campaign: campaign, spec: spec, business: business, notifications: notifications, tx: tx, now: now)
-                writer.visitLocationID = location.id
-                guard try !writer.capped(target), try writer.allowedAgain(target) else { continue }
-                let due =
-                    spec.limits.quietHours.map {
-                        LocalClock(timeZone: target.timeZone).outside(quietHours: $0.start, $0.end, at: now)
-                    } ?? now
+            for var triggered in try campaigns(
+                triggeredBy: visit.event, at: geofences, device: device, business: business, sandbox: false, in: tx,
+                now: now)
+            {
+                let campaign = triggered.campaign
+                triggered.writer.visitLocationID = location.id
                 let key = "beacon:\(visit.event):\(location.id):\(now.milliseconds)"
-                let sent = try writer.send(to: [(target, due)], triggerKey: key)
+                let sent = try triggered.writer.send(to: [(triggered.target, triggered.due)], triggerKey: key)
                 try tx.campaigns.count(.targeted, campaignID: campaign.id)
                 try tx.campaigns.count(.sent, by: Int64(sent), campaignID: campaign.id)
                 if let entry = try tx.campaigns.userEntry(

@@ -158,33 +158,20 @@ public struct GeofenceService: Sendable {
             }
             let sandbox = device.install?.workspace == .sandbox
             var shown: [JSON] = []
-            for campaign in try tx.campaigns.running(at: now, limit: 1000)
-            where campaign.businessID == device.businessID && campaign.sandbox == sandbox {
-                let spec = CampaignSpec(campaign)
-                guard case .geofence(let ids, let event) = spec.trigger, ids.contains(visit.geofenceID),
-                    event == visit.event
-                else { continue }
-                let fanOut = CampaignFanOut(store: store, notifications: notifications, clock: clock)
-                guard
-                    let target = try tx.audiences.targets(
-                        businessID: device.businessID, audience: try fanOut.audience(campaign), sandboxOnly: sandbox,
-                        after: device.id - 1, limit: 1, at: now
-                    ).first, target.deviceID == device.id
-                else { continue }
-                let writer = try CampaignMessageWriter(
-                    campaign: campaign, spec: spec, business: business, notifications: notifications, tx: tx, now: now)
-                guard try !writer.capped(target), try writer.allowedAgain(target) else { continue }
-                let due =
-                    spec.limits.quietHours.map {
-                        LocalClock(timeZone: target.timeZone).outside(quietHours: $0.start, $0.end, at: now)
-                    } ?? now
+            for triggered in try campaigns(
+                triggeredBy: visit.event, at: [visit.geofenceID], device: device, business: business, sandbox: sandbox,
+                in: tx, now: now)
+            {
+                let (campaign, spec, target, due) = (
+                    triggered.campaign, triggered.spec, triggered.target, triggered.due
+                )
                 let key = "visit:" + visit.idempotencyKey
                 // Pushed only when held past quiet hours: now, the answer shows it.
-                let entry = try writer.deviceEntry(
+                let entry = try triggered.writer.deviceEntry(
                     for: target, due: due, push: due > now && spec.channels.contains(.push) && target.hasToken,
                     pull: due > now, triggerKey: key)
-                try tx.campaigns.count("targeted", campaignID: campaign.id)
-                try tx.campaigns.count("sent", campaignID: campaign.id)
+                try tx.campaigns.count(.targeted, campaignID: campaign.id)
+                try tx.campaigns.count(.sent, campaignID: campaign.id)
                 if due <= now {
                     shown.append(entry.deviceMessage(template: campaign.message).json)
                 }
