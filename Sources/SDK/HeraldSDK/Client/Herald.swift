@@ -151,13 +151,6 @@ public enum Herald {
     /// See `HeraldClient.protectedDataDidBecomeAvailable()`.
     public static func protectedDataDidBecomeAvailable() async { await client?.protectedDataDidBecomeAvailable() }
 
-    /// See `HeraldClient.logOut()`.
-    @available(*, deprecated, message: "use logout(): it unlinks the user and keeps the install's own pushes")
-    public static func logOut() async throws(HeraldError) {
-        guard let client else { throw HeraldError(code: .notStarted) }
-        try await client.logOut()
-    }
-
     /// See `HeraldClient.deleteMyData()`.
     public static func deleteMyData() async throws(HeraldError) {
         guard let client else { throw HeraldError(code: .notStarted) }
