@@ -529,7 +529,8 @@ struct LoyaltyPushTests {
         let survey = try JSON.parse(details.body)
         #expect(survey["id"]?.int64Value == s)
         let url = try #require(survey["survey_url"]?.stringValue)
-        #expect(url.hasPrefix("http://127.0.0.1:\(herald.port)/surveys/\(s)?t="), "Herald's own page, for a web view")
+        #expect(
+            url.hasPrefix("\(herald.application.publicBaseURL)/surveys/\(s)?t="), "Herald's own page, for a web view")
         #expect(survey["questions"]?.arrayValue?.count == 7)
         #expect(
             try bob.call("GET", "/api2/mobile/survey_details?client=\(business.client)&user_survey_id=\(s)").status
@@ -588,7 +589,7 @@ struct LoyaltyPushTests {
         let id = try #require((sent.json as? [String: Any])?["user_survey_ids"] as? [Int]).first!
         let details = try bob.call("GET", "/api2/mobile/survey_details?client=\(business.client)&user_survey_id=\(id)")
         let url = try #require(try JSON.parse(details.body)["survey_url"]?.stringValue)
-        let target = String(url.dropFirst("http://127.0.0.1:\(herald.port)".count))
+        let target = String(url.dropFirst(herald.application.publicBaseURL.count))
         let browser: [(String, String)] = [("Accept", "text/html,application/xhtml+xml")]
 
         let page = try herald.client().request("GET", target, headers: browser)
