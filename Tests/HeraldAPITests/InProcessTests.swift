@@ -74,4 +74,16 @@ struct InProcessTests {
         }
         #expect(socket.isListening && !inProcess.isListening)
     }
+
+    /// A test that asks an in-process Herald for its port gets one, served, and closed when Herald stops.
+    @Test(.tags(.endToEnd)) func askingForThePortBindsOne() throws {
+        let herald = try LiveHerald()
+        let before = LiveHerald.portsBound
+        #expect(!herald.isListening)
+        let port = herald.port
+        #expect(port > 0 && herald.isListening && herald.port == port && LiveHerald.portsBound > before)
+        #expect(try TestHTTPClient(port: port).request("GET", "/healthz").status == 200)
+        herald.stop()
+        #expect(throws: TestHTTPClient.Failure.self) { try TestHTTPClient(port: port).request("GET", "/healthz") }
+    }
 }
