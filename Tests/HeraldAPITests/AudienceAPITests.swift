@@ -185,6 +185,12 @@ struct AudienceAPITests {
         #expect(wrong.status == 401, "\(wrong)")
         let unknown = try Self.importLines(fixture, Array(#"{"external_id":"a"}"#.utf8), businessID: 999_999)
         #expect(unknown.status == 404, "\(unknown)")
+        let empty = try Self.importLines(fixture, [])
+        #expect(empty.status == 200 && empty.value?["created"] == 0 && empty.value?["lines"] == 0, "\(empty)")
+    }
+
+    @Test(.tags(.endToEnd)) func aStrangerIsRefusedFromTheHeadBeforeTheBodyIsSent() throws {
+        let fixture = try ServerFixture(transport: .socket)
         // Refused from the head: 50 MB declared and none sent.
         let client = fixture.herald.client()
         try client.send(
@@ -197,11 +203,9 @@ struct AudienceAPITests {
 
                 """.utf8))
         #expect(try client.readResponse().status == 401)
-        let empty = try Self.importLines(fixture, [])
-        #expect(empty.status == 200 && empty.value?["created"] == 0 && empty.value?["lines"] == 0, "\(empty)")
     }
 
-    @Test func aHundredThousandLinesImportInConstantMemory() throws {
+    @Test(.tags(.endToEnd)) func aHundredThousandLinesImportInConstantMemory() throws {
         let server = try ServeProcess()
         let client = TestHTTPClient(port: server.port)
         client.timeout = 600

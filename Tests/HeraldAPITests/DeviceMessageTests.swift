@@ -25,7 +25,7 @@ struct DeviceMessageTests {
         let message = try #require(HeraldMessage(json: pulled[0]))
         #expect(message.campaignID == String(campaign.id))
         #expect(message.headline == "First" && message.body == "Half off" && !message.isSandbox)
-        #expect(message.media?.type == .image && message.cta?.label == "Order")
+        #expect(message.media?.type == .image && message.cta?.label == "Shop")
         let asked = try #require(HeraldMessage(json: pulled[1]))
         #expect(asked.isSurvey && asked.questions.map(\.id) == ["stars"])
         #expect(try phone.pull().isEmpty, "handed once")

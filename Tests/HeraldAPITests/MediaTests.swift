@@ -14,8 +14,8 @@ struct MediaTests {
         let herald: LiveHerald
         let business: LiveHerald.BusinessKeys
 
-        init() throws {
-            herald = try LiveHerald { configuration in
+        init(transport: LiveHerald.Transport = .inProcess) throws {
+            herald = try LiveHerald(transport: transport) { configuration in
                 configuration.publicURL = MediaTests.publicURL + "/"
                 configuration.delivery.enabled = false
             }
@@ -160,8 +160,8 @@ struct MediaTests {
         #expect(range.body == Array(video[19_999_000...]))
     }
 
-    @Test func bodiesOverTheLargestLimitAreRefusedBeforeTheyAreRead() throws {
-        let fixture = try Fixture()
+    @Test(.tags(.endToEnd)) func bodiesOverTheLargestLimitAreRefusedBeforeTheyAreRead() throws {
+        let fixture = try Fixture(transport: .socket)
         let client = fixture.herald.client()
         let head =
             "POST /api/admin/businesses/\(fixture.business.id)/media?type=mp4 HTTP/1.1\r\nHost: t\r\n"
@@ -199,9 +199,11 @@ struct MediaTests {
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o644)
     }
 
-    @Test("without a public URL, links name the port the server listens on (--port 0 picks one) and download")
+    @Test(
+        "without a public URL, links name the port the server listens on (--port 0 picks one) and download",
+        .tags(.endToEnd))
     func linksNameTheBoundPort() throws {
-        let herald = try LiveHerald { $0.delivery.enabled = false }
+        let herald = try LiveHerald(transport: .socket) { $0.delivery.enabled = false }
         let business = try herald.createBusiness()
         let response = try herald.client().request(
             "POST", "/api/admin/businesses/\(business.id)/media?type=png",

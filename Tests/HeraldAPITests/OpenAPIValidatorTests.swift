@@ -129,8 +129,8 @@ struct OpenAPIValidatorTests {
         }
     }
 
-    @Test func aRequestTheServerCannotReadGetsADocumentedAnswer() throws {
-        let herald = try LiveHerald()
+    @Test(.tags(.endToEnd)) func aRequestTheServerCannotReadGetsADocumentedAnswer() throws {
+        let herald = try LiveHerald(transport: .socket)
         let client = herald.client()
         try client.send(raw: Array("NOT HTTP AT ALL\r\n\r\n".utf8))
         let response = try client.readResponse()

@@ -8,7 +8,7 @@ import Testing
 /// port and upstream replaced for a loopback test: each client is limited by its own address, not the proxy's, and
 /// nobody by the address they claim in `Forwarded` or `X-Forwarded-For`; the log records the real one. Clients
 /// connect from addresses of their own in 127.0.0.0/8.
-@Suite("Behind the documented reverse proxy")
+@Suite("Behind the documented reverse proxy", .tags(.endToEnd))
 struct ReverseProxyTests {
     static let nginx = TestTool("nginx", package: "nginx-light")
 

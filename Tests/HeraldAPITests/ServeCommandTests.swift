@@ -13,7 +13,7 @@ import Testing
 #endif
 
 /// `herald serve` as a process, for what only the command does.
-@Suite("herald serve")
+@Suite("herald serve", .tags(.endToEnd))
 struct ServeCommandTests {
     /// The `herald` binary built next to this test bundle.
     static var heraldBinary: String {

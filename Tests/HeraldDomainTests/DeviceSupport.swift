@@ -79,16 +79,9 @@ final class DeviceWorld: Sendable {
         to device: Device, campaign: Campaign?, headline: String = "Spring sale", questions: JSON? = nil,
         trigger: String = "launch"
     ) throws -> InboxEntry {
-        var message: [(key: String, value: JSON)] = [
-            ("type", questions == nil ? "message" : "survey"), ("headline", .string(headline)), ("body", "Half off"),
-            ("sandbox", false), ("media", ["type": "image", "url": "https://cdn.example.com/a.png"]),
-            ("cta", ["label": "Shop", "url": "https://example.com/shop"]),
-        ]
-        if let questions { message.append(("questions", questions)) }
-        let draft = NotificationDraft(
-            businessID: business.id, userID: device.userID, kind: .campaign, event: "campaign", title: headline,
-            body: "Half off", campaignID: campaign?.id, triggerKey: trigger, deviceID: device.id,
-            message: .object(message), pullable: true)
+        let draft = NotificationDraft.campaignMessage(
+            businessID: business.id, userID: device.userID, deviceID: device.id, campaignID: campaign?.id,
+            headline: headline, questions: questions, trigger: trigger)
         let now = world.clock.now
         let notifications = world.notifications
         return try store.transaction { tx in try notifications.publish(draft, in: tx, at: now) }

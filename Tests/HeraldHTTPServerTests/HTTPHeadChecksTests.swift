@@ -26,37 +26,10 @@ struct HTTPHeadChecksTests {
         #expect(!check([0xC3, 0xA9]))  // UTF-8 is not a control byte
     }
 
-    /// The head `raw` as libmicrohttpd 0.9.75 leaves it (line ends and colons zeroed, values `strlen`-long) and
-    /// its fields' placements, for heads without folded lines.
+    /// The head `raw` as libmicrohttpd 0.9.75 leaves it (`HTTPHeadChecks.InPlace`) and its fields' placements.
     static func parsedInPlace(_ raw: String) -> (head: [UInt8], fields: [HTTPHeadChecks.FieldPlacement]) {
-        var bytes = Array(raw.utf8)
-        var fields: [HTTPHeadChecks.FieldPlacement] = []
-        var lineStart = 0
-        var index = 0
-        var firstLine = true
-        func strlen(_ from: Int) -> Int { bytes[from...].firstIndex(of: 0).map { $0 - from } ?? bytes.count - from }
-        while index < bytes.count {
-            guard bytes[index] == 0x0A else {
-                index += 1
-                continue
-            }
-            let end = index > lineStart && bytes[index - 1] == 0x0D ? index - 1 : index
-            for zeroed in end...index { bytes[zeroed] = 0 }
-            if end == lineStart { return (Array(bytes[..<(index + 1)]), fields) }  // the empty line
-            // strchr: the colon before any NUL.
-            let name = bytes[lineStart..<end].prefix { $0 != 0 }
-            if !firstLine, let colon = name.firstIndex(of: UInt8(ascii: ":")) {
-                bytes[colon] = 0
-                var value = colon + 1
-                while bytes[value] == 0x20 || bytes[value] == 0x09 { value += 1 }
-                fields.append(
-                    .init(name: lineStart, nameCount: strlen(lineStart), value: value, valueCount: strlen(value)))
-            }
-            firstLine = false
-            index += 1
-            lineStart = index
-        }
-        return (bytes, fields)
+        let parsed = HTTPHeadChecks.InPlace(Array(raw.utf8))
+        return (parsed?.head ?? [], parsed?.fields ?? [])
     }
 
     static func layout(_ raw: String) -> HTTPHeadChecks.Layout {

@@ -21,7 +21,9 @@ enum Fuzzer {
 /// bearer token, `If-None-Match`, the device signature's timestamp and hex signature, HTTP dates.
 func fuzzHeaders(_ bytes: [UInt8]) {
     let raw = Array("GET / HTTP/1.1\r\n".utf8) + bytes + Array("\r\n\r\n".utf8)
-    guard let (head, fields, nul, hidden) = parsedInPlace(raw) else { return }
+    // What libmicrohttpd refuses (a line without a colon) or moves (a folded line) never reaches the checks.
+    guard let parsed = HTTPHeadChecks.InPlace(raw), !parsed.colonless else { return }
+    let (head, fields, nul, hidden) = (parsed.head, parsed.fields, parsed.nul, parsed.hidden)
     let layout = head.withUnsafeBytes { HTTPHeadChecks.layout(of: $0, fields: fields) }
     if hidden && layout == .clean { fatalError("a NUL hiding bytes passed the layout check") }
     if !nul && layout != .clean { fatalError("a head without NUL failed the layout check: \(layout)") }
@@ -64,51 +66,4 @@ func fuzzHeaders(_ bytes: [UInt8]) {
     if let token = request.bearerToken, token.isEmpty || token.first == " " || token.last == " " {
         fatalError("bearer token not trimmed")
     }
-}
-
-/// `raw` as libmicrohttpd 0.9.75 leaves a head in its buffer (each line's CR LF or LF zeroed, a field's colon
-/// zeroed, its value after the spaces and tabs that follow, name and value `strlen`-long), its fields, whether a
-/// field's line holds a NUL, and whether a NUL hides bytes after it (a NUL just before the line's end hides
-/// nothing); nil for what libmicrohttpd refuses or moves (a line without a colon, a folded line) or a head that does
-/// not end.
-func parsedInPlace(_ raw: [UInt8]) -> (
-    head: [UInt8], fields: [HTTPHeadChecks.FieldPlacement], nul: Bool, hidden: Bool
-)? {
-    var bytes = raw
-    var fields: [HTTPHeadChecks.FieldPlacement] = []
-    var nul = false
-    var hidden = false
-    var lineStart = 0
-    var index = 0
-    var firstLine = true
-    func strlen(_ from: Int) -> Int { bytes[from...].firstIndex(of: 0).map { $0 - from } ?? bytes.count - from }
-    while index < bytes.count {
-        guard bytes[index] == 0x0A else {
-            index += 1
-            continue
-        }
-        // libmicrohttpd takes CR LF, else a bare LF; a lone CR stays in the line.
-        let end = index > lineStart && bytes[index - 1] == 0x0D ? index - 1 : index
-        let line = bytes[lineStart..<end]
-        for zeroed in end...index { bytes[zeroed] = 0 }
-        if end == lineStart { return (Array(bytes[..<(index + 1)]), fields, nul, hidden) }  // the empty line
-        if !firstLine {
-            if line.first == 0x20 || line.first == 0x09 { return nil }  // folded
-            let name = line.prefix { $0 != 0 }  // strchr: a colon before any NUL
-            guard let colon = name.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-            bytes[colon] = 0
-            var value = colon + 1
-            while bytes[value] == 0x20 || bytes[value] == 0x09 { value += 1 }
-            let valueCount = strlen(value)
-            fields.append(
-                .init(name: lineStart, nameCount: colon - lineStart, value: value, valueCount: valueCount))
-            if line.contains(0) { nul = true }
-            // A byte other than NUL after the value's end in its line: what the client put after a NUL.
-            if bytes[(value + valueCount)..<end].contains(where: { $0 != 0 }) { hidden = true }
-        }
-        firstLine = false
-        index += 1
-        lineStart = index
-    }
-    return nil
 }

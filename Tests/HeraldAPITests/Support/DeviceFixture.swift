@@ -45,16 +45,9 @@ extension ServerFixture {
         trigger: String = UUIDString.random(), sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> InboxEntry {
         let device = try #require(try device(installID), sourceLocation: sourceLocation)
-        var message: [(key: String, value: JSON)] = [
-            ("type", questions == nil ? "message" : "survey"), ("headline", .string(headline)), ("body", "Half off"),
-            ("sandbox", false), ("media", ["type": "image", "url": "https://cdn.example.com/burger.png"]),
-            ("cta", ["label": "Order", "url": "https://example.com/order"]),
-        ]
-        if let questions { message.append(("questions", questions)) }
-        let draft = NotificationDraft(
-            businessID: business.id, userID: device.userID, kind: .campaign, event: "campaign", title: headline,
-            body: "Half off", campaignID: campaign?.id, triggerKey: trigger, deviceID: device.id,
-            message: .object(message), pullable: true)
+        let draft = NotificationDraft.campaignMessage(
+            businessID: business.id, userID: device.userID, deviceID: device.id, campaignID: campaign?.id,
+            headline: headline, questions: questions, trigger: trigger)
         let now = WallClock.system.now()
         return try store.transaction { tx in try NotificationService().publish(draft, in: tx, at: now) }
     }

@@ -18,10 +18,10 @@ final class ServerFixture: @unchecked Sendable {
     /// Starts a Herald (delivery workers off: these tests look at the queue, not at sends) on `clock` and creates one
     /// business.
     init(
-        businessName: String = "Burger Co", clock: WallClock = .system,
+        businessName: String = "Burger Co", clock: WallClock = .system, transport: LiveHerald.Transport = .inProcess,
         configure: (inout HeraldConfiguration) -> Void = { _ in }
     ) throws {
-        herald = try LiveHerald(clock: clock) { configuration in
+        herald = try LiveHerald(transport: transport, clock: clock) { configuration in
             configuration.delivery.enabled = false
             configure(&configuration)
         }

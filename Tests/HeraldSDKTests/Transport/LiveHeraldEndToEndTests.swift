@@ -11,7 +11,7 @@ import Testing
 /// The SDK as an app runs it — its real `URLSessionTransport`, its registration, signing and event queue — against a
 /// whole Herald in this process: every call the SDK makes is one the server accepts, and what the SDK records is
 /// what the campaign report counts.
-@Suite(.serialized) struct LiveHeraldEndToEndTests {
+@Suite(.serialized, .tags(.endToEnd)) struct LiveHeraldEndToEndTests {
     /// A client of `herald` for `apiKey`, on real storage, whose clock is `skew` off the server's.
     static func client(
         _ herald: LiveHerald, apiKey: String, directory: URL, presenter: RecordingPresenter,
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func theSDKAndHeraldAgreeFromRegistrationToDeletion() async throws {
-        let herald = try LiveHerald { $0.delivery.enabled = false }
+        let herald = try LiveHerald(transport: .socket) { $0.delivery.enabled = false }
         let business = try herald.createBusiness()
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -140,7 +140,7 @@ import Testing
     }
 
     @Test func aSandboxInstallLearnsItsStandingAndAServerThatForgotItIsRegisteredAgain() async throws {
-        let herald = try LiveHerald { $0.delivery.enabled = false }
+        let herald = try LiveHerald(transport: .socket) { $0.delivery.enabled = false }
         let business = try herald.createBusiness()
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -170,14 +170,14 @@ import Testing
 
 /// `Herald.identify` and `Herald.logout` against a whole Herald: the install belongs to the user the import knows by
 /// that external id, so the user's attributes and messages reach it, and stop when it logs out.
-@Suite(.serialized) struct LiveHeraldIdentityTests {
+@Suite(.serialized, .tags(.endToEnd)) struct LiveHeraldIdentityTests {
     /// How many devices the segment `filter` reaches now.
     static func count(_ herald: LiveHerald, _ path: String, _ filter: String) throws -> Int64? {
         try JSON.parse(try herald.admin("POST", path, json: filter).body)["count"]?.int64Value
     }
 
     @Test func identifyLinksTheInstallToTheImportedUserAndLogoutUnlinksIt() async throws {
-        let herald = try LiveHerald { $0.delivery.enabled = false }
+        let herald = try LiveHerald(transport: .socket) { $0.delivery.enabled = false }
         let business = try herald.createBusiness()
         let directory = LiveHeraldEndToEndTests.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -240,7 +240,7 @@ import Testing
 
     @Test(.bug(id: "issue-40-6", "a reinstalled app's install held the phone's token beside the old user's device"))
     func aReinstalledAppTakesThePhonesTokenOnlyOnceIdentified() async throws {
-        let herald = try LiveHerald { $0.delivery.enabled = false }
+        let herald = try LiveHerald(transport: .socket) { $0.delivery.enabled = false }
         let business = try herald.createBusiness()
         let directory = LiveHeraldEndToEndTests.directory()
         defer { try? FileManager.default.removeItem(at: directory) }

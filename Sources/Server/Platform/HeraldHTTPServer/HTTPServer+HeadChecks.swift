@@ -24,7 +24,8 @@ extension HTTPServer {
         let fieldCount = withUnsafeMutablePointer(to: &head) { pointer in
             Int(MHD_get_connection_values_n(connection, .HEADER_KIND, HTTPServer.headReader, pointer))
         }
-        if let refusal = fieldsRefusal(head, fieldCount: fieldCount, connection, method: method)
+        if let refusal = fieldsRefusal(
+            head, fieldCount: fieldCount, layout: { headLayout(connection, method: method, head) })
             ?? openBody(head, connection, method: method, state: state)
         {
             return refuse(refusal, connection, method: method, state: state)
@@ -70,14 +71,12 @@ extension HTTPServer {
     }
 
     /// The header fields as a whole: too many or too large (431), a folded line, a control byte, or a body whose end
-    /// is in doubt (400).
-    private func fieldsRefusal(
-        _ head: RequestHead, fieldCount: Int, _ connection: OpaquePointer, method: UnsafePointer<CChar>?
-    ) -> HTTPResponse? {
+    /// is in doubt (400). `layout` tells how the head lies in libmicrohttpd's buffer (nil when it cannot be told).
+    func fieldsRefusal(_ head: RequestHead, fieldCount: Int, layout: () -> HTTPHeadChecks.Layout?) -> HTTPResponse? {
         if let tooLarge = headersTooLarge(bytes: head.bytes, count: fieldCount) {
             return HTTPError(.requestHeaderFieldsTooLarge, field: "base", tooLarge).response
         }
-        let layout = head.controlBytes ? nil : headLayout(connection, method: method, head)
+        let layout = head.controlBytes ? nil : layout()
         var refusal: HTTPResponse
         if layout == .notInPlace {
             // RFC 9112 §5.2: a server may refuse obs-fold with a 400 (libmicrohttpd 0.9.75 mangles it).
@@ -148,6 +147,13 @@ extension HTTPServer {
         var controlBytes = false
         /// Where each field's name and value are (addresses in libmicrohttpd's buffer), in the order received.
         var placements: [HTTPHeadChecks.FieldPlacement] = []
+
+        /// Takes in a `Content-Length` field's value (a comma-separated list split, each item trimmed).
+        mutating func addContentLength(_ text: String) {
+            for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+                contentLengths.insert(item.trimmingCharacters(in: .whitespaces))
+            }
+        }
 
         /// Why the body's end is ambiguous or unreadable, if it is (`HTTPHeadChecks.framingError`).
         var framingError: HTTPError? {

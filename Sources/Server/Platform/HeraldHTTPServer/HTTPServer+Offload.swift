@@ -37,12 +37,18 @@ extension HTTPServer {
         offload.lock.unlock()
         guard accepted else {
             suspended.withLock { _ = $0?.removeValue(forKey: key) }
-            var response = HTTPError(.serviceUnavailable, field: "base", "server busy; retry later").response
-            response.headers.append((name: "retry-after", value: "1"))
+            let response = Self.workersBusy
             responder.refused(request, with: response)
             return queue(response, on: connection, requestID: request.id)
         }
         return .YES
+    }
+
+    /// The 503 for an offloaded request when every worker is busy and the queue full.
+    static var workersBusy: HTTPResponse {
+        var response = HTTPError(.serviceUnavailable, field: "base", "server busy; retry later").response
+        response.headers.append((name: "retry-after", value: "1"))
+        return response
     }
 
     /// An offloaded request, between its worker and the HTTP thread its connection belongs to: the worker's answer

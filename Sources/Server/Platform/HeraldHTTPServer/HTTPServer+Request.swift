@@ -153,15 +153,18 @@ extension HTTPServer {
     /// The body limit of the request: its route's own, else `maxBodySize`.
     func bodyLimit(of state: RequestState, method: UnsafePointer<CChar>?, connection: OpaquePointer) -> Int {
         if let known = state.bodyLimit { return known }
-        let target = state.target
-        let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(target[..<$0]) } ?? target
-        let limit =
-            configuration.bodyLimit(HTTPMethod(method.map { String(cString: $0) } ?? "GET"), path) { name in
-                MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
-            }
-            ?? configuration.maxBodySize
+        let limit = bodyLimit(HTTPMethod(method.map { String(cString: $0) } ?? "GET"), target: state.target) { name in
+            MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+        }
         state.bodyLimit = limit
         return limit
+    }
+
+    /// The body limit of a request to `target` whose header fields `header` reads: its route's own, else
+    /// `maxBodySize`.
+    func bodyLimit(_ method: HTTPMethod, target: String, header: (String) -> String?) -> Int {
+        let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(target[..<$0]) } ?? target
+        return configuration.bodyLimit(method, path, header) ?? configuration.maxBodySize
     }
 
     /// The 413 for a body over `limit`.
@@ -180,7 +183,7 @@ extension HTTPServer {
     }
 
     /// The request's id: the client's own when it is a short token, else one made here.
-    private func nextRequestID(_ offered: String?) -> String {
+    func nextRequestID(_ offered: String?) -> String {
         if let offered, !offered.isEmpty, offered.utf8.count <= 64,
             offered.utf8.allSatisfy({
                 $0 == 0x2D || $0 == 0x5F || $0 == 0x2E || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0)
@@ -257,12 +260,18 @@ extension HTTPServer {
         if response.status == .notModified && response.header("content-length") != nil {
             _ = herald_mhd_allow_content_length(created)
         }
-        for header in response.headers {
+        for header in Self.sentHeaders(of: response, requestID: requestID) {
             _ = MHD_add_response_header(created, header.name, header.value)
         }
-        if let requestID { _ = MHD_add_response_header(created, "x-request-id", requestID) }
         let result = MHD_queue_response(connection, UInt32(response.status.code), created)
         MHD_destroy_response(created)
         return result
+    }
+
+    /// The header fields sent with `response`: its own, then the request id (libmicrohttpd adds `Date`,
+    /// `Content-Length` and `Connection` to them).
+    static func sentHeaders(of response: HTTPResponse, requestID: String?) -> [(name: String, value: String)] {
+        guard let requestID else { return response.headers }
+        return response.headers + [(name: "x-request-id", value: requestID)]
     }
 }

@@ -81,10 +81,7 @@ extension HTTPServer {
                     valueCount: valueSize))
         }
         if strcasecmp(key, "Content-Length") == 0 {
-            let text = value.map { String(cString: $0) } ?? ""
-            for item in text.split(separator: ",", omittingEmptySubsequences: false) {
-                head.pointee.contentLengths.insert(item.trimmingCharacters(in: .whitespaces))
-            }
+            head.pointee.addContentLength(value.map { String(cString: $0) } ?? "")
         } else if strcasecmp(key, "Transfer-Encoding") == 0 {
             head.pointee.transferEncodings.append(value.map { String(cString: $0) } ?? "")
         }

@@ -6,10 +6,15 @@ import HeraldModel
 import HeraldObservability
 import HeraldServer
 import HeraldAPI
+import HeraldHTTPServer
 import HeraldStore
 import Synchronization
+import Testing
 
-/// A whole Herald running in this process on a free port, with its own data directory: what HTTP tests talk to.
+/// A whole Herald running in this process, with its own data directory: what HTTP tests talk to. Its workers (the
+/// delivery engine, the scheduler, the campaign runner) run as in `herald serve`; its API is called in process by
+/// default (`Transport.inProcess`: each request handed to the HTTP server's code without a socket), or over a port
+/// of its own (`Transport.socket`, for tests of what only a connection has: tag them `.endToEnd`).
 ///
 /// ```swift
 /// let herald = try LiveHerald()
@@ -18,12 +23,43 @@ import Synchronization
 /// let session = try app.signUp(email: "ann@example.com")
 /// ```
 public final class LiveHerald: Sendable {
+    /// How tests reach its API.
+    public enum Transport: Sendable {
+        /// Requests handed to the HTTP server in this process (`HTTPServer.respond(inProcess:peer:)`): no port is
+        /// bound unless `port` is asked for.
+        case inProcess
+        /// A free port, bound at start, and HTTP/1.1 over TCP.
+        case socket
+    }
+
     /// The running application.
     public let application: HeraldApplication
     /// Its data directory (removed when this is released).
     public let directory: TemporaryDirectory
-    /// The port it listens on.
-    public var port: Int { application.port }
+    /// How tests reach its API.
+    public let transport: Transport
+    /// The port it listens on. An in-process Herald binds one when first asked (a test that needs a socket after
+    /// all; its links keep naming `http://herald.test`); `isListening` tells whether it did.
+    public var port: Int {
+        listening.withLock { listening in
+            if !listening {
+                do {
+                    try application.bind()
+                    Self.bindings.add(1, ordering: .relaxed)
+                    listening = true
+                } catch {
+                    Issue.record("LiveHerald cannot bind a port: \(error)")
+                }
+            }
+        }
+        return application.port
+    }
+    /// Whether it listens on a port (from the start with `Transport.socket`; in process, once `port` was asked).
+    public var isListening: Bool { listening.withLock { $0 } }
+    /// How many ports the Herald of this process bound so far, all together: what in-process tests keep at zero.
+    public static var portsBound: Int { bindings.load(ordering: .relaxed) }
+    private static let bindings = Atomic<Int>(0)
+    private let listening = Mutex<Bool>(false)
     /// The admin token.
     public var adminToken: String { application.adminToken }
     /// Its store.
@@ -35,10 +71,11 @@ public final class LiveHerald: Sendable {
     /// logs silenced) before it starts. `providers` replaces Apple's and Google's (with a `RecordingPushProvider`,
     /// say); by default delivery goes where the configuration points (a stand-in).
     public init(
-        logLevel: Logger.Level = .critical, clock: WallClock = .system,
+        transport: Transport = .inProcess, logLevel: Logger.Level = .critical, clock: WallClock = .system,
         configure: (inout HeraldConfiguration) -> Void = { _ in },
         providers: ((CredentialLoader) throws -> [any PushProvider])? = nil
     ) throws {
+        self.transport = transport
         directory = try TemporaryDirectory(prefix: "herald-live")
         var configuration = HeraldConfiguration()
         configuration.host = "127.0.0.1"
@@ -57,11 +94,21 @@ public final class LiveHerald: Sendable {
         configuration.posPerKeyPerSecond = 0
         configuration.passwordThreads = 64
         configuration.connectionsPerAddress = 10_000
+        // In process, links name the host its clients send (`TestHTTPClient`'s `herald.test`): there is no port.
+        if transport == .inProcess { configuration.publicURL = "http://herald.test" }
         configure(&configuration)
         let logger = Logger(label: "herald", level: logLevel)
         application = try Composition.application(configuration, logger: logger, clock: clock, providers: providers)
-        try application.bind()
-        let group = WorkerGroup(application.workers, logger: logger)
+        if transport == .socket {
+            try application.bind()
+            Self.bindings.add(1, ordering: .relaxed)
+            listening.withLock { $0 = true }
+        }
+        // In process, the HTTP server is not a worker: it would bind when run. A port bound later (`port`) is
+        // closed by `stop`.
+        let server = application.server
+        let workers = application.workers.filter { transport == .socket || ($0.worker as AnyObject) !== server }
+        let group = WorkerGroup(workers, logger: logger)
         let stopped = CommitWaiter.Flag()
         self.group = group
         self.stopped = stopped
@@ -79,13 +126,16 @@ public final class LiveHerald: Sendable {
     /// Stops Herald as SIGTERM does (the API, the scheduler, then the engine, each gracefully) and waits until it
     /// has. Idempotent.
     public func stop() {
+        if transport == .inProcess && isListening { application.server.shutdown() }
         group.stop()
         stopped.wait()
     }
 
-    /// A new connection to the server, checking every answer against docs/openapi.json (`OpenAPIValidator`).
+    /// A new client of the server (over its transport: in process, or a connection of its own), checking every
+    /// answer against docs/openapi.json (`OpenAPIValidator`).
     public func client() -> TestHTTPClient {
-        let client = TestHTTPClient(port: port)
+        let client =
+            transport == .socket ? TestHTTPClient(port: port) : TestHTTPClient(.inProcess(application.server))
         client.validator = .shared
         return client
     }

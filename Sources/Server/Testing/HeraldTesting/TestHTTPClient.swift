@@ -1,12 +1,23 @@
 import Foundation
+import HeraldHTTPServer
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A minimal blocking HTTP/1.1 client over one TCP connection, for tests that need exact control of the
-/// bytes sent (bodies on GET, odd headers, raw garbage) and to see exactly what came back.
+/// A minimal blocking HTTP client for tests: over one TCP connection speaking HTTP/1.1 (`Transport.socket`), for
+/// tests that need exact control of the bytes sent (bodies on GET, odd headers, raw garbage) and to see exactly
+/// what came back; or straight to a server in this process (`Transport.inProcess`), with no socket, answered as
+/// the server answers over one (`HTTPServer.respond(inProcess:peer:)`).
 public final class TestHTTPClient: @unchecked Sendable {
+    /// How requests reach the server.
+    public enum Transport: Sendable {
+        /// HTTP/1.1 over a TCP connection to `host`:`port`.
+        case socket(host: String, port: Int)
+        /// Handed to `server` in this process (it need not listen); `send(raw:)` has no connection to write to.
+        case inProcess(HTTPServer)
+    }
+
     /// A response as received.
     public struct Response: Sendable, CustomStringConvertible {
         /// Status code.
@@ -33,6 +44,8 @@ public final class TestHTTPClient: @unchecked Sendable {
         public init(description: String) { self.description = description }
     }
 
+    /// How requests reach the server.
+    public let transport: Transport
     private let host: String
     private let port: Int
     private var socket: Int32 = -1
@@ -41,6 +54,7 @@ public final class TestHTTPClient: @unchecked Sendable {
     public var timeout: Double = 20
     /// The local IPv4 address to connect from (any of 127.0.0.0/8 on loopback), when not the system's choice: a
     /// client at another address, as far as the server can tell.
+    /// In process, it is the peer address the server sees (127.0.0.1 when nil).
     public var sourceAddress: String?
     /// What every answer is checked against (`LiveHerald.client()` sets docs/openapi.json's): a mismatch is an
     /// issue of the test running, saying what the document and the answer disagree on.
@@ -49,9 +63,17 @@ public final class TestHTTPClient: @unchecked Sendable {
     private var unanswered: [(method: String, target: String)] = []
 
     /// A client for `host:port`; it connects on first use and reconnects when the server closed.
-    public init(host: String = "127.0.0.1", port: Int) {
-        self.host = host
-        self.port = port
+    public convenience init(host: String = "127.0.0.1", port: Int) {
+        self.init(.socket(host: host, port: port))
+    }
+
+    /// A client over `transport`.
+    public init(_ transport: Transport) {
+        self.transport = transport
+        switch transport {
+        case .socket(let host, let port): (self.host, self.port) = (host, port)
+        case .inProcess: (self.host, self.port) = ("herald.test", 80)
+        }
     }
 
     deinit { close() }
@@ -67,6 +89,9 @@ public final class TestHTTPClient: @unchecked Sendable {
     /// Opens the connection now.
     public func connect() throws {
         guard socket < 0 else { return }
+        guard case .socket = transport else {
+            throw Failure(description: "an in-process client has no connection: use a socket (a test tagged .endToEnd)")
+        }
         let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         var address = sockaddr_in()
@@ -124,6 +149,9 @@ public final class TestHTTPClient: @unchecked Sendable {
     public func request(
         _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []
     ) throws -> Response {
+        if case .inProcess(let server) = transport {
+            return exchange(with: server, method, target, headers: headers, body: body)
+        }
         var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) { head += "Content-Length: \(body.count)\r\n" }
@@ -138,6 +166,26 @@ public final class TestHTTPClient: @unchecked Sendable {
             try send(raw: Array(head.utf8) + body)
             return try readResponse(method: method)
         }
+    }
+
+    /// The in-process exchange of `request`, with the same `Host` and `Content-Length` as over a socket.
+    private func exchange(
+        with server: HTTPServer, _ method: String, _ target: String, headers: [(String, String)], body: [UInt8]
+    ) -> Response {
+        var fields = [(name: "Host", value: host)] + headers.map { (name: $0.0, value: $0.1) }
+        if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) {
+            fields.append((name: "Content-Length", value: String(body.count)))
+        }
+        let answer = server.respond(
+            inProcess: .init(method: method, target: target, headers: fields, body: body),
+            peer: sourceAddress ?? "127.0.0.1")
+        var bytes: [UInt8] = []
+        if case .bytes(let sent) = answer.body { bytes = sent }
+        let response = Response(
+            status: answer.status.code, headers: answer.headers.map { (name: $0.name.lowercased(), value: $0.value) },
+            body: bytes)
+        if let validator { check(response, to: (method, target), with: validator) }
+        return response
     }
 
     /// A request with a JSON text body.
