@@ -1,5 +1,6 @@
 import HeraldModel
-import HeraldStore
+// The one file that writes inbox entries and delivery jobs (`InboxRecords.insert`, `DeliveryRecords.enqueue`).
+@_spi(NotificationWriter) import HeraldStore
 
 /// Templates, and the one path from a notice (or a finished draft) to an inbox entry and its delivery jobs.
 /// Writing the jobs wakes the delivery engine once the transaction commits: nobody has to remember to.

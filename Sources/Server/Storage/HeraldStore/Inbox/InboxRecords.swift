@@ -32,6 +32,10 @@ public struct InboxRecords {
     /// Writes entries (no delivery jobs: see `DeliveryRecords.enqueue`) many a statement, in the order given. Each entry of a batch has a
     /// recipient of its own — a device, or a user's inbox — by which its id is read back (not by the order
     /// `RETURNING` happens to give).
+    ///
+    /// Only `NotificationService` writes entries (it queues their pushes alongside): the method is behind
+    /// `@_spi(NotificationWriter)`, which only its file and the store's tests import (scripts/check-seams).
+    @_spi(NotificationWriter)
     public func insert(_ entries: [(draft: NotificationDraft, createdAt: Timestamp)]) throws -> [InboxEntry] {
         struct Recipient: Hashable {
             let deviceID: Int64?
