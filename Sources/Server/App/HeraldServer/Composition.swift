@@ -6,6 +6,7 @@ import HeraldDomain
 import HeraldDelivery
 import HeraldFCM
 import HeraldHTTPClient
+import HeraldLifecycle
 import HeraldModel
 import HeraldObservability
 import HeraldPostgres
@@ -139,8 +140,9 @@ public enum Composition {
             options.pacing = { engine.pacing(businessID: $0).flatMap { CampaignPace.Cause(rawValue: $0.rawValue) } }
         }
         return try HeraldApplication(
-            configuration: configuration, directory: directory, sealer: sealer, store: store,
-            domain: DomainServices(store: store, clock: clock, options: options, logger: logger), delivery: engine,
+            configuration: configuration, directory: directory, sealer: sealer,
+            domain: DomainServices(store: store, sealer: sealer, clock: clock, options: options, logger: logger),
+            changeFeed: store.changeFeed as? any Worker, delivery: engine,
             connectionBudget: budget, metrics: metrics, logger: logger, clock: clock)
     }
 

@@ -1,7 +1,7 @@
 import HeraldDeliveryPorts
 import HeraldDelivery
 import HeraldModel
-import HeraldAPI
+import HeraldDomain
 import HeraldStore
 
 /// The providers' tokens kept in the database, sealed (AES-256-GCM), so that every node and every restart sends
@@ -56,8 +56,7 @@ public struct StoredProviderTokens: ProviderTokenStore {
 
     /// A business's tokens are sealed as they were when stored by business (the rows moved over open as before); a
     /// key's, for that key.
-    private static func purpose(_ key: ProviderTokenKey) -> String {
-        let purpose = "provider-token-" + key.platform.rawValue
-        return key.keyFingerprint == nil ? purpose : purpose + " " + signer(key)
+    private static func purpose(_ key: ProviderTokenKey) -> SealPurpose {
+        .providerToken(key.platform, signer: key.keyFingerprint == nil ? nil : signer(key))
     }
 }

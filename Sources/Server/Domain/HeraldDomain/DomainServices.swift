@@ -2,12 +2,13 @@ import HeraldModel
 import HeraldObservability
 import HeraldStore
 
-/// Every domain service of one Herald, over one store and one clock: what the composition root (`HeraldServer`)
-/// builds once and hands to the HTTP layer (`HeraldApplication`), which routes requests to them. The two
-/// long-lived ones — the reminder scheduler and the campaign runner — are services to run.
+/// Every domain service of one Herald, over one store, one sealer and one clock: what the composition root
+/// (`HeraldServer`) builds once and hands to the HTTP layer (`HeraldApplication`), which routes requests to them and
+/// never reaches the store itself. The two long-lived ones — the reminder scheduler and the campaign runner — are
+/// services to run.
 ///
 /// ```swift
-/// let domain = DomainServices(store: store, clock: clock, options: options, logger: logger)
+/// let domain = DomainServices(store: store, sealer: sealer, clock: clock, options: options, logger: logger)
 /// let app = try HeraldApplication(…, domain: domain, delivery: engine, metrics: metrics, …)
 /// ```
 public struct DomainServices: Sendable {
@@ -27,6 +28,13 @@ public struct DomainServices: Sendable {
         public init() {}
     }
 
+    /// The store the services are over: the composition root's (its change feed, the delivery engine's ports) and
+    /// tests' reads. The HTTP layer calls the services.
+    public let store: Store
+    /// Who is calling: the lookups the API's authenticators make, secrets opened.
+    public let access: AccessService
+    /// Businesses' identity keys.
+    public let identityKeys: IdentityKeyService
     /// Templates and the one writer of inbox entries and push jobs.
     public let notifications: NotificationService
     /// Check-ins, conversions, offers, redemptions, gift cards, surveys.
@@ -62,8 +70,11 @@ public struct DomainServices: Sendable {
     /// Launched campaigns' fan-out (a service to run).
     public let campaignRunner: CampaignRunner
 
-    /// The services over `store`, on `clock`.
-    public init(store: Store, clock: WallClock, options: Options = Options(), logger: Logger) {
+    /// The services over `store`, sealing secrets with `sealer`, on `clock`.
+    public init(store: Store, sealer: SecretSealer, clock: WallClock, options: Options = Options(), logger: Logger) {
+        self.store = store
+        access = AccessService(store: store, sealer: sealer)
+        identityKeys = IdentityKeyService(store: store, sealer: sealer, clock: clock)
         let notifications = NotificationService()
         self.notifications = notifications
         loyalty = LoyaltyService(store: store, notifications: notifications, clock: clock)
@@ -71,7 +82,7 @@ public struct DomainServices: Sendable {
         accounts.maxDevicesPerUser = options.maxDevicesPerUser
         self.accounts = accounts
         inbox = InboxService(store: store, clock: clock)
-        businesses = BusinessService(store: store, clock: clock)
+        businesses = BusinessService(store: store, sealer: sealer, clock: clock)
         templates = TemplateService(store: store, notifications: notifications, clock: clock)
         news = NewsService(store: store, notifications: notifications, clock: clock)
         directory = DirectoryService(store: store)

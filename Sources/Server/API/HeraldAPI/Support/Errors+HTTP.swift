@@ -1,6 +1,6 @@
 import HeraldDomain
 import HeraldHTTPServer
-import HeraldStore
+import HeraldEntities
 
 extension StoreError: HTTPErrorConvertible {
     /// Not found → 404; a taken unique value → 422 on its field, in Punchh's words; anything else → 503

@@ -2,25 +2,28 @@ import HeraldModel
 import HeraldStore
 
 /// A business and what its operator sets up: its keys, push credentials, locations and loyalty settings.
-/// Secrets arrive sealed or hashed (the server seals and hashes); none is ever read back out in clear.
+/// Secrets arrive hashed (the API hashes keys it shows once) or in clear and are sealed here with `sealer`, for
+/// their named purpose (`SealPurpose`); none is ever read back out in clear.
 public struct BusinessService: Sendable {
     let store: Store
+    let sealer: SecretSealer
     let clock: WallClock
 
-    /// The service over `store`.
-    public init(store: Store, clock: WallClock) {
+    /// The service over `store`, sealing with `sealer`.
+    public init(store: Store, sealer: SecretSealer, clock: WallClock) {
         self.store = store
+        self.sealer = sealer
         self.clock = clock
     }
 
-    /// What a new business is made with: its public client id and its secrets, sealed or hashed.
+    /// What a new business is made with: its public client id, its signing secret and its keys' hashes.
     public struct NewBusiness: Sendable {
         /// Display name.
         public var name: String
         /// The public client id the app sends as `"client"`.
         public var clientID: String
-        /// The signing secret, sealed.
-        public var sealedSecret: [UInt8]
+        /// The signing secret (sealed before it is stored).
+        public var secret: String
         /// The POS key's hash.
         public var posKeyHash: String
         /// The live and sandbox device-API keys' hashes.
@@ -28,12 +31,12 @@ public struct BusinessService: Sendable {
 
         /// A business to create.
         public init(
-            name: String, clientID: String, sealedSecret: [UInt8], posKeyHash: String,
+            name: String, clientID: String, secret: String, posKeyHash: String,
             apiKeyHashes: (live: String, sandbox: String)
         ) {
             self.name = name
             self.clientID = clientID
-            self.sealedSecret = sealedSecret
+            self.secret = secret
             self.posKeyHash = posKeyHash
             self.apiKeyHashes = apiKeyHashes
         }
@@ -42,9 +45,10 @@ public struct BusinessService: Sendable {
     /// Creates a business with default settings and its device-API keys.
     public func create(_ new: NewBusiness) throws -> Business {
         let now = clock.now()
+        let sealedSecret = try sealer.seal(Array(new.secret.utf8), purpose: .businessSecret)
         return try store.transaction { tx in
             let business = try tx.businesses.insert(
-                name: new.name, clientID: new.clientID, sealedSecret: new.sealedSecret, posKeyHash: new.posKeyHash,
+                name: new.name, clientID: new.clientID, sealedSecret: sealedSecret, posKeyHash: new.posKeyHash,
                 at: now)
             try tx.businesses.setAPIKeys(
                 id: business.id, liveHash: new.apiKeyHashes.live, sandboxHash: new.apiKeyHashes.sandbox)
@@ -83,8 +87,21 @@ public struct BusinessService: Sendable {
             fcm: try tx.credentials.find(businessID: businessID, platform: .fcm))
     }
 
-    /// Sets (replaces) a business's credential for its platform, healthy: a replaced key is given its chance.
-    public func setCredential(_ credential: PushCredential) throws {
+    /// Sets (replaces) a business's credential for `platform`, healthy: a replaced key is given its chance. `key` (a
+    /// .p8 key's text, a service account's JSON) is sealed for the platform's purpose; `settings` are kept as given.
+    public func setCredential(
+        businessID: Int64, platform: PushPlatform, settings: [String: String], key: [UInt8]
+    ) throws {
+        let purpose: SealPurpose
+        switch platform {
+        case .apns: purpose = .apnsKey
+        case .fcm: purpose = .fcmAccount
+        default: throw DomainError(.invalid, field: "platform", "is neither apns nor fcm")
+        }
+        let sealedKey = try sealer.seal(key, purpose: purpose)
+        let credential = PushCredential(
+            businessID: businessID, platform: platform, settings: settings, sealedKey: sealedKey,
+            updatedAt: clock.now())
         try store.transaction { try $0.credentials.save(credential) }
     }
 

@@ -196,3 +196,10 @@ public struct CampaignRecords {
         return entries
     }
 }
+
+extension CampaignRecords {
+    /// Adds `amount` (negative to take back) to a campaign's counter `metric`.
+    public func count(_ metric: CampaignMetric, by amount: Int64 = 1, campaignID: Int64) throws {
+        try count(metric.rawValue, by: amount, campaignID: campaignID)
+    }
+}

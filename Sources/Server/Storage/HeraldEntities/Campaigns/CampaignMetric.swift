@@ -72,10 +72,3 @@ public struct CampaignMetric: Sendable, Hashable, CustomStringConvertible {
     /// The name.
     public var description: String { rawValue }
 }
-
-extension CampaignRecords {
-    /// Adds `amount` (negative to take back) to a campaign's counter `metric`.
-    public func count(_ metric: CampaignMetric, by amount: Int64 = 1, campaignID: Int64) throws {
-        try count(metric.rawValue, by: amount, campaignID: campaignID)
-    }
-}

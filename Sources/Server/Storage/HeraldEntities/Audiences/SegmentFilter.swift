@@ -85,7 +85,7 @@ extension SegmentFilter {
     }
 
     /// Whether the filter reads users' attributes (the device's user must be joined).
-    var readsAttributes: Bool {
+    package var readsAttributes: Bool {
         switch self {
         case .all(let filters), .any(let filters): return filters.contains { $0.readsAttributes }
         case .not(let filter): return filter.readsAttributes

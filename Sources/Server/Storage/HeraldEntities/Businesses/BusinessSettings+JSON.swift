@@ -43,10 +43,10 @@ extension BusinessSettings {
 
 extension Dictionary where Key == String, Value == String {
     /// A string map as a JSON object with sorted keys.
-    var json: JSON { .object(keys.sorted().map { (key: $0, value: .string(self[$0]!)) }) }
+    package var json: JSON { .object(keys.sorted().map { (key: $0, value: .string(self[$0]!)) }) }
 
     /// The string members of a JSON object.
-    init(json: JSON) {
+    package init(json: JSON) {
         self.init()
         for pair in json.objectValue ?? [] {
             if let value = pair.value.stringValue { self[pair.key] = value }
