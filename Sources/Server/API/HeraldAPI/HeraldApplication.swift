@@ -22,37 +22,37 @@ import HeraldObservability
 /// ```
 public final class HeraldApplication: Sendable {
     /// The configuration it runs with.
-    public let configuration: HeraldConfiguration
+    package let configuration: HeraldConfiguration
     /// The admin API's token.
-    public let adminToken: String
+    package let adminToken: String
     /// True when the admin token was generated at this start (print it once).
-    public let adminTokenGenerated: Bool
+    package let adminTokenGenerated: Bool
     /// The store's change feed when it is a worker of its own (PostgreSQL's listener): run first, stopped last.
-    public let changeFeed: (any Worker)?
+    package let changeFeed: (any Worker)?
     /// Metrics shown at `/metrics`.
-    public let metrics: MetricsRegistry
+    package let metrics: MetricsRegistry
     /// The HTTP API.
-    public let server: HTTPServer
+    package let server: HTTPServer
     /// The delivery workers (nil when delivery is off).
-    public let delivery: DeliveryEngine?
+    package let delivery: DeliveryEngine?
     /// What leases the delivery engine's connections from the fleet's budget, renewing them while it runs.
-    public let connectionBudget: (any Worker)?
+    package let connectionBudget: (any Worker)?
     /// The domain services the routes call.
-    public let domain: DomainServices
+    package let domain: DomainServices
     /// Every route served, as (method, pattern): the OpenAPI document is checked against it.
-    public let routes: [(method: String, pattern: String)]
+    package let routes: [(method: String, pattern: String)]
     /// The routes run on the HTTP server's worker threads (`Router.add(…, offloaded: true)`), as (method, pattern).
-    public let offloadedRoutes: [(method: String, pattern: String)]
+    package let offloadedRoutes: [(method: String, pattern: String)]
     /// The routes behind their middleware, as the server calls them: `herald admin` sends its requests here
     /// in-process, so a command and the API share every rule and error.
-    public let responder: any HTTPResponder
+    package let responder: any HTTPResponder
     /// The port the server listens on, once it does (the configured one until then).
     private let boundPort: BoundPort
 
     /// Builds the API over `domain` (its store already migrated), with `delivery` told when a credential changes
     /// (and `connectionBudget`, its providers' connection leases, run from before it starts until after it stops).
     /// `sealer` keys the server's own codes (emailed sign-in codes, survey links). Nothing listens yet.
-    public init(
+    package init(
         configuration: HeraldConfiguration, directory: DataDirectory, sealer: SecretSealer, domain: DomainServices,
         changeFeed: (any Worker)? = nil, delivery: DeliveryEngine?, connectionBudget: (any Worker)? = nil,
         metrics: MetricsRegistry, logger: Logger, clock: WallClock = .system
@@ -163,21 +163,21 @@ public final class HeraldApplication: Sendable {
     }
 
     /// Binds the API's port (a taken one fails here, before anything runs). `run` binds it if this was not called.
-    public func bind() throws {
+    package func bind() throws {
         try server.start()
         boundPort.port.store(server.port, ordering: .relaxed)
     }
 
     /// The port the API listens on (after `bind`).
-    public var port: Int { server.port }
+    package var port: Int { server.port }
 
     /// The scheme, host and port phones reach Herald at, which media and survey links start with: `--public-url`,
     /// else this server's own address (after `bind`).
-    public var publicBaseURL: String { MediaController.publicBaseURL(configuration, port: port) }
+    package var publicBaseURL: String { MediaController.publicBaseURL(configuration, port: port) }
 
     /// The workers to run, in start order (stopped in reverse: the API first, the delivery engine and then the
     /// store's change feed last).
-    public var workers: [(name: String, worker: any Worker)] {
+    package var workers: [(name: String, worker: any Worker)] {
         var workers: [(name: String, worker: any Worker)] = []
         // A feed with a listener of its own (PostgreSQL's) first: every other worker hears other nodes through it.
         if let changeFeed { workers.append(("changes", changeFeed)) }

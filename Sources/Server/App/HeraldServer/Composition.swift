@@ -19,7 +19,7 @@ import HeraldStore
 public enum Composition {
     /// Opens the database `url` names (`sqlite:<path>`, or `postgres://…` shared by several nodes) and brings its
     /// schema up to date (on PostgreSQL under an advisory lock, so nodes starting at once migrate it once).
-    public static func openStore(_ url: String, clock: WallClock, logger: Logger) throws -> Store {
+    package static func openStore(_ url: String, clock: WallClock, logger: Logger) throws -> Store {
         let database: any SQLDatabase
         var feed: PostgresChangeFeed?
         if url.hasPrefix("sqlite:") {
@@ -68,7 +68,7 @@ public enum Composition {
     /// Apple's and Google's providers, as configured, loading credentials with `credentials`, keeping their
     /// provider tokens in `tokens` (the database's, shared by the nodes, in a server) and, given `connections`,
     /// leasing their connections from the fleet's budget.
-    public static func pushProviders(
+    package static func pushProviders(
         _ configuration: HeraldConfiguration, credentials: CredentialLoader, clock: WallClock,
         tokens: any ProviderTokenStore = MemoryProviderTokenStore(), connections: ConnectionBudget? = nil,
         logger: Logger

@@ -12,13 +12,13 @@ public struct CredentialLoader: Sendable {
     let sealer: SecretSealer
 
     /// A loader reading from `store`, opening with `sealer`.
-    public init(store: Store, sealer: SecretSealer) {
+    package init(store: Store, sealer: SecretSealer) {
         self.store = store
         self.sealer = sealer
     }
 
     /// The APNs credential of `businessID`, or nil when it has none.
-    public func apns(_ businessID: Int64) throws -> APNsCredential? {
+    package func apns(_ businessID: Int64) throws -> APNsCredential? {
         guard let stored = try stored(businessID, .apns) else { return nil }
         return try opening {
             let pem = String(decoding: try sealer.open(stored.sealedKey, purpose: .apnsKey), as: UTF8.self)
@@ -31,7 +31,7 @@ public struct CredentialLoader: Sendable {
     }
 
     /// The FCM service account of `businessID`, or nil when it has none.
-    public func fcm(_ businessID: Int64) throws -> FCMCredential? {
+    package func fcm(_ businessID: Int64) throws -> FCMCredential? {
         guard let stored = try stored(businessID, .fcm) else { return nil }
         return try opening {
             let account = try JSON.parse(try sealer.open(stored.sealedKey, purpose: .fcmAccount))

@@ -10,43 +10,43 @@ import HeraldStore
 /// ```swift
 /// guard let (business, secret) = try access.client(clientID: clientID) else { … }   // 401
 /// ```
-public struct AccessService: Sendable {
+package struct AccessService: Sendable {
     let store: Store
     let sealer: SecretSealer
 
     /// Lookups in `store`, secrets opened with `sealer`.
-    public init(store: Store, sealer: SecretSealer) {
+    package init(store: Store, sealer: SecretSealer) {
         self.store = store
         self.sealer = sealer
     }
 
     /// How many changes this process has committed or heard of from another node: a caller looked up before is still
     /// good to reuse while this stays the same.
-    public var changeCount: UInt64 { store.changeCount }
+    package var changeCount: UInt64 { store.changeCount }
 
     /// The business whose public client id is `clientID`, with its signing secret opened.
-    public func client(clientID: String) throws -> (business: Business, secret: [UInt8])? {
+    package func client(clientID: String) throws -> (business: Business, secret: [UInt8])? {
         guard let business = try store.read({ try $0.businesses.find(clientID: clientID) }) else { return nil }
         return (business, try sealer.open(business.sealedSecret, purpose: .businessSecret))
     }
 
     /// The business whose POS key hashes to `posKeyHash`.
-    public func business(posKeyHash: String) throws -> Business? {
+    package func business(posKeyHash: String) throws -> Business? {
         try store.read { try $0.businesses.find(posKeyHash: posKeyHash) }
     }
 
     /// The business whose `api_key` (live) or `sandbox_api_key` (sandbox) hashes to `apiKeyHash`, and which it is.
-    public func business(apiKeyHash: String) throws -> (business: Business, workspace: Install.Workspace)? {
+    package func business(apiKeyHash: String) throws -> (business: Business, workspace: Install.Workspace)? {
         try store.read { try $0.businesses.find(apiKeyHash: apiKeyHash) }
     }
 
     /// The session whose access token hashes to `tokenHash`, with its user (whatever its state: the caller checks).
-    public func session(tokenHash: String) throws -> (session: Session, user: User)? {
+    package func session(tokenHash: String) throws -> (session: Session, user: User)? {
         try store.read { try $0.sessions.findWithUser(tokenHash: tokenHash) }
     }
 
     /// The install whose credential is `keyID`, with its signing secret opened.
-    public func install(keyID: String) throws -> (device: Device, secret: [UInt8])? {
+    package func install(keyID: String) throws -> (device: Device, secret: [UInt8])? {
         guard let device = try store.read({ try $0.devices.find(keyID: keyID) }), let install = device.install else {
             return nil
         }
@@ -54,7 +54,7 @@ public struct AccessService: Sendable {
     }
 
     /// A new install credential: a key id and a secret (shown once), the secret sealed for the store.
-    public func issueInstallCredential() throws -> (credential: IssuedCredential, secret: String) {
+    package func issueInstallCredential() throws -> (credential: IssuedCredential, secret: String) {
         let keyID = "hk_" + Hex.encode(SecureRandom.bytes(count: 16))
         let secret = Base64URL.encode(SecureRandom.bytes(count: 32))
         let sealed = try sealer.seal(Array(secret.utf8), purpose: .installSecret)

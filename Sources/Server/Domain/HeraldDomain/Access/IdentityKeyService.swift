@@ -13,42 +13,42 @@ import HeraldStore
 /// let key = keys.originalKey(for: business.id)              // for the business's backend
 /// let text = try keys.liveKey("ik_…", of: business.id)      // nil once retired
 /// ```
-public struct IdentityKeyService: Sendable {
+package struct IdentityKeyService: Sendable {
     let store: Store
     let sealer: SecretSealer
     let clock: WallClock
 
     /// The `kid` of the original key.
-    public static let originalKID = "original"
+    package static let originalKID = "original"
     /// At most this many keys of a business vouch at once.
-    public static let maximumLiveKeys = 10
+    package static let maximumLiveKeys = 10
     /// The refusal of a `kid` the business has no key of (404 on `kid`).
-    public static let unknownKey = DomainError(.notFound, field: "kid", "is no identity key of this business")
+    package static let unknownKey = DomainError(.notFound, field: "kid", "is no identity key of this business")
 
     /// One of a business's keys as listed (never its text).
-    public struct Listed: Sendable {
+    package struct Listed: Sendable {
         /// Its name.
-        public let kid: String
+        package let kid: String
         /// When it was made.
-        public let createdAt: Timestamp
+        package let createdAt: Timestamp
         /// When it stopped vouching; nil while it does.
-        public let retiredAt: Timestamp?
+        package let retiredAt: Timestamp?
     }
 
     /// The keys in `store`, sealed with `sealer`, dated by `clock`.
-    public init(store: Store, sealer: SecretSealer, clock: WallClock) {
+    package init(store: Store, sealer: SecretSealer, clock: WallClock) {
         self.store = store
         self.sealer = sealer
         self.clock = clock
     }
 
     /// The business's original identity key: 32 bytes, base64url (43 characters). Its UTF-8 text is the HMAC key.
-    public func originalKey(for businessID: Int64) -> String {
+    package func originalKey(for businessID: Int64) -> String {
         Base64URL.encode(sealer.authenticationCode(for: Array(String(businessID).utf8), purpose: .originalIdentityKey))
     }
 
     /// The text of the key `kid` of `businessID` while it vouches; nil when it is unknown or retired.
-    public func liveKey(_ kid: String, of businessID: Int64) throws -> String? {
+    package func liveKey(_ kid: String, of businessID: Int64) throws -> String? {
         let stored = try store.read { try $0.identityKeys.find(businessID: businessID, kid: kid) }
         guard stored?.retiredAt == nil else { return nil }
         if kid == Self.originalKID { return originalKey(for: businessID) }
@@ -59,7 +59,7 @@ public struct IdentityKeyService: Sendable {
     }
 
     /// The keys of `business`, the original first, then the added ones oldest first.
-    public func keys(of business: Business) throws -> [Listed] {
+    package func keys(of business: Business) throws -> [Listed] {
         let stored = try store.read { try $0.identityKeys.all(businessID: business.id) }
         let original = stored.first { $0.kid == Self.originalKID }
         return [Listed(kid: Self.originalKID, createdAt: business.createdAt, retiredAt: original?.retiredAt)]
@@ -70,7 +70,7 @@ public struct IdentityKeyService: Sendable {
 
     /// A new key of `business`, vouching from now on beside the others: its `kid` and its text (to show once; only
     /// its sealed form is kept). Refused (on `base`) while `maximumLiveKeys` vouch already.
-    public func addKey(to business: Business) throws -> (kid: String, key: String, createdAt: Timestamp) {
+    package func addKey(to business: Business) throws -> (kid: String, key: String, createdAt: Timestamp) {
         let now = clock.now()
         let kid = "ik_" + Hex.encode(SecureRandom.bytes(count: 8))
         let key = Base64URL.encode(SecureRandom.bytes(count: 32))
@@ -94,7 +94,7 @@ public struct IdentityKeyService: Sendable {
 
     /// Retires the key `kid` of `business`: from the commit on it vouches for nobody, on every node. A key retired
     /// already stays as it was; `unknownKey` for a key the business never had.
-    public func retireKey(_ kid: String, of business: Business) throws {
+    package func retireKey(_ kid: String, of business: Business) throws {
         let now = clock.now()
         try store.transaction { tx in
             _ = try tx.businesses.lock(id: business.id)

@@ -9,30 +9,30 @@ import HeraldCrypto
 /// let sealed = try sealer.seal(Array(secret.utf8), purpose: .businessSecret)
 /// let secret = try sealer.open(sealed, purpose: .businessSecret)
 /// ```
-public struct SecretSealer: Sendable {
+package struct SecretSealer: Sendable {
     private let box: SecretBox
     /// A key for `authenticationCode`, derived from the sealing key (so never the sealing key itself).
     private let macKey: [UInt8]
 
     /// A sealer with a 32-byte key.
-    public init(key: [UInt8]) throws {
+    package init(key: [UInt8]) throws {
         box = try SecretBox(key: key)
         macKey = HMACSHA256.authenticationCode(for: Array("herald-server-mac".utf8), key: key)
     }
 
     /// An HMAC of `message` for `purpose` under a key only this server holds: a value apps cannot work out, even
     /// with everything an app holds (its business secret).
-    public func authenticationCode(for message: [UInt8], purpose: SealPurpose) -> [UInt8] {
+    package func authenticationCode(for message: [UInt8], purpose: SealPurpose) -> [UInt8] {
         HMACSHA256.authenticationCode(for: Array(purpose.rawValue.utf8) + [0] + message, key: macKey)
     }
 
     /// Seals `plaintext` for `purpose`.
-    public func seal(_ plaintext: [UInt8], purpose: SealPurpose) throws -> [UInt8] {
+    package func seal(_ plaintext: [UInt8], purpose: SealPurpose) throws -> [UInt8] {
         try box.seal(plaintext, associatedData: Array(purpose.rawValue.utf8))
     }
 
     /// Opens what `seal` sealed for the same purpose; throws if the key or purpose differ.
-    public func open(_ sealed: [UInt8], purpose: SealPurpose) throws -> [UInt8] {
+    package func open(_ sealed: [UInt8], purpose: SealPurpose) throws -> [UInt8] {
         try box.open(sealed, associatedData: Array(purpose.rawValue.utf8))
     }
 }

@@ -2,7 +2,7 @@ import HeraldModel
 
 extension BusinessSettings {
     /// The settings as a JSON object (how the SQL store keeps them, and how the admin API shows them).
-    public var json: JSON {
+    package var json: JSON {
         .object([
             ("conversion_threshold", .int(conversionThreshold)),
             ("conversion_kind", .string(conversionKind)),
@@ -22,7 +22,7 @@ extension BusinessSettings {
     }
 
     /// Settings read from `json`; missing keys keep their defaults.
-    public init(json: JSON) {
+    package init(json: JSON) {
         self.init()
         if let value = json["conversion_threshold"]?.int64Value { conversionThreshold = value }
         if let value = json["conversion_kind"]?.stringValue { conversionKind = value }

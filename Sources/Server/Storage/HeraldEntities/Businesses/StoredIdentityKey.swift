@@ -1,20 +1,20 @@
 import HeraldModel
 
 /// An identity key of a business as stored: sealed, and when it stopped vouching.
-public struct StoredIdentityKey: Sendable, Equatable {
+package struct StoredIdentityKey: Sendable, Equatable {
     /// Its business.
-    public var businessID: Int64
+    package var businessID: Int64
     /// Its name, which tokens signed with it carry (`<kid>.<hex>`).
-    public var kid: String
+    package var kid: String
     /// The sealed key text; nil for the original key, which is derived rather than stored.
-    public var sealedKey: [UInt8]?
+    package var sealedKey: [UInt8]?
     /// When it was made.
-    public var createdAt: Timestamp
+    package var createdAt: Timestamp
     /// When it was retired: from then on it vouches for nobody.
-    public var retiredAt: Timestamp?
+    package var retiredAt: Timestamp?
 
     /// A stored key.
-    public init(businessID: Int64, kid: String, sealedKey: [UInt8]?, createdAt: Timestamp, retiredAt: Timestamp?) {
+    package init(businessID: Int64, kid: String, sealedKey: [UInt8]?, createdAt: Timestamp, retiredAt: Timestamp?) {
         self.businessID = businessID
         self.kid = kid
         self.sealedKey = sealedKey

@@ -1,7 +1,7 @@
 import HeraldModel
 
 /// Delivery jobs as the domain writes and admins read them (the engine works through `DeliveryQueue`).
-public struct DeliveryRecords {
+package struct DeliveryRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -58,7 +58,7 @@ public struct DeliveryRecords {
     }
 
     /// A page of the jobs of one inbox entry, by id.
-    public func all(notificationID: Int64, limit: Int, offset: Int) throws -> [Delivery] {
+    package func all(notificationID: Int64, limit: Int, offset: Int) throws -> [Delivery] {
         try tx.connection.rows(
             """
             SELECT \(raw: Self.columns) FROM deliveries WHERE notification_id = \(notificationID)
@@ -68,7 +68,7 @@ public struct DeliveryRecords {
     }
 
     /// The jobs of one inbox entry, by id.
-    public func all(notificationID: Int64) throws -> [Delivery] {
+    package func all(notificationID: Int64) throws -> [Delivery] {
         try tx.connection.rows(
             "SELECT \(raw: Self.columns) FROM deliveries WHERE notification_id = \(notificationID) ORDER BY id"
         ).map(Self.decode)

@@ -6,7 +6,7 @@ extension DeviceRecords {
     /// A token prefix is compared with `substr` (not `LIKE`, whose `_` and `%` a token could hold, nor a range, which
     /// a PostgreSQL collation other than C would order differently): it reads the business's devices, a support
     /// tool's query, paged.
-    public func lookup(businessID: Int64, _ lookup: DeviceLookup, limit: Int, offset: Int) throws -> [(
+    package func lookup(businessID: Int64, _ lookup: DeviceLookup, limit: Int, offset: Int) throws -> [(
         device: Device, email: String?
     )] {
         var query: SQLQuery = """
@@ -32,7 +32,7 @@ extension DeviceRecords {
 
 extension DeliveryRecords {
     /// The newest `limit` jobs of one device, newest first.
-    public func recent(deviceID: Int64, limit: Int) throws -> [Delivery] {
+    package func recent(deviceID: Int64, limit: Int) throws -> [Delivery] {
         try tx.connection.rows(
             """
             SELECT \(raw: Self.columns) FROM deliveries WHERE device_id = \(deviceID)
@@ -44,7 +44,7 @@ extension DeliveryRecords {
 
 extension BusinessRecords {
     /// A page of businesses, by id.
-    public func all(limit: Int, offset: Int) throws -> [Business] {
+    package func all(limit: Int, offset: Int) throws -> [Business] {
         try tx.connection.rows(
             """
             SELECT \(raw: Self.columns) FROM businesses ORDER BY id LIMIT \(max(0, limit)) OFFSET \(max(0, offset))
