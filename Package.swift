@@ -69,8 +69,11 @@ let package = Package(
 
         // MARK: Server — Storage: data access over SQLite or PostgreSQL
 
+        // The values the store keeps (businesses, users, devices, inbox entries, campaigns, …) and the error it
+        // throws: what the HTTP layer names without the store. HeraldModel only.
+        .target(name: "HeraldEntities", dependencies: ["HeraldModel"], path: "Sources/Server/Storage/HeraldEntities"),
         .target(
-            name: "HeraldStore", dependencies: ["HeraldModel", "HeraldDeliveryPorts"],
+            name: "HeraldStore", dependencies: ["HeraldModel", "HeraldEntities", "HeraldDeliveryPorts"],
             path: "Sources/Server/Storage/HeraldStore"),
         .target(
             name: "HeraldSQLite", dependencies: ["HeraldStore", "CSQLite"], path: "Sources/Server/Storage/HeraldSQLite"),
@@ -82,7 +85,7 @@ let package = Package(
 
         .target(
             name: "HeraldDomain",
-            dependencies: ["HeraldModel", "HeraldStore", "HeraldObservability", "HeraldLifecycle"],
+            dependencies: ["HeraldModel", "HeraldStore", "HeraldCrypto", "HeraldObservability", "HeraldLifecycle"],
             path: "Sources/Server/Domain/HeraldDomain"),
 
         // MARK: Server — Delivery: the engine, its ports and Apple's and Google's providers
@@ -118,8 +121,8 @@ let package = Package(
         .target(
             name: "HeraldAPI",
             dependencies: [
-                "HeraldModel", "HeraldCrypto", "HeraldHTTPServer", "HeraldStore", "HeraldDeliveryPorts", "HeraldDomain",
-                "HeraldDelivery", "HeraldLifecycle", "HeraldObservability",
+                "HeraldModel", "HeraldCrypto", "HeraldHTTPServer", "HeraldEntities", "HeraldDomain", "HeraldDelivery",
+                "HeraldLifecycle", "HeraldObservability",
             ],
             path: "Sources/Server/API/HeraldAPI"),
 

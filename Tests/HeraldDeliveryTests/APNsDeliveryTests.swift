@@ -157,7 +157,7 @@ struct APNsDeliveryTests {
         let replaced = PushCredential(
             businessID: business.id, platform: .apns, settings: settings,
             sealedKey: try SecretSealer(key: try #require(Hex.decode(secret))).seal(
-                Array(newKey.pemRepresentation.utf8), purpose: "apns-key"),
+                Array(newKey.pemRepresentation.utf8), purpose: .apnsKey),
             updatedAt: version)
         try herald.application.store.transaction { try $0.credentials.save(replaced) }
 
@@ -177,7 +177,7 @@ struct APNsDeliveryTests {
         var stored = try #require(
             try herald.application.store.read { try $0.credentials.find(businessID: business.id, platform: .apns) })
         stored.sealedKey = try SecretSealer(key: Array(repeating: 7, count: 32)).seal(
-            Array(P256PrivateKey.generate().pemRepresentation.utf8), purpose: "apns-key")
+            Array(P256PrivateKey.generate().pemRepresentation.utf8), purpose: .apnsKey)
         let sealedWithAnotherKey = stored
         try herald.application.store.transaction { try $0.credentials.save(sealedWithAnotherKey) }
         herald.application.delivery?.credentialChanged(businessID: business.id, platform: .apns)

@@ -1,6 +1,6 @@
 import HeraldModel
 import HeraldDomain
-import HeraldStore
+@_spi(NotificationWriter) import HeraldStore
 import HeraldTesting
 import HeraldTesting
 import Testing

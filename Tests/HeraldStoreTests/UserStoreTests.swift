@@ -1,7 +1,7 @@
 import HeraldDomain
 import HeraldModel
 import HeraldDeliveryPorts
-import HeraldStore
+@_spi(NotificationWriter) import HeraldStore
 import HeraldTesting
 import Testing
 

@@ -63,7 +63,9 @@ struct OperatorServicesTests {
     @Test(arguments: StoreBackend.allCases)
     func settingsNameOnlyTheBusinessesOwnOffers(_ backend: StoreBackend) throws {
         let world = try StoreFixture(backend)
-        let businesses = BusinessService(store: world.store, clock: world.clock.wallClock)
+        let businesses = BusinessService(
+            store: world.store, sealer: try SecretSealer(key: Array(repeating: 7, count: 32)),
+            clock: world.clock.wallClock)
         let fries = try world.offer()
         var settings = world.business.settings
         settings.conversionThreshold = 100

@@ -1,5 +1,4 @@
 import Foundation
-import HeraldDeliveryPorts
 import Synchronization
 import HeraldCrypto
 import HeraldDelivery
@@ -8,60 +7,59 @@ import HeraldHTTPServer
 import HeraldLifecycle
 import HeraldModel
 import HeraldObservability
-import HeraldStore
 
 /// The HTTP layer of the platform: the API's routes over the domain services it is given, and the workers to run
-/// (the delivery engine, the scheduler, the campaign runner, the API). What it runs on — the store, the domain
-/// services, the delivery engine and its providers — is built by its caller (`HeraldServer`'s `Composition`, the
+/// (the delivery engine, the scheduler, the campaign runner, the API). What it runs on — the domain services (over the
+/// store, which this layer never touches), the delivery engine and its providers — is built by its caller (`HeraldServer`'s `Composition`, the
 /// one composition root, which `herald` and the tests' in-process Herald both use), not here.
 ///
 /// ```swift
 /// let app = try HeraldApplication(
-///     configuration: configuration, directory: directory, sealer: sealer, store: store, domain: domain,
-///     delivery: engine, metrics: metrics, logger: logger)
+///     configuration: configuration, directory: directory, sealer: sealer, domain: domain,
+///     changeFeed: store.changeFeed as? any Worker, delivery: engine, metrics: metrics, logger: logger)
 /// try app.bind()   // binds the port
 /// try await WorkerGroup(app.workers, logger: logger, signals: [SIGTERM, SIGINT]).run()
 /// ```
 public final class HeraldApplication: Sendable {
     /// The configuration it runs with.
-    public let configuration: HeraldConfiguration
+    package let configuration: HeraldConfiguration
     /// The admin API's token.
-    public let adminToken: String
+    package let adminToken: String
     /// True when the admin token was generated at this start (print it once).
-    public let adminTokenGenerated: Bool
-    /// The store everything is kept in.
-    public let store: Store
+    package let adminTokenGenerated: Bool
+    /// The store's change feed when it is a worker of its own (PostgreSQL's listener): run first, stopped last.
+    package let changeFeed: (any Worker)?
     /// Metrics shown at `/metrics`.
-    public let metrics: MetricsRegistry
+    package let metrics: MetricsRegistry
     /// The HTTP API.
-    public let server: HTTPServer
+    package let server: HTTPServer
     /// The delivery workers (nil when delivery is off).
-    public let delivery: DeliveryEngine?
+    package let delivery: DeliveryEngine?
     /// What leases the delivery engine's connections from the fleet's budget, renewing them while it runs.
-    public let connectionBudget: (any Worker)?
+    package let connectionBudget: (any Worker)?
     /// The domain services the routes call.
-    public let domain: DomainServices
+    package let domain: DomainServices
     /// Every route served, as (method, pattern): the OpenAPI document is checked against it.
-    public let routes: [(method: String, pattern: String)]
+    package let routes: [(method: String, pattern: String)]
     /// The routes run on the HTTP server's worker threads (`Router.add(…, offloaded: true)`), as (method, pattern).
-    public let offloadedRoutes: [(method: String, pattern: String)]
+    package let offloadedRoutes: [(method: String, pattern: String)]
     /// The routes behind their middleware, as the server calls them: `herald admin` sends its requests here
     /// in-process, so a command and the API share every rule and error.
-    public let responder: any HTTPResponder
+    package let responder: any HTTPResponder
     /// The port the server listens on, once it does (the configured one until then).
     private let boundPort: BoundPort
 
-    /// Builds the API over `domain` (on `store`, already migrated), with `delivery` told when a credential changes
+    /// Builds the API over `domain` (its store already migrated), with `delivery` told when a credential changes
     /// (and `connectionBudget`, its providers' connection leases, run from before it starts until after it stops).
-    /// Nothing listens yet.
-    public init(
-        configuration: HeraldConfiguration, directory: DataDirectory, sealer: SecretSealer, store: Store,
-        domain: DomainServices, delivery: DeliveryEngine?, connectionBudget: (any Worker)? = nil,
+    /// `sealer` keys the server's own codes (emailed sign-in codes, survey links). Nothing listens yet.
+    package init(
+        configuration: HeraldConfiguration, directory: DataDirectory, sealer: SecretSealer, domain: DomainServices,
+        changeFeed: (any Worker)? = nil, delivery: DeliveryEngine?, connectionBudget: (any Worker)? = nil,
         metrics: MetricsRegistry, logger: Logger, clock: WallClock = .system
     ) throws {
         self.connectionBudget = connectionBudget
         self.configuration = configuration
-        self.store = store
+        self.changeFeed = changeFeed
         self.domain = domain
         self.delivery = delivery
         self.metrics = metrics
@@ -80,7 +78,7 @@ public final class HeraldApplication: Sendable {
             devicePerInstall: .perMinute(configuration.devicePerInstallPerMinute),
             installsPerAddress: .perMinute(configuration.installsPerAddressPerMinute),
             posPerKey: .perSecond(configuration.posPerKeyPerSecond))
-        let mobileAuth = MobileAuthenticator(store: store, sealer: sealer, clock: clock, limits: limits)
+        let mobileAuth = MobileAuthenticator(access: domain.access, clock: clock, limits: limits)
         var router = Router()
         SystemController(metrics: metrics).register(in: &router)
         let boundPort = BoundPort(configuration.port)
@@ -92,7 +90,7 @@ public final class HeraldApplication: Sendable {
         let admin = AdminAccess(
             auth: AdminAuthenticator(token: adminToken), businesses: businesses, hostedMedia: media.hosted)
         AdminBusinessController(
-            admin: admin, businesses: businesses, clock: clock, sealer: sealer,
+            admin: admin, businesses: businesses,
             credentialChanged: { business, platform in
                 engine?.credentialChanged(businessID: business, platform: platform)
             }
@@ -106,8 +104,10 @@ public final class HeraldApplication: Sendable {
             launched: { campaignRunner.wake() }
         ).register(in: &router)
         AudienceController(admin: admin, importer: domain.importer, segments: domain.segments).register(in: &router)
-        POSController(auth: POSAuthenticator(store: store, limits: limits), accounts: accounts, loyalty: loyalty)
-            .register(in: &router)
+        POSController(
+            auth: POSAuthenticator(access: domain.access, limits: limits), accounts: accounts, loyalty: loyalty
+        )
+        .register(in: &router)
         let surveyLinks = SurveyLinks(baseURL: media.publicBaseURL, sealer: sealer)
         MobileLoyaltyController(auth: mobileAuth, loyalty: loyalty, surveyLinks: surveyLinks).register(in: &router)
         MobileBeaconController(auth: mobileAuth, geofences: geofences).register(in: &router)
@@ -122,11 +122,10 @@ public final class HeraldApplication: Sendable {
             passwordPool: PasswordPool(slots: passwordThreads), emailProof: EmailProof(sealer: sealer),
             mailer: configuration.mailer ?? LogMailer(logger: logger)
         ).register(in: &router)
-        let deviceAuth = DeviceAuthenticator(
-            store: store, sealer: sealer, clock: clock, devices: devices, limits: limits)
-        let identityVerifier = IdentityVerifier(store: store, sealer: sealer, clock: clock)
+        let deviceAuth = DeviceAuthenticator(access: domain.access, clock: clock, devices: devices, limits: limits)
+        let identityVerifier = IdentityVerifier(keys: domain.identityKeys)
         DeviceController(
-            auth: deviceAuth, sealer: sealer, devices: devices, events: deviceEvents, verifier: identityVerifier
+            auth: deviceAuth, access: domain.access, devices: devices, events: deviceEvents, verifier: identityVerifier
         ).register(in: &router)
         DeviceGeofenceController(auth: deviceAuth, geofences: geofences, clock: clock, events: deviceEvents)
             .register(in: &router)
@@ -164,24 +163,24 @@ public final class HeraldApplication: Sendable {
     }
 
     /// Binds the API's port (a taken one fails here, before anything runs). `run` binds it if this was not called.
-    public func bind() throws {
+    package func bind() throws {
         try server.start()
         boundPort.port.store(server.port, ordering: .relaxed)
     }
 
     /// The port the API listens on (after `bind`).
-    public var port: Int { server.port }
+    package var port: Int { server.port }
 
     /// The scheme, host and port phones reach Herald at, which media and survey links start with: `--public-url`,
     /// else this server's own address (after `bind`).
-    public var publicBaseURL: String { MediaController.publicBaseURL(configuration, port: port) }
+    package var publicBaseURL: String { MediaController.publicBaseURL(configuration, port: port) }
 
     /// The workers to run, in start order (stopped in reverse: the API first, the delivery engine and then the
     /// store's change feed last).
-    public var workers: [(name: String, worker: any Worker)] {
+    package var workers: [(name: String, worker: any Worker)] {
         var workers: [(name: String, worker: any Worker)] = []
         // A feed with a listener of its own (PostgreSQL's) first: every other worker hears other nodes through it.
-        if let feed = store.changeFeed as? any Worker { workers.append(("changes", feed)) }
+        if let changeFeed { workers.append(("changes", changeFeed)) }
         if let connectionBudget { workers.append(("connections", connectionBudget)) }
         if let delivery { workers.append(("delivery", delivery)) }
         workers.append(("scheduler", domain.scheduler))

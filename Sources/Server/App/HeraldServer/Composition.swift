@@ -6,6 +6,7 @@ import HeraldDomain
 import HeraldDelivery
 import HeraldFCM
 import HeraldHTTPClient
+import HeraldLifecycle
 import HeraldModel
 import HeraldObservability
 import HeraldPostgres
@@ -18,7 +19,7 @@ import HeraldStore
 public enum Composition {
     /// Opens the database `url` names (`sqlite:<path>`, or `postgres://…` shared by several nodes) and brings its
     /// schema up to date (on PostgreSQL under an advisory lock, so nodes starting at once migrate it once).
-    public static func openStore(_ url: String, clock: WallClock, logger: Logger) throws -> Store {
+    package static func openStore(_ url: String, clock: WallClock, logger: Logger) throws -> Store {
         let database: any SQLDatabase
         var feed: PostgresChangeFeed?
         if url.hasPrefix("sqlite:") {
@@ -67,7 +68,7 @@ public enum Composition {
     /// Apple's and Google's providers, as configured, loading credentials with `credentials`, keeping their
     /// provider tokens in `tokens` (the database's, shared by the nodes, in a server) and, given `connections`,
     /// leasing their connections from the fleet's budget.
-    public static func pushProviders(
+    package static func pushProviders(
         _ configuration: HeraldConfiguration, credentials: CredentialLoader, clock: WallClock,
         tokens: any ProviderTokenStore = MemoryProviderTokenStore(), connections: ConnectionBudget? = nil,
         logger: Logger
@@ -139,8 +140,9 @@ public enum Composition {
             options.pacing = { engine.pacing(businessID: $0).flatMap { CampaignPace.Cause(rawValue: $0.rawValue) } }
         }
         return try HeraldApplication(
-            configuration: configuration, directory: directory, sealer: sealer, store: store,
-            domain: DomainServices(store: store, clock: clock, options: options, logger: logger), delivery: engine,
+            configuration: configuration, directory: directory, sealer: sealer,
+            domain: DomainServices(store: store, sealer: sealer, clock: clock, options: options, logger: logger),
+            changeFeed: store.changeFeed as? any Worker, delivery: engine,
             connectionBudget: budget, metrics: metrics, logger: logger, clock: clock)
     }
 

@@ -3,7 +3,7 @@ import HeraldCrypto
 import HeraldDelivery
 import HeraldFCM
 import HeraldModel
-import HeraldAPI
+import HeraldDomain
 import HeraldStore
 
 /// Opens the sealed push credentials of a business for the providers (which cache what they get).
@@ -12,16 +12,16 @@ public struct CredentialLoader: Sendable {
     let sealer: SecretSealer
 
     /// A loader reading from `store`, opening with `sealer`.
-    public init(store: Store, sealer: SecretSealer) {
+    package init(store: Store, sealer: SecretSealer) {
         self.store = store
         self.sealer = sealer
     }
 
     /// The APNs credential of `businessID`, or nil when it has none.
-    public func apns(_ businessID: Int64) throws -> APNsCredential? {
+    package func apns(_ businessID: Int64) throws -> APNsCredential? {
         guard let stored = try stored(businessID, .apns) else { return nil }
         return try opening {
-            let pem = String(decoding: try sealer.open(stored.sealedKey, purpose: "apns-key"), as: UTF8.self)
+            let pem = String(decoding: try sealer.open(stored.sealedKey, purpose: .apnsKey), as: UTF8.self)
             return APNsCredential(
                 keyID: stored.settings["key_id"] ?? "", teamID: stored.settings["team_id"] ?? "",
                 topic: stored.settings["topic"] ?? "",
@@ -31,10 +31,10 @@ public struct CredentialLoader: Sendable {
     }
 
     /// The FCM service account of `businessID`, or nil when it has none.
-    public func fcm(_ businessID: Int64) throws -> FCMCredential? {
+    package func fcm(_ businessID: Int64) throws -> FCMCredential? {
         guard let stored = try stored(businessID, .fcm) else { return nil }
         return try opening {
-            let account = try JSON.parse(try sealer.open(stored.sealedKey, purpose: "fcm-account"))
+            let account = try JSON.parse(try sealer.open(stored.sealedKey, purpose: .fcmAccount))
             guard let pem = account["private_key"]?.stringValue else { return nil }
             return FCMCredential(
                 projectID: stored.settings["project_id"] ?? "", clientEmail: stored.settings["client_email"] ?? "",

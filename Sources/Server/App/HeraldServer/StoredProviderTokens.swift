@@ -1,25 +1,25 @@
 import HeraldDeliveryPorts
 import HeraldDelivery
 import HeraldModel
-import HeraldAPI
+import HeraldDomain
 import HeraldStore
 
 /// The providers' tokens kept in the database, sealed (AES-256-GCM), so that every node and every restart sends
 /// with the one the provider accepted; the renewal lease is this node's (`owner`). A key's token is sealed for that
 /// key alone: a row moved to another key's place does not open.
-public struct StoredProviderTokens: ProviderTokenStore {
+package struct StoredProviderTokens: ProviderTokenStore {
     let store: Store
     let sealer: SecretSealer
     let owner: String
 
     /// Tokens in `store`, sealed with `sealer`, renewed by the node `owner`.
-    public init(store: Store, sealer: SecretSealer, owner: String) {
+    package init(store: Store, sealer: SecretSealer, owner: String) {
         self.store = store
         self.sealer = sealer
         self.owner = owner
     }
 
-    public func token(_ key: ProviderTokenKey) throws -> SharedProviderToken? {
+    package func token(_ key: ProviderTokenKey) throws -> SharedProviderToken? {
         guard
             let stored = try store.read({ try $0.providerTokens.find(signer: Self.signer(key), platform: key.platform) }
             )
@@ -31,14 +31,14 @@ public struct StoredProviderTokens: ProviderTokenStore {
             issuedAt: stored.issuedAt, expiresAt: stored.expiresAt)
     }
 
-    public func beginRenewal(_ key: ProviderTokenKey, until: Timestamp, at now: Timestamp) throws -> Bool {
+    package func beginRenewal(_ key: ProviderTokenKey, until: Timestamp, at now: Timestamp) throws -> Bool {
         try store.transaction {
             try $0.providerTokens.beginRenewal(
                 signer: Self.signer(key), platform: key.platform, owner: owner, until: until, at: now)
         }
     }
 
-    public func save(_ token: SharedProviderToken, for key: ProviderTokenKey) throws {
+    package func save(_ token: SharedProviderToken, for key: ProviderTokenKey) throws {
         let sealed = try sealer.seal(Array(token.token.utf8), purpose: Self.purpose(key))
         try store.transaction {
             try $0.providerTokens.save(
@@ -56,8 +56,7 @@ public struct StoredProviderTokens: ProviderTokenStore {
 
     /// A business's tokens are sealed as they were when stored by business (the rows moved over open as before); a
     /// key's, for that key.
-    private static func purpose(_ key: ProviderTokenKey) -> String {
-        let purpose = "provider-token-" + key.platform.rawValue
-        return key.keyFingerprint == nil ? purpose : purpose + " " + signer(key)
+    private static func purpose(_ key: ProviderTokenKey) -> SealPurpose {
+        .providerToken(key.platform, signer: key.keyFingerprint == nil ? nil : signer(key))
     }
 }

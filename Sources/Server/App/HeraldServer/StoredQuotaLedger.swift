@@ -6,13 +6,13 @@ import HeraldStore
 /// FCM's send quota per Firebase project, kept in the database (`fcm_quotas`) and leased by every node on it a second
 /// or so at a time: nodes sending for one project (one business, or several with the same service account's project)
 /// keep to its quota together.
-public struct StoredQuotaLedger: QuotaLedger {
+package struct StoredQuotaLedger: QuotaLedger {
     let store: Store
 
     /// The quotas in `store`.
-    public init(store: Store) { self.store = store }
+    package init(store: Store) { self.store = store }
 
-    public func lease(businessID: Int64, duration: Duration, defaultPerMinute: Int, at now: Timestamp) throws
+    package func lease(businessID: Int64, duration: Duration, defaultPerMinute: Int, at now: Timestamp) throws
         -> QuotaGrant?
     {
         try store.leaseFCMQuota(businessID: businessID, duration: duration, at: now).map {

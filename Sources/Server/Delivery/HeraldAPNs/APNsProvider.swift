@@ -24,21 +24,21 @@ import Synchronization
 /// credential's one client (a pool of connections per host, each within the lease). A token one host refuses as
 /// `BadDeviceToken` is sent to the other host once before it counts as dead: when that one takes it, the answer names
 /// its environment, for the device to keep.
-public final class APNsProvider: PushProvider, ConnectionHolder {
+package final class APNsProvider: PushProvider, ConnectionHolder {
     /// Settings.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Replaces Apple's production host, and its sandbox host too unless `sandboxURLOverride` is set
         /// (HERALD_APNS_URL).
-        public var baseURLOverride: String?
+        package var baseURLOverride: String?
         /// Replaces Apple's sandbox host (HERALD_APNS_SANDBOX_URL).
-        public var sandboxURLOverride: String?
+        package var sandboxURLOverride: String?
         /// How long one request may take.
-        public var requestTimeout: Duration = .seconds(30)
+        package var requestTimeout: Duration = .seconds(30)
         /// A business's client unused this long is shut down.
-        public var idleClientLifetime: Duration = .seconds(600)
+        package var idleClientLifetime: Duration = .seconds(600)
 
         /// Defaults.
-        public init(baseURLOverride: String? = nil, sandboxURLOverride: String? = nil) {
+        package init(baseURLOverride: String? = nil, sandboxURLOverride: String? = nil) {
             self.baseURLOverride = baseURLOverride
             self.sandboxURLOverride = sandboxURLOverride
         }
@@ -96,7 +96,7 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
         let version: Timestamp
     }
 
-    public let platform = PushPlatform.apns
+    package let platform = PushPlatform.apns
     private let makeClient: @Sendable () throws -> HTTP2Client
     private let loadCredential: @Sendable (Int64) throws -> APNsCredential?
     private let clock: WallClock
@@ -117,7 +117,7 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
     /// A provider sending through clients made by `makeClient` (one per credential); `credential` loads (and
     /// opens) a business's credential; `tokens` keeps the provider tokens every node and restart sends with;
     /// `connections`, when given, leases each credential's connections from the fleet's budget.
-    public init(
+    package init(
         makeClient: @escaping @Sendable () throws -> HTTP2Client,
         credential: @escaping @Sendable (Int64) throws -> APNsCredential?, clock: WallClock,
         configuration: Configuration = .init(), tokens: any ProviderTokenStore = MemoryProviderTokenStore(),
@@ -135,23 +135,23 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
         connections?.attach(self, for: .apns)
     }
 
-    public func limitConnections(_ credential: ConnectionCredential, to count: Int) {
+    package func limitConnections(_ credential: ConnectionCredential, to count: Int) {
         guard let businessID = credential.businessID else { return }
         entries.withLock { $0[businessID]?.client }?.limitConnections(to: count)
     }
 
-    public func openConnections(_ credential: ConnectionCredential) -> Int {
+    package func openConnections(_ credential: ConnectionCredential) -> Int {
         guard let businessID = credential.businessID else { return 0 }
         // Per host: the lease's count holds for each of Apple's hosts the credential sends to.
         return entries.withLock { $0[businessID]?.client }?.openConnectionsPerOrigin ?? 0
     }
 
-    public func credentialChanged(businessID: Int64) {
+    package func credentialChanged(businessID: Int64) {
         // In-flight sends on the old connections fail and are retried on new ones.
         entries.withLock { $0.removeValue(forKey: businessID) }?.client?.shutdown()
     }
 
-    public func shutdown() {
+    package func shutdown() {
         let clients = entries.withLock { entries in
             defer { entries.removeAll() }
             return entries.values.compactMap(\.client)
@@ -230,7 +230,7 @@ public final class APNsProvider: PushProvider, ConnectionHolder {
         }
     }
 
-    public func send(_ push: consuming OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) {
+    package func send(_ push: consuming OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) {
         if let budget, budget.connections(for: .apns(push.businessID), at: clock.now()) == 0 {
             return completion(.leaseless(retryAfter: budget.configuration.retry))
         }

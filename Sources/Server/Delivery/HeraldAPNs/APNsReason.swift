@@ -1,20 +1,20 @@
 /// The `reason` of an APNs error answer, and what Herald does about it. Unknown reasons are kept as given.
-public struct APNsReason: Sendable, Hashable, CustomStringConvertible {
+package struct APNsReason: Sendable, Hashable, CustomStringConvertible {
     /// Apple's reason string.
-    public let rawValue: String
+    package let rawValue: String
     /// The reason `rawValue`.
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    package init(_ rawValue: String) { self.rawValue = rawValue }
 
-    public static let badDeviceToken = APNsReason("BadDeviceToken")
-    public static let deviceTokenNotForTopic = APNsReason("DeviceTokenNotForTopic")
-    public static let unregistered = APNsReason("Unregistered")
-    public static let expiredToken = APNsReason("ExpiredToken")
-    public static let expiredProviderToken = APNsReason("ExpiredProviderToken")
-    public static let invalidProviderToken = APNsReason("InvalidProviderToken")
-    public static let missingProviderToken = APNsReason("MissingProviderToken")
-    public static let tooManyProviderTokenUpdates = APNsReason("TooManyProviderTokenUpdates")
-    public static let tooManyRequests = APNsReason("TooManyRequests")
-    public static let payloadTooLarge = APNsReason("PayloadTooLarge")
+    package static let badDeviceToken = APNsReason("BadDeviceToken")
+    package static let deviceTokenNotForTopic = APNsReason("DeviceTokenNotForTopic")
+    package static let unregistered = APNsReason("Unregistered")
+    package static let expiredToken = APNsReason("ExpiredToken")
+    package static let expiredProviderToken = APNsReason("ExpiredProviderToken")
+    package static let invalidProviderToken = APNsReason("InvalidProviderToken")
+    package static let missingProviderToken = APNsReason("MissingProviderToken")
+    package static let tooManyProviderTokenUpdates = APNsReason("TooManyProviderTokenUpdates")
+    package static let tooManyRequests = APNsReason("TooManyRequests")
+    package static let payloadTooLarge = APNsReason("PayloadTooLarge")
 
     /// The token is dead: remove it. Not `DeviceTokenNotForTopic`: Apple answers that for every token when the
     /// credential's topic is mistyped, and pruning on it would wipe out the business's iPhones over a typo; it fails
@@ -40,5 +40,5 @@ public struct APNsReason: Sendable, Hashable, CustomStringConvertible {
         .contains(rawValue)
     }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }

@@ -4,7 +4,7 @@ import HeraldModel
 extension HTTPClientResponse {
     /// The `Retry-After` the service sent, if any: whole seconds, or an HTTP date (RFC 9110 §10.2.3) counted from
     /// `now` (the provider's clock); capped at an hour, never negative.
-    public func retryAfter(now: Timestamp) -> Duration? {
+    package func retryAfter(now: Timestamp) -> Duration? {
         guard let header = header("retry-after") else { return nil }
         let value = String(header.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
         let seconds: Int64

@@ -18,29 +18,29 @@ public protocol PushProvider: Sendable {
 /// One push to one device.
 public struct OutgoingPush: Sendable {
     /// The delivery job.
-    public var deliveryID: Int64
+    package var deliveryID: Int64
     /// The business whose credential signs it.
-    public var businessID: Int64
+    package var businessID: Int64
     /// The device token.
-    public var token: String
+    package var token: String
     /// The `apns-id`, stable across attempts.
-    public var apnsID: String
+    package var apnsID: String
     /// What it says.
-    public var content: PushContent
+    package var content: PushContent
     /// When Apple or Google may drop it if the device stays offline.
-    public var expiresAt: Timestamp?
+    package var expiresAt: Timestamp?
     /// Collapses pushes with the same id into the newest.
-    public var collapseID: String?
+    package var collapseID: String?
     /// The attempt number (1 on the first try).
-    public var attempt: Int
+    package var attempt: Int
     /// A campaign's message: the push is its payload (`MessagePush`) rather than `content`'s.
-    public var message: HeraldMessage?
+    package var message: HeraldMessage?
     /// For APNs: the device's environment (`sandbox` or `production`: which of Apple's hosts its token is for); nil
     /// when the device did not say, and the business's credential's environment is used.
-    public var apnsEnvironment: String?
+    package var apnsEnvironment: String?
 
     /// A push.
-    public init(
+    package init(
         deliveryID: Int64, businessID: Int64, token: String, apnsID: String, content: PushContent,
         expiresAt: Timestamp? = nil, collapseID: String? = nil, attempt: Int = 1, message: HeraldMessage? = nil,
         apnsEnvironment: String? = nil
@@ -92,7 +92,7 @@ public enum PushResult: Sendable, Equatable {
     /// push of that credential until then, and only that credential's. A stream or connection reset (which includes
     /// a stream refused unprocessed more often than the client sends one again) is the provider shedding load; a
     /// timeout is only slowness, and shrinks nothing.
-    public static func transportFailure(_ error: HTTPClientError, calmDown: Duration = .seconds(5)) -> PushResult {
+    package static func transportFailure(_ error: HTTPClientError, calmDown: Duration = .seconds(5)) -> PushResult {
         let calm = error.http2ErrorCode == .enhanceYourCalm
         if calm { return .retryable(reason: "transport: \(error.code) (ENHANCE_YOUR_CALM)", retryAfter: calmDown) }
         if error.code == .connectionReset { return .shed(reason: "transport: \(error.code)") }
@@ -102,7 +102,7 @@ public enum PushResult: Sendable, Equatable {
     /// What an HTTP error answer of `status` worth retrying is: a wait of `retryAfter` when the provider named one
     /// (the credential is held until then), else a refusal for load when the status is one a provider sheds with
     /// (500, 502, 503, 429), else a plain retry.
-    public static func retry(status: Int, reason: String, retryAfter: Duration?) -> PushResult {
+    package static func retry(status: Int, reason: String, retryAfter: Duration?) -> PushResult {
         if retryAfter == nil, status == 429 || status == 500 || status == 502 || status == 503 {
             return .shed(reason: reason)
         }
@@ -113,14 +113,14 @@ public enum PushResult: Sendable, Equatable {
     /// provider's refusal, so not the credential's fault. A credential that will not open (`CredentialUnreadable`:
     /// the sealing key changed, the key text is damaged) waits for the operator rather than burn its pushes'
     /// attempts; any other trouble (the database, the HTTP client) passes, so the push is retried.
-    public static func unavailable(_ what: String, because error: any Error) -> PushResult {
+    package static func unavailable(_ what: String, because error: any Error) -> PushResult {
         error is CredentialUnreadable
             ? .notConfigured(reason: "the \(what) cannot be opened (sealing key changed?)")
             : .retryable(reason: "cannot load the \(what)", retryAfter: nil)
     }
 
     /// This result, a refusal saying it was of the credential of `version`.
-    public func sent(with version: Timestamp) -> PushResult {
+    package func sent(with version: Timestamp) -> PushResult {
         guard case .credentialRejected(let reason, _) = self else { return self }
         return .credentialRejected(reason: reason, version: version)
     }
@@ -128,12 +128,12 @@ public enum PushResult: Sendable, Equatable {
 
 extension OutgoingPush {
     /// The APNs payload this push goes out as: a campaign message's (`MessagePush`), else the content's.
-    public var apnsPayload: [UInt8] {
+    package var apnsPayload: [UInt8] {
         message.map { MessagePush.apnsPayload(for: $0) } ?? APNsPayload.encode(content)
     }
 
     /// The FCM request body this push goes out as: a campaign message's (`MessagePush`), else the content's.
-    public var fcmBody: [UInt8] {
+    package var fcmBody: [UInt8] {
         message.map { MessagePush.fcmMessage(token: token, for: $0).encoded }
             ?? FCMPayload.encode(token: token, content: content, collapseKey: collapseID)
     }
@@ -141,10 +141,10 @@ extension OutgoingPush {
 
 /// A stored credential that cannot be opened or read: thrown by the code that loads credentials for a provider, so
 /// that the provider tells it from a passing failure to load one.
-public struct CredentialUnreadable: Error, CustomStringConvertible {
+package struct CredentialUnreadable: Error, CustomStringConvertible {
     /// What failed (never the secret).
-    public var description: String
+    package var description: String
 
     /// A credential unreadable because of `underlying`.
-    public init(_ underlying: any Error) { description = "credential unreadable: \(underlying)" }
+    package init(_ underlying: any Error) { description = "credential unreadable: \(underlying)" }
 }

@@ -1,18 +1,18 @@
 /// When to try a failed send again: exponential backoff with jitter, capped, honouring `Retry-After`.
-public struct RetryPolicy: Sendable {
+package struct RetryPolicy: Sendable {
     /// Attempts before a retryable failure becomes final.
-    public var maxAttempts: Int
+    package var maxAttempts: Int
     /// The delay after the first failure.
-    public var base: Duration
+    package var base: Duration
     /// The longest delay.
-    public var cap: Duration
+    package var cap: Duration
     /// The delay after the first refusal for load (`PushResult.shed`), doubling from there like `base`: shorter,
     /// because what protects the provider from refused pushes coming back is the credential's congestion window,
     /// which has shrunk, not each push's backoff; a long one only leaves the refused pushes idle after the rest.
-    public var shedBase: Duration
+    package var shedBase: Duration
 
     /// A policy.
-    public init(
+    package init(
         maxAttempts: Int = 8, base: Duration = .seconds(2), cap: Duration = .seconds(600),
         shedBase: Duration = .milliseconds(250)
     ) {
@@ -25,7 +25,7 @@ public struct RetryPolicy: Sendable {
     /// The delay before attempt `attempt + 1`, or nil when `attempt` was the last.
     /// `retryAfter` (the service's own word) wins over the computed delay when longer.
     /// `random` is in 0..<1; the delay is drawn from the upper half of the backoff window ("equal jitter").
-    public func delay(afterAttempt attempt: Int, retryAfter: Duration?, random: Double) -> Duration? {
+    package func delay(afterAttempt attempt: Int, retryAfter: Duration?, random: Double) -> Duration? {
         guard let jittered = backoff(afterAttempt: attempt, from: base, random: random) else { return nil }
         if let retryAfter, retryAfter > jittered { return min(retryAfter, .seconds(3600)) }
         return jittered
@@ -33,7 +33,7 @@ public struct RetryPolicy: Sendable {
 
     /// The delay before attempt `attempt + 1` of a push refused for load, or nil when `attempt` was the last:
     /// `delay`'s backoff from `shedBase`.
-    public func delayAfterShed(afterAttempt attempt: Int, random: Double) -> Duration? {
+    package func delayAfterShed(afterAttempt attempt: Int, random: Double) -> Duration? {
         backoff(afterAttempt: attempt, from: shedBase, random: random)
     }
 

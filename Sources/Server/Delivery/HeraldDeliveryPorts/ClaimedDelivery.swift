@@ -3,41 +3,41 @@ import HeraldModel
 /// A claimed job with everything a worker needs to send it. A class, though immutable: a job passes through the
 /// engine's queue, its step, the provider's completion and the answer, and copying a struct of this many strings
 /// at each hand-over cost a retain per field (a few per cent of a push's CPU).
-public final class ClaimedDelivery: Sendable, Equatable {
+package final class ClaimedDelivery: Sendable, Equatable {
     /// The job's id.
-    public let id: Int64
+    package let id: Int64
     /// Attempts including this one.
-    public let attempts: Int
+    package let attempts: Int
     /// The stable `apns-id`.
-    public let apnsID: String
+    package let apnsID: String
     /// APNs or FCM.
-    public let platform: PushPlatform
+    package let platform: PushPlatform
     /// The device's token now; nil when it was cleared since the job was created.
-    public let token: String?
+    package let token: String?
     /// When that token was set (compared with APNs' 410 timestamp).
-    public let tokenUpdatedAt: Timestamp?
+    package let tokenUpdatedAt: Timestamp?
     /// The device.
-    public let deviceID: Int64
+    package let deviceID: Int64
     /// False when the device now belongs to another user: the job must not be sent.
-    public let deviceBelongsToRecipient: Bool
+    package let deviceBelongsToRecipient: Bool
     /// The inbox entry it sends.
-    public let notification: QueuedNotification
+    package let notification: QueuedNotification
     /// The recipient's unread count now: the push's badge.
-    public let badge: Int
+    package let badge: Int
 
     /// For a campaign's message: the message as the campaign words it (`HeraldMessage` JSON, its id to fill in).
-    public let campaignMessage: JSON?
+    package let campaignMessage: JSON?
     /// Whether the device is an SDK install (a campaign's push to it carries the campaign's message for the SDK).
-    public let deviceIsInstall: Bool
+    package let deviceIsInstall: Bool
     /// The device's APNs environment (`sandbox` or `production`), as the install reported it or as Apple's hosts
     /// showed it; nil: the credential's.
-    public let apnsEnvironment: String?
+    package let apnsEnvironment: String?
     /// For a campaign's message: where the campaign stands now (a paused one's pushes wait, a cancelled one's are
     /// not sent).
-    public let campaignStatus: String?
+    package let campaignStatus: String?
 
     /// A claimed job.
-    public init(
+    package init(
         id: Int64, attempts: Int, apnsID: String, platform: PushPlatform, token: String?, tokenUpdatedAt: Timestamp?,
         deviceID: Int64, deviceBelongsToRecipient: Bool, notification: QueuedNotification, badge: Int,
         campaignMessage: JSON? = nil, deviceIsInstall: Bool = false, campaignStatus: String? = nil,
@@ -59,7 +59,7 @@ public final class ClaimedDelivery: Sendable, Equatable {
         self.badge = badge
     }
 
-    public static func == (lhs: ClaimedDelivery, rhs: ClaimedDelivery) -> Bool {
+    package static func == (lhs: ClaimedDelivery, rhs: ClaimedDelivery) -> Bool {
         lhs === rhs
             || (lhs.id == rhs.id && lhs.attempts == rhs.attempts && lhs.apnsID == rhs.apnsID
                 && lhs.platform == rhs.platform && lhs.token == rhs.token && lhs.tokenUpdatedAt == rhs.tokenUpdatedAt

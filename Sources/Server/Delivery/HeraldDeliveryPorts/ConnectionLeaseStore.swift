@@ -4,7 +4,7 @@ import Synchronization
 /// Where the nodes sharing a database lease the connection slots of each credential (`ConnectionBudget`): the
 /// database's in a server (`SQLConnectionLeases`), `MemoryConnectionLeaseStore` in tests. A slot is one connection
 /// a node may keep open; a lease not renewed by its end is free for another node to take.
-public protocol ConnectionLeaseStore: Sendable {
+package protocol ConnectionLeaseStore: Sendable {
     /// Records that `owner` wants connections for `credential` until `until`; returns every node that wants them
     /// at `now` (`owner` included), in the same order on every node.
     func claimants(of credential: String, owner: String, until: Timestamp, at now: Timestamp) throws -> [String]
@@ -18,7 +18,7 @@ public protocol ConnectionLeaseStore: Sendable {
 }
 
 /// Connection leases kept in this process: for tests, several nodes sharing one instance.
-public final class MemoryConnectionLeaseStore: ConnectionLeaseStore {
+package final class MemoryConnectionLeaseStore: ConnectionLeaseStore {
     private struct State {
         /// By credential: each slot's owner and lease end.
         var slots: [String: [Int: (owner: String, until: Timestamp)]] = [:]
@@ -29,9 +29,9 @@ public final class MemoryConnectionLeaseStore: ConnectionLeaseStore {
     private let state = Mutex(State())
 
     /// No leases yet.
-    public init() {}
+    package init() {}
 
-    public func claimants(of credential: String, owner: String, until: Timestamp, at now: Timestamp) throws
+    package func claimants(of credential: String, owner: String, until: Timestamp, at now: Timestamp) throws
         -> [String]
     {
         state.withLock { state in
@@ -40,7 +40,7 @@ public final class MemoryConnectionLeaseStore: ConnectionLeaseStore {
         }
     }
 
-    public func hold(
+    package func hold(
         _ count: Int, of credential: String, budget: Int, owner: String, until: Timestamp, at now: Timestamp
     ) throws -> Int {
         state.withLock { state in
@@ -60,7 +60,7 @@ public final class MemoryConnectionLeaseStore: ConnectionLeaseStore {
         }
     }
 
-    public func release(_ credential: String, owner: String) throws {
+    package func release(_ credential: String, owner: String) throws {
         state.withLock { state in
             state.slots[credential] = state.slots[credential]?.filter { $0.value.owner != owner }
             state.claimants[credential]?[owner] = nil
@@ -68,7 +68,7 @@ public final class MemoryConnectionLeaseStore: ConnectionLeaseStore {
     }
 
     /// The slots of `credential` leased at `now`, by number, with the node holding each.
-    public func leases(of credential: String, at now: Timestamp) -> [(slot: Int, owner: String)] {
+    package func leases(of credential: String, at now: Timestamp) -> [(slot: Int, owner: String)] {
         state.withLock { state in
             (state.slots[credential] ?? [:]).filter { $0.value.until > now }.sorted { $0.key < $1.key }
                 .map { ($0.key, $0.value.owner) }

@@ -1,9 +1,9 @@
 import HeraldModel
 
 /// How an attempt ended, as the worker reports it to the store.
-public struct DeliveryCompletion: Sendable, Equatable {
+package struct DeliveryCompletion: Sendable, Equatable {
     /// The outcome and what follows from it.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// Accepted; the provider's id for it. For APNs, nil when Apple answered with the job's own `apns-id` (the
         /// store keeps no second copy; the job reads back with it as its provider id).
         case delivered(providerMessageID: String?)
@@ -19,7 +19,7 @@ public struct DeliveryCompletion: Sendable, Equatable {
         case skipped(reason: String)
 
         /// The job's status after it.
-        public var status: DeliveryStatus {
+        package var status: DeliveryStatus {
             switch self {
             case .delivered: .delivered
             case .retry, .wait: .queued
@@ -30,7 +30,7 @@ public struct DeliveryCompletion: Sendable, Equatable {
         }
 
         /// The reason recorded with it (none for a delivery).
-        public var reason: String? {
+        package var reason: String? {
             switch self {
             case .delivered: nil
             case .retry(_, let reason), .wait(_, let reason), .failed(let reason), .pruned(let reason, _),
@@ -41,24 +41,24 @@ public struct DeliveryCompletion: Sendable, Equatable {
     }
 
     /// The job.
-    public var id: Int64
+    package var id: Int64
     /// The lease holder reporting; a report from a holder whose lease was taken over is ignored.
-    public var leaseOwner: String
+    package var leaseOwner: String
     /// The outcome.
-    public var outcome: Outcome
+    package var outcome: Outcome
     /// For pruning: the device and the token that was sent.
-    public var deviceID: Int64
+    package var deviceID: Int64
     /// The token the attempt used.
-    public var token: String?
+    package var token: String?
 
     /// The campaign whose message it was (its counters count the outcome).
-    public var campaignID: Int64?
+    package var campaignID: Int64?
     /// The APNs environment to remember for the device while it holds `token`: Apple's host of that environment took
     /// the push after the other one refused the token (`PushResult.delivered`'s `apnsEnvironment`).
-    public var apnsEnvironment: String?
+    package var apnsEnvironment: String?
 
     /// A completion report.
-    public init(
+    package init(
         id: Int64, leaseOwner: String, outcome: Outcome, deviceID: Int64, token: String?, campaignID: Int64? = nil,
         apnsEnvironment: String? = nil
     ) {

@@ -14,7 +14,7 @@ import HeraldModel
 ///   failure or a pruned token) in the same transaction, so a report never counts an answer twice or misses one.
 /// - **Token revival.** A pruned job clears its device's token only if it is still the token sent and was not
 ///   registered again after the provider saw it die (`DeliveryCompletion.Outcome.pruned`'s `unregisteredAt`).
-public protocol DeliveryQueue: Sendable {
+package protocol DeliveryQueue: Sendable {
     /// Claims up to `limit` due jobs (queued and due, or whose lease ran out) for `owner` until `leaseUntil`.
     func claim(owner: String, limit: Int, leaseUntil: Timestamp, at now: Timestamp) throws -> [ClaimedDelivery]
     /// Records attempts' outcomes; reports from owners who lost their lease are ignored. Returns how many applied.

@@ -2,19 +2,19 @@ import HeraldModel
 import Synchronization
 
 /// A provider token shared by every node: APNs's signed JWT or FCM's OAuth access token, as it is sent.
-public struct SharedProviderToken: Sendable, Equatable {
+package struct SharedProviderToken: Sendable, Equatable {
     /// The token as sent (`bearer …` for APNs, the access token for FCM). A secret: never logged.
-    public var token: String
+    package var token: String
     /// The credential it was made with (its version): a business's token of a replaced credential is not used (a
     /// key's token serves every credential holding the key, whatever its version).
-    public var credentialVersion: Timestamp
+    package var credentialVersion: Timestamp
     /// When it was made.
-    public var issuedAt: Timestamp
+    package var issuedAt: Timestamp
     /// When the provider stops accepting it.
-    public var expiresAt: Timestamp
+    package var expiresAt: Timestamp
 
     /// A token.
-    public init(token: String, credentialVersion: Timestamp, issuedAt: Timestamp, expiresAt: Timestamp) {
+    package init(token: String, credentialVersion: Timestamp, issuedAt: Timestamp, expiresAt: Timestamp) {
         self.token = token
         self.credentialVersion = credentialVersion
         self.issuedAt = issuedAt
@@ -25,21 +25,21 @@ public struct SharedProviderToken: Sendable, Equatable {
 /// Whose provider token it is: one business's credential on a platform (FCM's access token), or one signing key,
 /// whose token every business holding that key shares (APNs's JWT: Apple refuses a key's new token within 20 minutes
 /// of the last, whichever business it came from).
-public struct ProviderTokenKey: Hashable, Sendable {
+package struct ProviderTokenKey: Hashable, Sendable {
     /// The platform.
-    public let platform: PushPlatform
+    package let platform: PushPlatform
     /// The business, for a token of its own credential.
-    public let businessID: Int64?
+    package let businessID: Int64?
     /// The signing key's fingerprint, for a token of that key.
-    public let keyFingerprint: String?
+    package let keyFingerprint: String?
 
     /// The token of `businessID`'s own credential on `platform`.
-    public static func business(_ businessID: Int64, _ platform: PushPlatform) -> Self {
+    package static func business(_ businessID: Int64, _ platform: PushPlatform) -> Self {
         Self(platform: platform, businessID: businessID, keyFingerprint: nil)
     }
 
     /// The token of the key with fingerprint `keyFingerprint` on `platform`, shared by every business holding it.
-    public static func signingKey(_ keyFingerprint: String, _ platform: PushPlatform) -> Self {
+    package static func signingKey(_ keyFingerprint: String, _ platform: PushPlatform) -> Self {
         Self(platform: platform, businessID: nil, keyFingerprint: keyFingerprint)
     }
 }
@@ -48,7 +48,7 @@ public struct ProviderTokenKey: Hashable, Sendable {
 /// provider already accepted instead of making its own (Apple refuses a key's new token within 20 minutes of the
 /// last: `TooManyProviderTokenUpdates`), and one node at a time makes the next. The database's (sealed) in a
 /// server; `MemoryProviderTokenStore` in tests and for a provider on its own.
-public protocol ProviderTokenStore: Sendable {
+package protocol ProviderTokenStore: Sendable {
     /// The token stored for `key`, if any.
     func token(_ key: ProviderTokenKey) throws -> SharedProviderToken?
     /// Asks to be the one node renewing the token of `key` until `until`; false while another holds the renewal.
@@ -58,17 +58,17 @@ public protocol ProviderTokenStore: Sendable {
 }
 
 /// Provider tokens kept in this process only.
-public final class MemoryProviderTokenStore: ProviderTokenStore {
+package final class MemoryProviderTokenStore: ProviderTokenStore {
     private let tokens = Mutex<[ProviderTokenKey: (token: SharedProviderToken?, renewingUntil: Timestamp?)]>([:])
 
     /// An empty store.
-    public init() {}
+    package init() {}
 
-    public func token(_ key: ProviderTokenKey) throws -> SharedProviderToken? {
+    package func token(_ key: ProviderTokenKey) throws -> SharedProviderToken? {
         tokens.withLock { $0[key]?.token ?? nil }
     }
 
-    public func beginRenewal(_ key: ProviderTokenKey, until: Timestamp, at now: Timestamp) throws -> Bool {
+    package func beginRenewal(_ key: ProviderTokenKey, until: Timestamp, at now: Timestamp) throws -> Bool {
         tokens.withLock { tokens in
             if let renewing = tokens[key]?.renewingUntil, renewing > now { return false }
             tokens[key, default: (nil, nil)].renewingUntil = until
@@ -76,7 +76,7 @@ public final class MemoryProviderTokenStore: ProviderTokenStore {
         }
     }
 
-    public func save(_ token: SharedProviderToken, for key: ProviderTokenKey) throws {
+    package func save(_ token: SharedProviderToken, for key: ProviderTokenKey) throws {
         tokens.withLock { $0[key] = (token, nil) }
     }
 }

@@ -1,14 +1,14 @@
 /// Jobs per status, for `/metrics`.
-public struct QueueDepth: Sendable, Equatable {
+package struct QueueDepth: Sendable, Equatable {
     /// Jobs waiting (including retries and credential waits).
-    public var queued: Int
+    package var queued: Int
     /// Jobs due now.
-    public var due: Int
+    package var due: Int
     /// Jobs under a lease.
-    public var sending: Int
+    package var sending: Int
 
     /// Counts.
-    public init(queued: Int, due: Int, sending: Int) {
+    package init(queued: Int, due: Int, sending: Int) {
         self.queued = queued
         self.due = due
         self.sending = sending

@@ -4,32 +4,32 @@ import HeraldModel
 /// the entry's id is the payload's `n`.
 public struct QueuedNotification: Sendable, Equatable {
     /// The inbox entry's id.
-    public var id: Int64
+    package var id: Int64
     /// The business whose credential sends it.
-    public var businessID: Int64
+    package var businessID: Int64
     /// Alert title.
-    public var title: String
+    package var title: String
     /// Alert subtitle.
-    public var subtitle: String?
+    package var subtitle: String?
     /// Alert body.
-    public var body: String
+    package var body: String
     /// Alert sound, or nil for none.
-    public var sound: String?
+    package var sound: String?
     /// Rich media to attach.
-    public var media: MediaAttachment?
+    package var media: MediaAttachment?
     /// Event-specific payload keys; `n` and `aps` are added when the push is worded.
-    public var extras: JSON
+    package var extras: JSON
     /// How it is pushed.
-    public var pushStyle: PushStyle
+    package var pushStyle: PushStyle
     /// Pushes sharing it replace one another on the device.
-    public var collapseID: String?
+    package var collapseID: String?
     /// The campaign that sent it, if one did (its counters count the outcome).
-    public var campaignID: Int64?
+    package var campaignID: Int64?
     /// When the entry was written: a push expires some time after.
-    public var createdAt: Timestamp
+    package var createdAt: Timestamp
 
     /// An entry as a push sends it.
-    public init(
+    package init(
         id: Int64, businessID: Int64, title: String, subtitle: String? = nil, body: String,
         sound: String? = "default", media: MediaAttachment? = nil, extras: JSON = .object([]),
         pushStyle: PushStyle = .alert, collapseID: String? = nil, campaignID: Int64? = nil, createdAt: Timestamp

@@ -2,22 +2,22 @@ import HeraldCrypto
 import HeraldModel
 
 /// A business's Google service account, for FCM HTTP v1.
-public struct FCMCredential: Sendable {
+package struct FCMCredential: Sendable {
     /// The Firebase project (`/v1/projects/{project_id}/messages:send`).
-    public var projectID: String
+    package var projectID: String
     /// The service account (the assertion's `iss`).
-    public var clientEmail: String
+    package var clientEmail: String
     /// Google's OAuth2 token endpoint from the key file.
-    public var tokenURI: String
+    package var tokenURI: String
     /// The key's id (the assertion's `kid`), when the file has one.
-    public var privateKeyID: String?
+    package var privateKeyID: String?
     /// The RSA key.
-    public var key: RSAPrivateKey
+    package var key: RSAPrivateKey
     /// When the credential was set.
-    public var version: Timestamp
+    package var version: Timestamp
 
     /// A credential.
-    public init(
+    package init(
         projectID: String, clientEmail: String, tokenURI: String, privateKeyID: String?, key: RSAPrivateKey,
         version: Timestamp
     ) {

@@ -11,24 +11,24 @@ import Synchronization
 /// `POST /v1/projects/{project_id}/messages:send`. Every project's pushes share the one client's connections to
 /// Google; with a ``ConnectionBudget`` it keeps only those this node leases of the fleet's budget (`.fcm`), and
 /// hands a push back (`leaseless`, not an attempt) while it leases none.
-public final class FCMProvider: PushProvider, ConnectionHolder {
+package final class FCMProvider: PushProvider, ConnectionHolder {
     /// Settings.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Replaces `https://fcm.googleapis.com` (HERALD_FCM_URL).
-        public var baseURLOverride: String?
+        package var baseURLOverride: String?
         /// How long one request may take.
-        public var requestTimeout: Duration = .seconds(30)
+        package var requestTimeout: Duration = .seconds(30)
         /// Access tokens are renewed this long before they expire.
-        public var refreshMargin: Duration = .seconds(300)
+        package var refreshMargin: Duration = .seconds(300)
 
         /// Defaults.
-        public init(baseURLOverride: String? = nil) { self.baseURLOverride = baseURLOverride }
+        package init(baseURLOverride: String? = nil) { self.baseURLOverride = baseURLOverride }
     }
 
     /// The OAuth2 scope FCM sends need.
-    public static let scope = "https://www.googleapis.com/auth/firebase.messaging"
+    package static let scope = "https://www.googleapis.com/auth/firebase.messaging"
 
-    public let platform = PushPlatform.fcm
+    package let platform = PushPlatform.fcm
     private let client: HTTP2Client
     private let loadCredential: @Sendable (Int64) throws -> FCMCredential?
     private let clock: WallClock
@@ -47,7 +47,7 @@ public final class FCMProvider: PushProvider, ConnectionHolder {
     /// A provider sending through `client`; `credential` loads (and opens) a business's service account; `tokens`
     /// keeps the access tokens every node and restart sends with; `connections`, when given, leases the client's
     /// connections from the fleet's budget.
-    public init(
+    package init(
         client: HTTP2Client, credential: @escaping @Sendable (Int64) throws -> FCMCredential?, clock: WallClock,
         configuration: Configuration = .init(), tokens: any ProviderTokenStore = MemoryProviderTokenStore(),
         connections: ConnectionBudget? = nil, logger: Logger
@@ -64,22 +64,22 @@ public final class FCMProvider: PushProvider, ConnectionHolder {
         connections?.attach(self, for: .fcm)
     }
 
-    public func limitConnections(_ credential: ConnectionCredential, to count: Int) {
+    package func limitConnections(_ credential: ConnectionCredential, to count: Int) {
         client.limitConnections(to: count)
     }
 
-    public func openConnections(_ credential: ConnectionCredential) -> Int { client.openConnections }
+    package func openConnections(_ credential: ConnectionCredential) -> Int { client.openConnections }
 
-    public func credentialChanged(businessID: Int64) {
+    package func credentialChanged(businessID: Int64) {
         // Sends waiting on a fetch for the old credential are answered now (to be retried), not left hanging.
         for waiter in tokens.forget(businessID) {
             waiter(.failure(.init(.retryable(reason: "credential replaced", retryAfter: nil))))
         }
     }
 
-    public func shutdown() { client.shutdown() }
+    package func shutdown() { client.shutdown() }
 
-    public func send(_ push: consuming OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) {
+    package func send(_ push: consuming OutgoingPush, completion: @escaping @Sendable (PushResult) -> Void) {
         if let budget, budget.connections(for: .fcm, at: clock.now()) == 0 {
             return completion(.leaseless(retryAfter: budget.configuration.retry))
         }
@@ -321,10 +321,10 @@ public final class FCMProvider: PushProvider, ConnectionHolder {
 
 extension PushResult {
     /// A result carried as an error (for token fetches that end a send early).
-    public struct Failure: Error, Sendable {
+    package struct Failure: Error, Sendable {
         /// The result to report.
-        public let result: PushResult
+        package let result: PushResult
         /// Wraps `result`.
-        public init(_ result: PushResult) { self.result = result }
+        package init(_ result: PushResult) { self.result = result }
     }
 }

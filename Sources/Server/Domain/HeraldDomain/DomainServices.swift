@@ -2,68 +2,79 @@ import HeraldModel
 import HeraldObservability
 import HeraldStore
 
-/// Every domain service of one Herald, over one store and one clock: what the composition root (`HeraldServer`)
-/// builds once and hands to the HTTP layer (`HeraldApplication`), which routes requests to them. The two
-/// long-lived ones — the reminder scheduler and the campaign runner — are services to run.
+/// Every domain service of one Herald, over one store, one sealer and one clock: what the composition root
+/// (`HeraldServer`) builds once and hands to the HTTP layer (`HeraldApplication`), which routes requests to them and
+/// never reaches the store itself. The two long-lived ones — the reminder scheduler and the campaign runner — are
+/// services to run.
 ///
 /// ```swift
-/// let domain = DomainServices(store: store, clock: clock, options: options, logger: logger)
+/// let domain = DomainServices(store: store, sealer: sealer, clock: clock, options: options, logger: logger)
 /// let app = try HeraldApplication(…, domain: domain, delivery: engine, metrics: metrics, …)
 /// ```
-public struct DomainServices: Sendable {
+package struct DomainServices: Sendable {
     /// What the domain is tuned with (defaults suit tests).
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// Devices one user keeps; registering more drops the least recently updated.
-        public var maxDevicesPerUser = 10
+        package var maxDevicesPerUser = 10
         /// How long after a campaign push an app opening counts as influenced by it.
-        public var influenceWindow: Duration = .seconds(24 * 3600)
+        package var influenceWindow: Duration = .seconds(24 * 3600)
         /// How often the reminder scheduler looks for offers about to expire.
-        public var schedulerInterval: Duration = .seconds(60)
+        package var schedulerInterval: Duration = .seconds(60)
         /// What holds back a business's pushes on this node (the delivery engine's per-credential state, handed in
         /// by the composition root; the domain does not know the engine): campaign reports' `pace.paced_by`.
-        public var pacing: @Sendable (_ businessID: Int64) -> CampaignPace.Cause? = { _ in nil }
+        package var pacing: @Sendable (_ businessID: Int64) -> CampaignPace.Cause? = { _ in nil }
 
         /// The defaults.
-        public init() {}
+        package init() {}
     }
 
+    /// The store the services are over: the composition root's (its change feed, the delivery engine's ports) and
+    /// tests' reads. The HTTP layer calls the services.
+    package let store: Store
+    /// Who is calling: the lookups the API's authenticators make, secrets opened.
+    package let access: AccessService
+    /// Businesses' identity keys.
+    package let identityKeys: IdentityKeyService
     /// Templates and the one writer of inbox entries and push jobs.
-    public let notifications: NotificationService
+    package let notifications: NotificationService
     /// Check-ins, conversions, offers, redemptions, gift cards, surveys.
-    public let loyalty: LoyaltyService
+    package let loyalty: LoyaltyService
     /// Sign-up, login, profiles, the Punchh API's devices.
-    public let accounts: AccountService
+    package let accounts: AccountService
     /// Read marks, deletions, the badge.
-    public let inbox: InboxService
+    package let inbox: InboxService
     /// Businesses, credentials, keys, locations, settings.
-    public let businesses: BusinessService
+    package let businesses: BusinessService
     /// Each event's words.
-    public let templates: TemplateService
+    package let templates: TemplateService
     /// News, direct pushes, "retry now".
-    public let news: NewsService
+    package let news: NewsService
     /// An operator's lookups.
-    public let directory: DirectoryService
+    package let directory: DirectoryService
     /// Campaigns as drafts, launched, paused, cancelled.
-    public let campaigns: CampaignService
+    package let campaigns: CampaignService
     /// Geofences and the visits devices report.
-    public let geofences: GeofenceService
+    package let geofences: GeofenceService
     /// SDK installs.
-    public let devices: DeviceService
+    package let devices: DeviceService
     /// What installs report, and campaign reports.
-    public let deviceEvents: DeviceEventService
+    package let deviceEvents: DeviceEventService
     /// Which user an install belongs to (identify, logout).
-    public let identities: DeviceIdentityService
+    package let identities: DeviceIdentityService
     /// Segments.
-    public let segments: SegmentService
+    package let segments: SegmentService
     /// The NDJSON user import.
-    public let importer: UserImporter
+    package let importer: UserImporter
     /// Offer-expiry reminders (a service to run).
-    public let scheduler: ReminderScheduler
+    package let scheduler: ReminderScheduler
     /// Launched campaigns' fan-out (a service to run).
-    public let campaignRunner: CampaignRunner
+    package let campaignRunner: CampaignRunner
 
-    /// The services over `store`, on `clock`.
-    public init(store: Store, clock: WallClock, options: Options = Options(), logger: Logger) {
+    /// The services over `store`, sealing secrets with `sealer`, on `clock`.
+    package init(store: Store, sealer: SecretSealer, clock: WallClock, options: Options = Options(), logger: Logger) {
+        self.store = store
+        access = AccessService(store: store, sealer: sealer)
+        identityKeys = IdentityKeyService(store: store, sealer: sealer, clock: clock)
         let notifications = NotificationService()
         self.notifications = notifications
         loyalty = LoyaltyService(store: store, notifications: notifications, clock: clock)
@@ -71,7 +82,7 @@ public struct DomainServices: Sendable {
         accounts.maxDevicesPerUser = options.maxDevicesPerUser
         self.accounts = accounts
         inbox = InboxService(store: store, clock: clock)
-        businesses = BusinessService(store: store, clock: clock)
+        businesses = BusinessService(store: store, sealer: sealer, clock: clock)
         templates = TemplateService(store: store, notifications: notifications, clock: clock)
         news = NewsService(store: store, notifications: notifications, clock: clock)
         directory = DirectoryService(store: store)

@@ -1,13 +1,13 @@
 /// One thing a rule found wrong, on the field it concerns: what a caller that gathers every problem at once (to
 /// answer them together) gets instead of the first as a `DomainError`.
-public struct Problem: Sendable, Equatable {
+package struct Problem: Sendable, Equatable {
     /// The field concerned (`conversion_offer_id`).
-    public var field: String
+    package var field: String
     /// What is wrong, for the client.
-    public var message: String
+    package var message: String
 
     /// A problem with `field`.
-    public init(_ field: String, _ message: String) {
+    package init(_ field: String, _ message: String) {
         self.field = field
         self.message = message
     }

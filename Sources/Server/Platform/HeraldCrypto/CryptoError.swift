@@ -10,48 +10,48 @@
 ///     // e.g. an RSA key or a P-384 key was uploaded
 /// }
 /// ```
-public struct CryptoError: Error, CustomStringConvertible, Sendable {
+package struct CryptoError: Error, CustomStringConvertible, Sendable {
     /// What kind of failure this is. An open set: more codes may be added.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The code's stable name, e.g. `"invalidKey"`.
-        public let rawValue: String
+        package let rawValue: String
 
         /// Creates a code from its stable name.
-        public init(rawValue: String) {
+        package init(rawValue: String) {
             self.rawValue = rawValue
         }
 
         /// The key is malformed: not PEM, not a key, corrupt, or of the wrong size.
-        public static let invalidKey = Self(rawValue: "invalidKey")
+        package static let invalidKey = Self(rawValue: "invalidKey")
         /// The key is well formed but of a kind this API does not accept (other curve, other algorithm, too short,
         /// encrypted).
-        public static let unsupportedKey = Self(rawValue: "unsupportedKey")
+        package static let unsupportedKey = Self(rawValue: "unsupportedKey")
         /// OpenSSL failed to produce a signature.
-        public static let signingFailed = Self(rawValue: "signingFailed")
+        package static let signingFailed = Self(rawValue: "signingFailed")
         /// Sealed data could not be opened: tampered, truncated, wrong key or wrong associated data.
-        public static let decryptionFailed = Self(rawValue: "decryptionFailed")
+        package static let decryptionFailed = Self(rawValue: "decryptionFailed")
         /// The system's secure random generator failed.
-        public static let randomFailed = Self(rawValue: "randomFailed")
+        package static let randomFailed = Self(rawValue: "randomFailed")
         /// An argument is out of range (sizes, parameters).
-        public static let invalidInput = Self(rawValue: "invalidInput")
+        package static let invalidInput = Self(rawValue: "invalidInput")
 
         /// The code's stable name.
-        public var description: String { rawValue }
+        package var description: String { rawValue }
     }
 
     /// What kind of failure this is.
-    public let code: Code
+    package let code: Code
     /// A human-readable explanation, free of secrets.
-    public let message: String
+    package let message: String
 
     /// Creates an error. `message` must not contain secrets.
-    public init(code: Code, message: String) {
+    package init(code: Code, message: String) {
         self.code = code
         self.message = message
     }
 
     /// `CryptoError(<code>): <message>`.
-    public var description: String { "CryptoError(\(code)): \(message)" }
+    package var description: String { "CryptoError(\(code)): \(message)" }
 }
 
 extension CryptoError {

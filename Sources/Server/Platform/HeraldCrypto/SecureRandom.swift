@@ -5,9 +5,9 @@ import COpenSSL
 /// ```swift
 /// let salt = SecureRandom.bytes(count: 16)
 /// ```
-public enum SecureRandom {
+package enum SecureRandom {
     /// Returns `count` random bytes. Traps if the system's random source fails, which leaves nothing safe to do.
-    public static func bytes(count: Int) -> [UInt8] {
+    package static func bytes(count: Int) -> [UInt8] {
         precondition(count >= 0, "SecureRandom.bytes(count:) needs a non-negative count")
         return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             do {
@@ -20,7 +20,7 @@ public enum SecureRandom {
     }
 
     /// Fills `buffer` with random bytes; throws ``CryptoError/Code/randomFailed`` if the random source fails.
-    public static func fill(_ buffer: UnsafeMutableRawBufferPointer) throws {
+    package static func fill(_ buffer: UnsafeMutableRawBufferPointer) throws {
         guard var cursor = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         var remaining = buffer.count
         while remaining > 0 {

@@ -2,29 +2,29 @@ extension HTTP2Client {
     /// What the client's connections have learned so far, summed over its event loops and origins. Each APNs
     /// credential has a client of its own, so these are per credential there: a provider can slow down the one
     /// credential whose connections were sent away with ``HTTP2ErrorCode/enhanceYourCalm``.
-    public struct Statistics: Sendable, Equatable {
+    package struct Statistics: Sendable, Equatable {
         /// Connections opened (attempts, failed ones included).
-        public var connectionsOpened = 0
+        package var connectionsOpened = 0
         /// Connection attempts that failed before the connection was ready (connect, TLS, first SETTINGS).
-        public var connectionFailures = 0
+        package var connectionFailures = 0
         /// Streams the server refused with `RST_STREAM(REFUSED_STREAM)` (or a reused HTTP/1.1 connection closed
         /// before answering), sent again by the client without the caller seeing a failure.
-        public var refusedStreamResends = 0
+        package var refusedStreamResends = 0
         /// Streams above a `GOAWAY`'s last stream id, sent again on another connection.
-        public var goAwayResends = 0
+        package var goAwayResends = 0
         /// `GOAWAY` frames received.
-        public var goAwaysReceived = 0
+        package var goAwaysReceived = 0
         /// `GOAWAY` frames received with a code other than ``HTTP2ErrorCode/noError`` (e.g. `ENHANCE_YOUR_CALM`).
-        public var goAwayErrors = 0
+        package var goAwayErrors = 0
         /// The latest `GOAWAY` received.
-        public var lastGoAway: GoAway?
+        package var lastGoAway: GoAway?
         /// Connections found dead: a PING not acknowledged within ``Configuration/pingTimeout``.
-        public var deadConnections = 0
+        package var deadConnections = 0
         /// Streams that failed because the server reset them before the response was complete.
-        public var streamsReset = 0
+        package var streamsReset = 0
 
         /// No counts yet.
-        public init() {}
+        package init() {}
 
         /// Adds the counts of `other`; the later `GOAWAY` of the two is kept.
         mutating func add(_ other: Statistics) {
@@ -43,13 +43,13 @@ extension HTTP2Client {
     }
 
     /// A `GOAWAY` frame a server sent.
-    public struct GoAway: Sendable, Equatable {
+    package struct GoAway: Sendable, Equatable {
         /// Why the server sends the connection away; ``HTTP2ErrorCode/noError`` for a graceful shutdown.
-        public var errorCode: HTTP2ErrorCode
+        package var errorCode: HTTP2ErrorCode
         /// The highest stream the server may still answer; the client sent later ones again elsewhere.
-        public var lastStreamID: Int32
+        package var lastStreamID: Int32
         /// The frame's debug data as text (APNs sends JSON such as `{"reason":"Shutdown"}`), at most 256 bytes.
-        public var debugData: String
+        package var debugData: String
         /// When it arrived, in the client's monotonic nanoseconds: orders the `GOAWAY`s of several loops.
         var receivedAt: UInt64
 

@@ -24,9 +24,9 @@ import Synchronization
 /// connection; a complete response followed by `RST_STREAM(NO_ERROR)` is a success; a connection that stops
 /// answering PINGs is found dead and its requests fail with ``HTTPClientError/Code/connectionReset``.
 /// ``statistics`` tells what the connections learned (e.g. a `GOAWAY(ENHANCE_YOUR_CALM)`).
-public final class HTTP2Client: Sendable {
+package final class HTTP2Client: Sendable {
     /// The configuration the client was made with.
-    public let configuration: Configuration
+    package let configuration: Configuration
 
     private let loops: [ClientEventLoop]
     private let stopped: DispatchSemaphore
@@ -35,7 +35,7 @@ public final class HTTP2Client: Sendable {
 
     /// Creates a client and starts its event-loop threads. Throws when the trust store cannot be set up (an
     /// unreadable extra CA file, or one without a certificate).
-    public init(configuration: Configuration = .init()) throws(HTTPClientError) {
+    package init(configuration: Configuration = .init()) throws(HTTPClientError) {
         self.configuration = configuration
         let tls = try TLSContext(systemCAFile: configuration.systemCAFile, extraCAFile: configuration.extraCAFile)
         let pending = PendingCount()
@@ -65,7 +65,7 @@ public final class HTTP2Client: Sendable {
     /// `completion` runs on the client's thread, which drives every connection: it must return quickly and
     /// not block. A request refused before it is queued (invalid, overloaded, client shut down) completes
     /// at once on the caller's thread.
-    public func execute(
+    package func execute(
         _ request: HTTPClientRequest,
         completion: @escaping @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void
     ) {
@@ -74,7 +74,7 @@ public final class HTTP2Client: Sendable {
 
     /// Sends `request` and returns the response. Cancelling the task cancels the request
     /// (``HTTPClientError/Code/cancelled``).
-    public func execute(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
+    package func execute(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
         let cancellation = RequestCancellation()
         let loop = pickLoop()
         let result = await withTaskCancellationHandler {
@@ -91,7 +91,7 @@ public final class HTTP2Client: Sendable {
     /// connections and waits for the client's threads to finish. Later requests fail at once. Idempotent: a
     /// second call returns at once. Called from a completion handler it does not wait (the thread finishes
     /// soon after the handler returns).
-    public func shutdown() {
+    package func shutdown() {
         let isFirst = !isShutDown.exchange(true, ordering: .acquiringAndReleasing)
         for loop in loops { loop.close() }
         guard isFirst, !loops.contains(where: \.isCurrentThread) else { return }
@@ -102,27 +102,27 @@ public final class HTTP2Client: Sendable {
     /// called; 0: none, and requests wait in the queue until a limit above 0 or their deadline). Connections beyond
     /// it drain, the least busy first: they take no new request and close when their last answer arrives. Herald
     /// sets it to the connections its node leases for a credential (`ConnectionBudget`).
-    public func limitConnections(to count: Int) {
+    package func limitConnections(to count: Int) {
         for loop in loops { loop.limitConnections(to: count) }
     }
 
     /// Connections open now (connecting, ready or draining), over every origin and event loop: what a limit
     /// lowered by ``limitConnections(to:)`` has yet to close.
-    public var openConnections: Int {
+    package var openConnections: Int {
         loops.reduce(0) { $0 + $1.openConnections.load(ordering: .relaxed) }
     }
 
     /// The most connections open now to any one origin (over every event loop): a limit set by
     /// ``limitConnections(to:)`` holds for each origin, and this is what the busiest has yet to close down to it.
-    public var openConnectionsPerOrigin: Int {
+    package var openConnectionsPerOrigin: Int {
         loops.reduce(0) { $0 + $1.openConnectionsPerOrigin.load(ordering: .relaxed) }
     }
 
     /// Connections opened so far (attempts included).
-    public var connectionsOpened: Int { statistics.connectionsOpened }
+    package var connectionsOpened: Int { statistics.connectionsOpened }
 
     /// What the client's connections have learned so far, over all event loops and origins.
-    public var statistics: Statistics {
+    package var statistics: Statistics {
         var total = Statistics()
         for loop in loops { total.add(loop.currentStatistics) }
         return total

@@ -1,55 +1,55 @@
 /// Why an ``HTTP2Client`` request produced no response. Its text never holds a request body, a
 /// header value or a URL path (APNs paths carry device tokens), only what failed and where.
-public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is; decides whether a retry can help.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         /// A stable name, e.g. `"timeout"`.
-        public let rawValue: String
+        package let rawValue: String
 
         /// Creates a code; use the static members.
-        public init(rawValue: String) { self.rawValue = rawValue }
+        package init(rawValue: String) { self.rawValue = rawValue }
 
         /// The request's `timeout` (or the connect timeout) ran out.
-        public static let timeout = Self(rawValue: "timeout")
+        package static let timeout = Self(rawValue: "timeout")
         /// No connection could be made: name resolution failed, or the peer refused or did not answer.
-        public static let connectionFailed = Self(rawValue: "connectionFailed")
+        package static let connectionFailed = Self(rawValue: "connectionFailed")
         /// TLS failed: the handshake, or verification of the peer's certificate.
-        public static let tls = Self(rawValue: "tls")
+        package static let tls = Self(rawValue: "tls")
         /// The connection or the HTTP/2 stream broke (reset by the server, connection closed or found dead,
         /// only part of a response received). Worth retrying; the client uses a new connection for it.
         /// Streams the server refused without processing them (`REFUSED_STREAM`, or above a `GOAWAY`'s last
         /// stream) are sent again by the client itself and end here only after
         /// ``HTTP2Client/Configuration/maxTransparentResends`` such attempts.
-        public static let connectionReset = Self(rawValue: "connectionReset")
+        package static let connectionReset = Self(rawValue: "connectionReset")
         /// The request was cancelled: by ``HTTP2Client/shutdown()`` or by cancelling the awaiting task.
-        public static let cancelled = Self(rawValue: "cancelled")
+        package static let cancelled = Self(rawValue: "cancelled")
         /// The request cannot be sent as given: bad URL, scheme, method or header.
-        public static let invalidRequest = Self(rawValue: "invalidRequest")
+        package static let invalidRequest = Self(rawValue: "invalidRequest")
         /// Too many requests are already queued or in flight (``HTTP2Client/Configuration/maxPendingRequests``).
-        public static let overloaded = Self(rawValue: "overloaded")
+        package static let overloaded = Self(rawValue: "overloaded")
         /// Anything else, e.g. a response body over ``HTTP2Client/Configuration/maxResponseBodySize``.
-        public static let other = Self(rawValue: "other")
+        package static let other = Self(rawValue: "other")
 
-        public var description: String { rawValue }
+        package var description: String { rawValue }
     }
 
     /// The kind of failure.
-    public let code: Code
+    package let code: Code
     /// What went wrong, for logs.
-    public let message: String
+    package let message: String
     /// The HTTP/2 error code behind a ``Code/connectionReset``: the `RST_STREAM` code that ended the stream, or
     /// the code of the `GOAWAY` that ended its connection (e.g. ``HTTP2ErrorCode/enhanceYourCalm``, which asks the
     /// sender to slow down). `nil` when the server sent neither.
-    public let http2ErrorCode: HTTP2ErrorCode?
+    package let http2ErrorCode: HTTP2ErrorCode?
 
     /// Creates an error, for stand-ins and tests.
-    public init(code: Code, message: String, http2ErrorCode: HTTP2ErrorCode? = nil) {
+    package init(code: Code, message: String, http2ErrorCode: HTTP2ErrorCode? = nil) {
         self.code = code
         self.message = message
         self.http2ErrorCode = http2ErrorCode
     }
 
-    public var description: String {
+    package var description: String {
         let suffix = http2ErrorCode.map { " (HTTP/2 \($0))" } ?? ""
         return "HTTPClientError.\(code.rawValue): \(message)\(suffix)"
     }

@@ -6,21 +6,21 @@
 /// request.body = Array(payload)
 /// let response = try await client.execute(request)
 /// ```
-public struct HTTPClientRequest: Sendable {
+package struct HTTPClientRequest: Sendable {
     /// The request method, e.g. `GET`, `POST`, `PUT`, `DELETE`, `HEAD`.
-    public var method: String
+    package var method: String
     /// An absolute `https://` or `http://` URL.
-    public var url: String
+    package var url: String
     /// Header fields sent in this order. Names are case-insensitive; neither part may hold CR, LF or NUL.
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// The body sent as is (JSON, form-encoded, ...). Its length is sent as `content-length`.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// Time allowed for the whole request, from `execute` until the response is complete, including
     /// time spent waiting for a connection or stream. `.zero` or less means no limit.
-    public var timeout: Duration
+    package var timeout: Duration
 
     /// Creates a request; every parameter but the URL has a default.
-    public init(
+    package init(
         method: String = "GET",
         url: String,
         headers: [(name: String, value: String)] = [],

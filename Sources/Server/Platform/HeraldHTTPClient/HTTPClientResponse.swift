@@ -1,20 +1,20 @@
 /// A complete response from ``HTTP2Client``. Any status, 4xx and 5xx included, is a response, not an error.
-public struct HTTPClientResponse: Sendable {
+package struct HTTPClientResponse: Sendable {
     /// The status code of the final response (interim `1xx` responses are dropped).
-    public var status: Int
+    package var status: Int
     /// Header fields of the final response in arrival order, names lowercased. Made on each read: ``header(_:)``
     /// finds one field without making the others.
-    public var headers: [(name: String, value: String)] {
+    package var headers: [(name: String, value: String)] {
         get { fields.fields }
         set { fields = HeaderFieldStorage(newValue) }
     }
     /// The response body, decoded from any transfer encoding.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// The header fields as received.
     var fields: HeaderFieldStorage
 
     /// Creates a response, for stand-ins and tests.
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.init(status: status, fields: HeaderFieldStorage(headers), body: body)
     }
 
@@ -30,7 +30,7 @@ public struct HTTPClientResponse: Sendable {
     static let validStatuses = 100...599
 
     /// The value of the first header field called `name`, compared case-insensitively.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         fields.first(named: name)
     }
 }

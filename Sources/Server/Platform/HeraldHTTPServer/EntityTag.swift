@@ -1,8 +1,8 @@
 /// Entity tags (RFC 9110 §8.8.3) and the `If-None-Match` test a 304 answers.
-public enum EntityTag {
+package enum EntityTag {
     /// Whether an `If-None-Match` value names `etag`: `*`, or a tag of its comma-separated list equal to it under
     /// weak comparison (a `W/` prefix on either side is ignored).
-    public static func ifNoneMatch(_ header: String, matches etag: String) -> Bool {
+    package static func ifNoneMatch(_ header: String, matches etag: String) -> Bool {
         if header == etag { return true }
         let wanted = opaque(etag.utf8[...])
         return header.utf8.split(separator: UInt8(ascii: ",")).contains { tag in
@@ -20,7 +20,7 @@ public enum EntityTag {
 
 extension HTTPRequest {
     /// Whether the client's copy is `etag`'s: its `If-None-Match` names it (a 304 then).
-    public func ifNoneMatch(_ etag: String) -> Bool {
+    package func ifNoneMatch(_ etag: String) -> Bool {
         header("if-none-match").map { EntityTag.ifNoneMatch($0, matches: etag) } ?? false
     }
 }

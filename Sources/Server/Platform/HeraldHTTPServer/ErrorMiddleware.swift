@@ -1,20 +1,20 @@
 import HeraldObservability
 
 /// An error that knows which HTTP answer it deserves (a store's "not found", say).
-public protocol HTTPErrorConvertible: Error {
+package protocol HTTPErrorConvertible: Error {
     /// The answer to send for this error.
     var httpError: HTTPError { get }
 }
 
 /// Turns thrown errors into JSON answers: `HTTPError` and `HTTPErrorConvertible` as they say,
 /// anything else a 500 whose body names only the request id (the details go to the log).
-public struct ErrorMiddleware: HTTPMiddleware {
+package struct ErrorMiddleware: HTTPMiddleware {
     private let logger: Logger
 
     /// Logs unexpected errors to `logger`.
-    public init(logger: Logger) { self.logger = logger }
+    package init(logger: Logger) { self.logger = logger }
 
-    public func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
+    package func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
         do {
             return try next(request)
         } catch {

@@ -9,7 +9,7 @@
 /// }
 /// router.stream(.post, "/count") { _ in LineCounter() }
 /// ```
-public protocol HTTPBodyConsumer: AnyObject {
+package protocol HTTPBodyConsumer: AnyObject {
     /// The next bytes of the body, in order (valid only during the call). Throwing stops the reading: the rest of
     /// the body is discarded as it arrives and the error answers the request.
     func receive(_ bytes: UnsafeRawBufferPointer) throws
@@ -19,7 +19,7 @@ public protocol HTTPBodyConsumer: AnyObject {
 
 /// Opens a consumer for a request whose head has arrived (method, target, headers, route and path parameters; no
 /// body yet). Throwing answers the request before any of its body is read: a caller who may not send it never does.
-public typealias HTTPBodyConsumerOpener = @Sendable (HTTPRequest) throws -> any HTTPBodyConsumer
+package typealias HTTPBodyConsumerOpener = @Sendable (HTTPRequest) throws -> any HTTPBodyConsumer
 
 /// A request body the server gave to its route's consumer as it arrived, instead of collecting it into
 /// `HTTPRequest.body`: the route's handler finishes it (`Router.stream`).
@@ -32,13 +32,13 @@ public final class HTTPStreamedBody: @unchecked Sendable {
     /// Why the consumer stopped reading, if it did (the rest of the body was discarded).
     private(set) var failure: (any Error)?
     /// Bytes received so far.
-    public private(set) var byteCount = 0
+    package private(set) var byteCount = 0
 
     /// A body to be handed to `consumer`.
-    public init(_ consumer: any HTTPBodyConsumer) { self.consumer = consumer }
+    package init(_ consumer: any HTTPBodyConsumer) { self.consumer = consumer }
 
     /// Hands the next bytes to the consumer, unless it stopped reading.
-    public func receive(_ bytes: UnsafeRawBufferPointer) {
+    package func receive(_ bytes: UnsafeRawBufferPointer) {
         byteCount += bytes.count
         guard failure == nil else { return }
         do {
@@ -49,7 +49,7 @@ public final class HTTPStreamedBody: @unchecked Sendable {
     }
 
     /// The consumer's answer, or the error that stopped it.
-    public func finish() throws -> HTTPResponse {
+    package func finish() throws -> HTTPResponse {
         if let failure { throw failure }
         return try consumer.finish()
     }

@@ -2,17 +2,17 @@ import Foundation
 
 /// The checks the server makes of a request head's fields, on the bytes libmicrohttpd hands over: pure functions,
 /// so that they are tested and fuzzed on their own (`Tests/Fuzz/FuzzHeaders`).
-public enum HTTPHeadChecks {
+package enum HTTPHeadChecks {
     /// Whether a field value holds a control byte (NUL included; horizontal tab allowed) or DEL: no header Herald
     /// reads has a use for them (RFC 9110 §5.5), and a NUL would cut the value where it is read as a C string.
-    public static func hasControlBytes(_ value: UnsafeRawBufferPointer) -> Bool {
+    package static func hasControlBytes(_ value: UnsafeRawBufferPointer) -> Bool {
         value.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
     }
 
     /// A `Content-Length` value as a number: optional spaces or tabs around digits only, else nil. All digits past
     /// `Int.max` (which libmicrohttpd takes, up to `UInt64.max`) is `Int.max`, so that it is over every limit rather
     /// than no length at all.
-    public static func contentLength(_ text: String) -> Int? {
+    package static func contentLength(_ text: String) -> Int? {
         var digits = Substring(text).utf8[...]
         while let first = digits.first, first == 0x20 || first == 0x09 { digits = digits.dropFirst() }
         while let last = digits.last, last == 0x20 || last == 0x09 { digits = digits.dropLast() }
@@ -31,7 +31,7 @@ public enum HTTPHeadChecks {
     /// (comma-separated lists split, each trimmed) and the `Transfer-Encoding` fields as received; nil when it is
     /// clear. libmicrohttpd reads a chunked body only when the one field says exactly `chunked` (in any case), and
     /// otherwise reads until the connection closes: anything else is refused.
-    public static func framingError(contentLengths: Set<String>, transferEncodings: [String]) -> HTTPError? {
+    package static func framingError(contentLengths: Set<String>, transferEncodings: [String]) -> HTTPError? {
         if contentLengths.count > 1 {
             return HTTPError(.badRequest, field: "base", "conflicting Content-Length header fields")
         }
@@ -52,13 +52,13 @@ public enum HTTPHeadChecks {
     }
 
     /// Where a field's name and value lie in the request head, as byte offsets from its first byte.
-    public struct FieldPlacement: Sendable, Equatable {
-        public var name: Int
-        public var nameCount: Int
-        public var value: Int
-        public var valueCount: Int
+    package struct FieldPlacement: Sendable, Equatable {
+        package var name: Int
+        package var nameCount: Int
+        package var value: Int
+        package var valueCount: Int
 
-        public init(name: Int, nameCount: Int, value: Int, valueCount: Int) {
+        package init(name: Int, nameCount: Int, value: Int, valueCount: Int) {
             self.name = name
             self.nameCount = nameCount
             self.value = value
@@ -67,7 +67,7 @@ public enum HTTPHeadChecks {
     }
 
     /// What `layout(of:fields:)` found.
-    public enum Layout: Sendable, Equatable {
+    package enum Layout: Sendable, Equatable {
         /// Every byte of the head is in a field's name or value, the request line, or the separators.
         case clean
         /// A field's line holds bytes past a NUL that its value does not show (`Bearer <token>\0junk`).
@@ -85,7 +85,7 @@ public enum HTTPHeadChecks {
     /// with `fields` in the order received: between one value's end and the next name there may only be the one
     /// or two NULs of a line end; between a name and its value, the colon's NUL and spaces or tabs; after the last
     /// value, NULs only (its line end and the empty line).
-    public static func layout(of head: UnsafeRawBufferPointer, fields: [FieldPlacement]) -> Layout {
+    package static func layout(of head: UnsafeRawBufferPointer, fields: [FieldPlacement]) -> Layout {
         var previousEnd: Int?
         for field in fields {
             guard field.name >= 0, field.nameCount >= 0, field.valueCount >= 0,

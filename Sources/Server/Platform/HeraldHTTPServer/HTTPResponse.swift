@@ -3,7 +3,7 @@ import HeraldModel
 /// What a handler answers.
 public struct HTTPResponse: Sendable {
     /// Where the body comes from.
-    public enum Body: Sendable {
+    package enum Body: Sendable {
         /// Bytes in memory.
         case bytes([UInt8])
         /// `length` bytes of the file at `path` from `offset`, streamed from disk by the server.
@@ -11,32 +11,32 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The status code.
-    public var status: HTTPStatus
+    package var status: HTTPStatus
     /// Header fields, in order.
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// The body.
-    public var body: Body
+    package var body: Body
 
     /// A response; no headers are added.
-    public init(status: HTTPStatus = .ok, headers: [(name: String, value: String)] = [], body: Body = .bytes([])) {
+    package init(status: HTTPStatus = .ok, headers: [(name: String, value: String)] = [], body: Body = .bytes([])) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
     /// A JSON response from already-encoded bytes.
-    public static func json(_ encoded: [UInt8], status: HTTPStatus = .ok) -> HTTPResponse {
+    package static func json(_ encoded: [UInt8], status: HTTPStatus = .ok) -> HTTPResponse {
         HTTPResponse(
             status: status, headers: [("content-type", "application/json; charset=utf-8")], body: .bytes(encoded))
     }
 
     /// A JSON response.
-    public static func json(_ value: JSON, status: HTTPStatus = .ok) -> HTTPResponse {
+    package static func json(_ value: JSON, status: HTTPStatus = .ok) -> HTTPResponse {
         json(value.encoded, status: status)
     }
 
     /// A JSON response written by `write`.
-    public static func json(status: HTTPStatus = .ok, capacity: Int = 256, _ write: (inout JSONWriter) -> Void)
+    package static func json(status: HTTPStatus = .ok, capacity: Int = 256, _ write: (inout JSONWriter) -> Void)
         -> HTTPResponse
     {
         var writer = JSONWriter(capacity: capacity)
@@ -45,7 +45,7 @@ public struct HTTPResponse: Sendable {
     }
 
     /// A list, `{"data":[…]}`, each item written by `item` (the shape of every paged list in the APIs).
-    public static func list<Item>(_ items: some Sequence<Item>, _ item: (Item, inout JSONWriter) -> Void)
+    package static func list<Item>(_ items: some Sequence<Item>, _ item: (Item, inout JSONWriter) -> Void)
         -> HTTPResponse
     {
         json { writer in
@@ -59,19 +59,21 @@ public struct HTTPResponse: Sendable {
     }
 
     /// A list, `{"data":[…]}`, of JSON values.
-    public static func list<Item>(_ items: some Sequence<Item>, _ item: (Item) -> JSON) -> HTTPResponse {
+    package static func list<Item>(_ items: some Sequence<Item>, _ item: (Item) -> JSON) -> HTTPResponse {
         list(items) { element, writer in writer.value(item(element)) }
     }
 
     /// A plain-text response.
-    public static func text(_ text: String, status: HTTPStatus = .ok, contentType: String = "text/plain; charset=utf-8")
+    package static func text(
+        _ text: String, status: HTTPStatus = .ok, contentType: String = "text/plain; charset=utf-8"
+    )
         -> HTTPResponse
     {
         HTTPResponse(status: status, headers: [("content-type", contentType)], body: .bytes(Array(text.utf8)))
     }
 
     /// The first header named `name` (case-insensitive).
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         let lowered = name.lowercased()
         return headers.first { $0.name.lowercased() == lowered }?.value
     }

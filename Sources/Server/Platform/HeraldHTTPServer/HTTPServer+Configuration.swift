@@ -2,30 +2,30 @@ import Foundation
 
 extension HTTPServer {
     /// Where to listen and the limits to enforce.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Address to bind (numeric IPv4/IPv6 or a resolvable name).
-        public var host: String = "127.0.0.1"
+        package var host: String = "127.0.0.1"
         /// Port to bind; 0 picks a free one (see `HTTPServer.port`).
-        public var port: Int = 8080
+        package var port: Int = 8080
         /// Bind with SO_REUSEPORT, so that other processes doing the same share the port (the kernel splits
         /// connections between them). Off: a port another socket holds is an error.
-        public var reusePort = false
+        package var reusePort = false
         /// A socket already bound and listening (`HTTPServer.listen`) to serve instead of binding `host`:`port`.
         /// The server owns it from `start()` on.
-        public var listeningSocket: Int32?
+        package var listeningSocket: Int32?
         /// Threads serving connections, each with its own epoll set.
-        public var threadCount: Int = max(4, ProcessInfo.processInfo.activeProcessorCount * 2)
+        package var threadCount: Int = max(4, ProcessInfo.processInfo.activeProcessorCount * 2)
         /// A connection idle longer than this is closed.
-        public var connectionTimeout: Duration = .seconds(30)
+        package var connectionTimeout: Duration = .seconds(30)
         /// A request body must arrive within this, plus the time its bytes so far take at `minimumBodyRate`, from
         /// its request line; past that the connection is closed. A client trickling a byte now and then, never
         /// idle long enough for `connectionTimeout`, cannot hold a connection for ever, while a large upload on a
         /// slow link that keeps up the rate is not cut off.
-        public var bodyTimeout: Duration = .seconds(60)
+        package var bodyTimeout: Duration = .seconds(60)
         /// Bytes a second a body must keep up beyond `bodyTimeout` (16 KiB/s: 50 MB of video in under an hour).
-        public var minimumBodyRate: Int = 16 * 1024
+        package var minimumBodyRate: Int = 16 * 1024
         /// Largest accepted request body, unless `bodyLimit` names another for the request.
-        public var maxBodySize: Int = 1 << 20
+        package var maxBodySize: Int = 1 << 20
         /// A request's own body limit, from its method, path (as received, without the query: what the router
         /// matches, so still percent-encoded) and headers, when it is not `maxBodySize`: return nil to keep
         /// `maxBodySize`. Asked at most once per request, only for requests that carry a body, before any of it is
@@ -36,53 +36,53 @@ extension HTTPServer {
         ///     method == .post && path.hasSuffix("/media") && header("authorization") == expected ? 50 << 20 : nil
         /// }
         /// ```
-        public var bodyLimit: @Sendable (_ method: HTTPMethod, _ path: String, _ header: (String) -> String?) -> Int? =
+        package var bodyLimit: @Sendable (_ method: HTTPMethod, _ path: String, _ header: (String) -> String?) -> Int? =
             {
                 _, _, _ in nil
             }
         /// Most header fields accepted in one request.
-        public var maxHeaderCount: Int = 100
+        package var maxHeaderCount: Int = 100
         /// Most bytes of header fields (names and values) in a request: a JSON 431 beyond.
-        public var maxHeaderBytes: Int = 32 * 1024
+        package var maxHeaderBytes: Int = 32 * 1024
         /// Per-connection memory for the request head and buffers. Larger than `maxHeaderBytes`, so that heads up
         /// to it and somewhat beyond reach Herald's own JSON 431; libmicrohttpd answers a head that does not fit
         /// at all itself (with its own HTML body).
-        public var connectionMemoryLimit: Int = 64 * 1024
+        package var connectionMemoryLimit: Int = 64 * 1024
         /// Most connections at once, besides the reserve (`reservedConnections`).
-        public var connectionLimit: Int = 10_000
+        package var connectionLimit: Int = 10_000
         /// Connections kept beyond `connectionLimit` for `reservedPaths` only: when every ordinary place is taken,
         /// a monitor still reaches `/healthz` and `/metrics`; anything else there is answered 503 with `Retry-After`.
-        public var reservedConnections: Int = 64
+        package var reservedConnections: Int = 64
         /// The paths a reserved connection is served for.
-        public var reservedPaths: Set<String> = ["/healthz", "/metrics"]
+        package var reservedPaths: Set<String> = ["/healthz", "/metrics"]
         /// Most connections open at once from one client address; the next are answered 503 with `Retry-After`.
         /// A trusted proxy's connections are not counted (they carry everyone's).
-        public var perAddressConnectionLimit: Int = 256
+        package var perAddressConnectionLimit: Int = 256
         /// The proxies whose `Forwarded` / `X-Forwarded-For` say who the client is (`HTTPRequest.remoteAddress`).
-        public var trustedProxies: TrustedProxies = .none
+        package var trustedProxies: TrustedProxies = .none
         /// A connection must deliver its whole request head within this (from its accept, or from the end of the
         /// previous request when kept alive), however steadily it trickles: past it the connection is closed.
         /// Reserved and refused connections have at most 2 s.
-        public var headTimeout: Duration = .seconds(10)
+        package var headTimeout: Duration = .seconds(10)
         /// When stopping, how long requests in flight may take to finish (new ones are answered 503 meanwhile).
-        public var gracePeriod: Duration = .seconds(10)
+        package var gracePeriod: Duration = .seconds(10)
         /// Threads running offloaded routes (`Router.add(…, offloaded: true)`), started as needed: by default one
         /// core fewer than the machine has, so that the HTTP threads always keep one.
-        public var workerThreadCount: Int = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
+        package var workerThreadCount: Int = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
         /// Offloaded requests waiting for a worker beyond those running; the next is answered 503 with
         /// `Retry-After` at once.
-        public var workerQueueLimit: Int = 256
+        package var workerQueueLimit: Int = 256
 
         /// The defaults, with any value overridden.
-        public init(host: String = "127.0.0.1", port: Int = 8080) {
+        package init(host: String = "127.0.0.1", port: Int = 8080) {
             self.host = host
             self.port = port
         }
     }
 
     /// Why the server could not start.
-    public struct StartError: Error, CustomStringConvertible {
+    package struct StartError: Error, CustomStringConvertible {
         /// What failed.
-        public let description: String
+        package let description: String
     }
 }

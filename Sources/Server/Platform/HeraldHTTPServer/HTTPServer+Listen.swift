@@ -24,7 +24,7 @@ extension HTTPServer {
     /// A TCP socket bound to `host`:`port` and listening, with SO_REUSEADDR (a restart does not wait out
     /// TIME_WAIT) and SO_REUSEPORT only when `reusePort`. A port in use, an address not on this machine or a port
     /// below 1024 without the privilege is an error naming `host:port` and the reason, in one line.
-    public static func listen(host: String, port: Int, reusePort: Bool = false) throws -> Int32 {
+    package static func listen(host: String, port: Int, reusePort: Bool = false) throws -> Int32 {
         try listen(host: host, port: port, reusePort: reusePort).0
     }
 

@@ -24,7 +24,7 @@ import Synchronization
 /// Handlers run synchronously on the pool's threads, except offloaded routes (`Router.add(…, offloaded: true)`):
 /// those run on the server's worker threads (`workerThreadCount`) while their connection is suspended, so that
 /// slow CPU work never holds up the other connections an HTTP thread serves.
-public final class HTTPServer: Worker {
+package final class HTTPServer: Worker {
     /// Where to listen and the limits enforced.
     let configuration: Configuration
     /// What answers the requests.
@@ -52,10 +52,10 @@ public final class HTTPServer: Worker {
     /// (nil) while the daemon stops: nothing may be suspended then.
     let suspended = Mutex<[ObjectIdentifier: Offload]?>(nil)
     /// The port bound (useful when configured with 0). Valid after `start()`.
-    public var port: Int { boundPort.load(ordering: .acquiring) }
+    package var port: Int { boundPort.load(ordering: .acquiring) }
 
     /// A server that answers with `responder`.
-    public init(configuration: Configuration, responder: any HTTPResponder, logger: Logger) {
+    package init(configuration: Configuration, responder: any HTTPResponder, logger: Logger) {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
@@ -78,14 +78,14 @@ public final class HTTPServer: Worker {
     }
 
     /// Connections closed for taking longer than `headTimeout` over a request head, since start.
-    public var connectionsClosedForSlowHeads: Int { connectionGuard.reapedCount }
+    package var connectionsClosedForSlowHeads: Int { connectionGuard.reapedCount }
 
     /// Connections shut down to make room for a newer one when every place was taken (the one that had waited
     /// longest for its request head), since start.
-    public var connectionsEvicted: Int { connectionGuard.evictedCount }
+    package var connectionsEvicted: Int { connectionGuard.evictedCount }
 
     /// Binds and starts serving. Throws if the address cannot be bound.
-    public func start() throws {
+    package func start() throws {
         precondition(daemon.withLock { $0 } == nil, "server already started")
         draining.store(false, ordering: .relaxed)
         let listening =
@@ -116,7 +116,7 @@ public final class HTTPServer: Worker {
     }
 
     /// Serves (starting first if `start` was not called) until asked to stop, then stops as `stop` does.
-    public func run() async throws {
+    package func run() async throws {
         if daemon.withLock({ $0 }) == nil { try start() }
         await GracefulShutdown.wait()
         // On the service's own thread (`WorkerExecutor`): waiting here holds up nothing else.
@@ -128,7 +128,7 @@ public final class HTTPServer: Worker {
     /// Not `MHD_quiesce_daemon`: with epoll and a thread pool it races a worker removing the same listen socket
     /// from its epoll set, and libmicrohttpd 0.9.75 aborts the process on the loser's ENOENT ("Failed to remove
     /// listen FD from epoll set", seen once in CI; an open defect upstream).
-    public func shutdown(gracePeriod: Duration = .seconds(10)) {
+    package func shutdown(gracePeriod: Duration = .seconds(10)) {
         guard let running = daemon.withLock({ $0 }) else { return }
         draining.store(true, ordering: .releasing)
         drained.wait(until: Date(timeIntervalSinceNow: gracePeriod / .seconds(1))) {
@@ -191,17 +191,17 @@ public final class HTTPServer: Worker {
     }
 
     /// Requests received and not yet completed.
-    public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
+    package var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
     /// Connections open now.
-    public var openConnections: Int { connectionGuard.counts.open }
+    package var openConnections: Int { connectionGuard.counts.open }
 
     /// Connections accepted since start.
-    public var connectionsAccepted: Int { connectionGuard.acceptedCount }
+    package var connectionsAccepted: Int { connectionGuard.acceptedCount }
 
     /// Offloaded requests waiting for a worker or running on one.
-    public var offloadedRequests: Int { workers.pendingCount }
+    package var offloadedRequests: Int { workers.pendingCount }
 
     /// True from the moment `shutdown` begins (new requests are answered 503 from then on) until the next `start`.
-    public var isDraining: Bool { draining.load(ordering: .acquiring) }
+    package var isDraining: Bool { draining.load(ordering: .acquiring) }
 }

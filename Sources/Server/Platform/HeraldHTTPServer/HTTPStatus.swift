@@ -1,33 +1,33 @@
 /// An HTTP status code with the reasons Herald answers with named.
-public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
+package struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
     /// The numeric code.
-    public let code: Int
+    package let code: Int
 
     /// The status `code`.
-    public init(_ code: Int) { self.code = code }
+    package init(_ code: Int) { self.code = code }
 
-    public static let ok = HTTPStatus(200)
-    public static let created = HTTPStatus(201)
-    public static let accepted = HTTPStatus(202)
-    public static let noContent = HTTPStatus(204)
-    public static let partialContent = HTTPStatus(206)
-    public static let notModified = HTTPStatus(304)
-    public static let badRequest = HTTPStatus(400)
-    public static let unauthorized = HTTPStatus(401)
-    public static let forbidden = HTTPStatus(403)
-    public static let notFound = HTTPStatus(404)
-    public static let methodNotAllowed = HTTPStatus(405)
-    public static let conflict = HTTPStatus(409)
-    public static let preconditionFailed = HTTPStatus(412)
-    public static let payloadTooLarge = HTTPStatus(413)
-    public static let unsupportedMediaType = HTTPStatus(415)
-    public static let rangeNotSatisfiable = HTTPStatus(416)
-    public static let unprocessableEntity = HTTPStatus(422)
-    public static let tooManyRequests = HTTPStatus(429)
-    public static let requestHeaderFieldsTooLarge = HTTPStatus(431)
-    public static let internalServerError = HTTPStatus(500)
-    public static let notImplemented = HTTPStatus(501)
-    public static let serviceUnavailable = HTTPStatus(503)
+    package static let ok = HTTPStatus(200)
+    package static let created = HTTPStatus(201)
+    package static let accepted = HTTPStatus(202)
+    package static let noContent = HTTPStatus(204)
+    package static let partialContent = HTTPStatus(206)
+    package static let notModified = HTTPStatus(304)
+    package static let badRequest = HTTPStatus(400)
+    package static let unauthorized = HTTPStatus(401)
+    package static let forbidden = HTTPStatus(403)
+    package static let notFound = HTTPStatus(404)
+    package static let methodNotAllowed = HTTPStatus(405)
+    package static let conflict = HTTPStatus(409)
+    package static let preconditionFailed = HTTPStatus(412)
+    package static let payloadTooLarge = HTTPStatus(413)
+    package static let unsupportedMediaType = HTTPStatus(415)
+    package static let rangeNotSatisfiable = HTTPStatus(416)
+    package static let unprocessableEntity = HTTPStatus(422)
+    package static let tooManyRequests = HTTPStatus(429)
+    package static let requestHeaderFieldsTooLarge = HTTPStatus(431)
+    package static let internalServerError = HTTPStatus(500)
+    package static let notImplemented = HTTPStatus(501)
+    package static let serviceUnavailable = HTTPStatus(503)
 
-    public var description: String { String(code) }
+    package var description: String { String(code) }
 }

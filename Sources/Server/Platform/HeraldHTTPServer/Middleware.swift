@@ -1,5 +1,5 @@
 /// Wraps request handling: runs before and after the handler, may answer on its own.
-public protocol HTTPMiddleware: Sendable {
+package protocol HTTPMiddleware: Sendable {
     /// Handles `request`, calling `next` to continue down the chain.
     func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse
     /// Sees a request the server refused before routing, and its answer (see `HTTPResponder.refused`).
@@ -7,24 +7,24 @@ public protocol HTTPMiddleware: Sendable {
 }
 
 extension HTTPMiddleware {
-    public func refused(_ request: HTTPRequest, with response: HTTPResponse) {}
+    package func refused(_ request: HTTPRequest, with response: HTTPResponse) {}
 }
 
 /// A router behind a chain of middleware: what the server runs for each request.
 ///
 /// Routing happens first, so every middleware sees `request.route`; unmatched requests still pass
 /// through the chain (and are answered 404 or 405 at its end).
-public struct Application: HTTPResponder {
+package struct Application: HTTPResponder {
     private let router: Router
     private let middleware: [any HTTPMiddleware]
 
     /// `middleware` run outermost first.
-    public init(router: Router, middleware: [any HTTPMiddleware]) {
+    package init(router: Router, middleware: [any HTTPMiddleware]) {
         self.router = router
         self.middleware = middleware
     }
 
-    public func respond(to request: HTTPRequest) throws -> HTTPResponse {
+    package func respond(to request: HTTPRequest) throws -> HTTPResponse {
         var request = request
         let handler: HTTPHandler
         switch router.match(request.method, request.rawPath) {
@@ -48,7 +48,7 @@ public struct Application: HTTPResponder {
     }
 
     /// A streaming route's consumer (`Router.stream`), opened with the route's parameters.
-    public func streamedBody(for head: HTTPRequest) throws -> HTTPStreamedBody? {
+    package func streamedBody(for head: HTTPRequest) throws -> HTTPStreamedBody? {
         guard let route = router.opener(head.method, head.rawPath) else { return nil }
         var head = head
         head.route = route.pattern
@@ -56,9 +56,9 @@ public struct Application: HTTPResponder {
         return HTTPStreamedBody(try route.open(head))
     }
 
-    public func isOffloaded(_ request: HTTPRequest) -> Bool { router.isOffloaded(request.method, request.rawPath) }
+    package func isOffloaded(_ request: HTTPRequest) -> Bool { router.isOffloaded(request.method, request.rawPath) }
 
-    public func refused(_ request: HTTPRequest, with response: HTTPResponse) {
+    package func refused(_ request: HTTPRequest, with response: HTTPResponse) {
         var request = request
         request.route = "refused"
         for middleware in middleware { middleware.refused(request, with: response) }

@@ -6,7 +6,7 @@ import Synchronization
 /// Metrics: `herald_http_requests_total{method,route,status}` and
 /// `herald_http_request_duration_seconds{route}`. Routes are patterns (`/api2/mobile/notifications/{id}`),
 /// so ids never multiply the series. The log carries the path, never the query or headers.
-public struct ObservabilityMiddleware: HTTPMiddleware {
+package struct ObservabilityMiddleware: HTTPMiddleware {
     private struct CounterKey: Hashable {
         let method: String
         let route: String
@@ -23,12 +23,12 @@ public struct ObservabilityMiddleware: HTTPMiddleware {
     private let cache = Cache()
 
     /// Logs each request to `logger` at info and records it in `metrics`.
-    public init(logger: Logger, metrics: MetricsRegistry) {
+    package init(logger: Logger, metrics: MetricsRegistry) {
         self.logger = logger
         self.metrics = metrics
     }
 
-    public func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
+    package func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
         let start = ContinuousClock.now
         let response = try next(request)
         let elapsed = ContinuousClock.now - start
@@ -39,7 +39,7 @@ public struct ObservabilityMiddleware: HTTPMiddleware {
     }
 
     /// Requests the server refused before routing are counted under the route `refused` and logged like the rest.
-    public func refused(_ request: HTTPRequest, with response: HTTPResponse) {
+    package func refused(_ request: HTTPRequest, with response: HTTPResponse) {
         record(request, response, route: "refused", elapsed: nil)
     }
 

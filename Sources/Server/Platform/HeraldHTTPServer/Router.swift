@@ -23,7 +23,7 @@ extension HTTPResponder {
 }
 
 /// A handler closure.
-public typealias HTTPHandler = @Sendable (HTTPRequest) throws -> HTTPResponse
+package typealias HTTPHandler = @Sendable (HTTPRequest) throws -> HTTPResponse
 
 /// Routes by method and path; `{name}` segments capture parameters.
 ///
@@ -34,7 +34,7 @@ public typealias HTTPHandler = @Sendable (HTTPRequest) throws -> HTTPResponse
 /// }
 /// ```
 /// Build it before the server starts; it is not changed afterwards.
-public struct Router: Sendable {
+package struct Router: Sendable {
     final class Node: @unchecked Sendable {  // immutable once the router is handed to a server
         var literals: [String: Node] = [:]
         var parameter: (name: String, node: Node)?
@@ -46,7 +46,7 @@ public struct Router: Sendable {
     }
 
     /// What a lookup found.
-    public enum Match: Sendable {
+    package enum Match: Sendable {
         /// A route: its handler, pattern and captured parameters.
         case found(handler: HTTPHandler, pattern: String, parameters: [String: String])
         /// The path exists but not with this method.
@@ -61,7 +61,7 @@ public struct Router: Sendable {
     private var offloadedMethods: Set<HTTPMethod> = []
 
     /// An empty router.
-    public init() {}
+    package init() {}
 
     /// Adds `handler` for `method` on `pattern` (a path whose `{name}` segments are parameters).
     ///
@@ -73,7 +73,7 @@ public struct Router: Sendable {
     /// ```swift
     /// router.post("/api2/mobile/users/login", offloaded: true) { request in … try passwords.verify(…) … }
     /// ```
-    public mutating func add(
+    package mutating func add(
         _ method: HTTPMethod, _ pattern: String, offloaded: Bool = false, _ handler: @escaping HTTPHandler
     ) {
         let node = insert(method, pattern, handler)
@@ -95,7 +95,7 @@ public struct Router: Sendable {
     ///     return ImportConsumer(businessID: …)
     /// }
     /// ```
-    public mutating func stream(_ method: HTTPMethod, _ pattern: String, _ open: @escaping HTTPBodyConsumerOpener) {
+    package mutating func stream(_ method: HTTPMethod, _ pattern: String, _ open: @escaping HTTPBodyConsumerOpener) {
         let node = insert(method, pattern) { request in
             if let streamed = request.streamedBody { return try streamed.finish() }
             let consumer = try open(request)
@@ -135,28 +135,28 @@ public struct Router: Sendable {
     }
 
     /// Adds a GET route (HEAD is answered by it too).
-    public mutating func get(_ pattern: String, offloaded: Bool = false, _ handler: @escaping HTTPHandler) {
+    package mutating func get(_ pattern: String, offloaded: Bool = false, _ handler: @escaping HTTPHandler) {
         add(.get, pattern, offloaded: offloaded, handler)
     }
     /// Adds a POST route.
-    public mutating func post(_ pattern: String, offloaded: Bool = false, _ handler: @escaping HTTPHandler) {
+    package mutating func post(_ pattern: String, offloaded: Bool = false, _ handler: @escaping HTTPHandler) {
         add(.post, pattern, offloaded: offloaded, handler)
     }
     /// Adds a PUT route.
-    public mutating func put(_ pattern: String, offloaded: Bool = false, _ handler: @escaping HTTPHandler) {
+    package mutating func put(_ pattern: String, offloaded: Bool = false, _ handler: @escaping HTTPHandler) {
         add(.put, pattern, offloaded: offloaded, handler)
     }
     /// Adds a PATCH route.
-    public mutating func patch(_ pattern: String, offloaded: Bool = false, _ handler: @escaping HTTPHandler) {
+    package mutating func patch(_ pattern: String, offloaded: Bool = false, _ handler: @escaping HTTPHandler) {
         add(.patch, pattern, offloaded: offloaded, handler)
     }
     /// Adds a DELETE route.
-    public mutating func delete(_ pattern: String, offloaded: Bool = false, _ handler: @escaping HTTPHandler) {
+    package mutating func delete(_ pattern: String, offloaded: Bool = false, _ handler: @escaping HTTPHandler) {
         add(.delete, pattern, offloaded: offloaded, handler)
     }
 
     /// Whether the route for `method` and `path` runs on the server's worker threads (`add(…, offloaded:)`).
-    public func isOffloaded(_ method: HTTPMethod, _ path: String) -> Bool {
+    package func isOffloaded(_ method: HTTPMethod, _ path: String) -> Bool {
         guard offloadedMethods.contains(method) || (method == .head && offloadedMethods.contains(.get)) else {
             return false
         }
@@ -167,7 +167,7 @@ public struct Router: Sendable {
     }
 
     /// Every route, as (method, pattern), sorted: for documentation checks.
-    public var routes: [(method: HTTPMethod, pattern: String)] {
+    package var routes: [(method: HTTPMethod, pattern: String)] {
         var found: [(method: HTTPMethod, pattern: String)] = []
         func walk(_ node: Node) {
             for (method, route) in node.handlers { found.append((method, route.pattern)) }
@@ -180,7 +180,7 @@ public struct Router: Sendable {
 
     /// Finds the route for `method` and `path` (as received: each segment is percent-decoded after the path is
     /// split, so `%2F` stays inside its segment). Literal segments win over parameters.
-    public func match(_ method: HTTPMethod, _ path: String) -> Match {
+    package func match(_ method: HTTPMethod, _ path: String) -> Match {
         var parameters: [String: String] = [:]
         guard let node = find(root, Self.segments(of: path)[...], &parameters) else { return .notFound }
         if let route = node.handlers[method] ?? (method == .head ? node.handlers[.get] : nil) {
@@ -192,7 +192,7 @@ public struct Router: Sendable {
 
     /// The opener of the streaming route (`stream`) for `method` and `path`, with its pattern and parameters; nil
     /// when the route collects its body (or there is none).
-    public func opener(_ method: HTTPMethod, _ path: String) -> (
+    package func opener(_ method: HTTPMethod, _ path: String) -> (
         open: HTTPBodyConsumerOpener, pattern: String, parameters: [String: String]
     )? {
         var parameters: [String: String] = [:]

@@ -13,13 +13,13 @@
 /// proxies.client(peer: "127.0.0.1", headers: [("x-forwarded-for", "203.0.113.7")])   // "203.0.113.7"
 /// proxies.client(peer: "198.51.100.2", headers: [("x-forwarded-for", "203.0.113.7")]) // "198.51.100.2"
 /// ```
-public struct TrustedProxies: Sendable, Equatable {
+package struct TrustedProxies: Sendable, Equatable {
     /// An address range: the first `prefixLength` bits of a 16-byte address (IPv4 as `::ffff:a.b.c.d`).
-    public struct Range: Sendable, Equatable, CustomStringConvertible {
+    package struct Range: Sendable, Equatable, CustomStringConvertible {
         let bytes: [UInt8]
         let prefixLength: Int
         /// As it was written.
-        public let description: String
+        package let description: String
 
         /// Whether `address` (16 bytes) is in the range.
         func contains(_ address: [UInt8]) -> Bool {
@@ -34,21 +34,21 @@ public struct TrustedProxies: Sendable, Equatable {
     }
 
     /// Why a list could not be read.
-    public struct Invalid: Error, CustomStringConvertible {
+    package struct Invalid: Error, CustomStringConvertible {
         /// What is wrong.
-        public let description: String
+        package let description: String
     }
 
     /// The ranges trusted.
-    public let ranges: [Range]
+    package let ranges: [Range]
 
     /// No proxy trusted: the client is always the peer.
-    public static let none = TrustedProxies(ranges: [])
+    package static let none = TrustedProxies(ranges: [])
 
     private init(ranges: [Range]) { self.ranges = ranges }
 
     /// The ranges in `text`: comma-separated CIDRs (`10.0.0.0/8`, `fd00::/8`) or single addresses.
-    public init(parsing text: String) throws(Invalid) {
+    package init(parsing text: String) throws(Invalid) {
         var ranges: [Range] = []
         for item in text.split(separator: ",") {
             let entry = item.trimmed(of: " ")
@@ -72,7 +72,7 @@ public struct TrustedProxies: Sendable, Equatable {
     }
 
     /// Whether `address` (numeric) is a trusted proxy's.
-    public func contains(_ address: String) -> Bool {
+    package func contains(_ address: String) -> Bool {
         guard !ranges.isEmpty, let bytes = Self.bytes(address) else { return false }
         return ranges.contains { $0.contains(bytes) }
     }
@@ -81,7 +81,7 @@ public struct TrustedProxies: Sendable, Equatable {
     /// trusted and a forwarding header names hops. A hop that is not an address ends the walk at the last one read.
     /// When both `Forwarded` and `X-Forwarded-For` name a client and not the same one, neither is believed and the
     /// client is `peer`: a proxy writes one of them, the other came from the client, and which is which cannot be told.
-    public func client(peer: String?, headers: [(name: String, value: String)]) -> String? {
+    package func client(peer: String?, headers: [(name: String, value: String)]) -> String? {
         guard let peer, contains(peer) else { return peer }
         let forwarded = headers.filter { $0.name == "forwarded" }.map(\.value)
         let forwardedFor = headers.filter { $0.name == "x-forwarded-for" }.map(\.value)

@@ -9,19 +9,19 @@ import Synchronization
 /// // finish what is in flight, then return
 /// ```
 /// Outside a group (nobody will ask), a worker runs until cancelled.
-public enum GracefulShutdown {
+package enum GracefulShutdown {
     /// The request this task's worker answers to (set by `WorkerGroup`).
     @TaskLocal static var request: ShutdownRequest?
 
     /// Whether this worker was asked to stop (or its task cancelled).
-    public static var isRequested: Bool { (request?.isRequested ?? false) || Task.isCancelled }
+    package static var isRequested: Bool { (request?.isRequested ?? false) || Task.isCancelled }
 
     /// Calls `handler` once when this worker is asked to stop (at once if it already was). Nothing happens
     /// outside a group.
-    public static func onRequest(_ handler: @escaping @Sendable () -> Void) { request?.onRequest(handler) }
+    package static func onRequest(_ handler: @escaping @Sendable () -> Void) { request?.onRequest(handler) }
 
     /// Waits until this worker is asked to stop or its task is cancelled.
-    public static func wait() async {
+    package static func wait() async {
         let wakeup = Wakeup()
         onRequest { wakeup.signal() }
         while !isRequested { await wakeup.wait() }

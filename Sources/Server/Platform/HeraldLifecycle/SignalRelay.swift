@@ -17,9 +17,9 @@ import Synchronization
 /// let watch = SignalRelay.shared.watch([SIGTERM, SIGINT]) { number in group.stop() }
 /// defer { watch.cancel() }
 /// ```
-public final class SignalRelay: Sendable {
+package final class SignalRelay: Sendable {
     /// The process's relay (a process has one set of signal handlers).
-    public static let shared = SignalRelay()
+    package static let shared = SignalRelay()
 
     private struct Watcher {
         let numbers: Set<Int32>
@@ -61,7 +61,7 @@ public final class SignalRelay: Sendable {
     /// Calls `handler` (on the relay's thread) with each of `numbers` the process receives from now on, until the
     /// watch is cancelled. A signal no watch is watching is dropped: once watched, it no longer has its default
     /// effect (ending the process), also after the watch is cancelled.
-    public func watch(_ numbers: [Int32], _ handler: @escaping @Sendable (Int32) -> Void) -> Watch {
+    package func watch(_ numbers: [Int32], _ handler: @escaping @Sendable (Int32) -> Void) -> Watch {
         let id = state.withLock { state in
             for number in numbers where !state.installed.contains(number) {
                 var action = sigaction()
@@ -81,12 +81,12 @@ public final class SignalRelay: Sendable {
     fileprivate func cancel(_ id: Int) { _ = state.withLock { $0.watchers.removeValue(forKey: id) } }
 
     /// A watch `SignalRelay.watch` made.
-    public struct Watch: Sendable {
+    package struct Watch: Sendable {
         fileprivate let relay: SignalRelay
         fileprivate let id: Int
 
         /// Stops calling this watch's handler.
-        public func cancel() { relay.cancel(id) }
+        package func cancel() { relay.cancel(id) }
     }
 }
 

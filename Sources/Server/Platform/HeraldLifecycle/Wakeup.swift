@@ -10,7 +10,7 @@ import Synchronization
 /// // elsewhere, on any thread: wakeup.signal()
 /// await wakeup.wait(until: deadline, clock: clock)
 /// ```
-public final class Wakeup: Sendable {
+package final class Wakeup: Sendable {
     private struct State {
         var signalled = false
         var waiter: CheckedContinuation<Void, Never>?
@@ -19,10 +19,10 @@ public final class Wakeup: Sendable {
     private let state = Mutex(State())
 
     /// A wake-up, not yet signalled.
-    public init() {}
+    package init() {}
 
     /// Wakes the waiter, or the next wait if none is waiting. Signals given meanwhile count once.
-    public func signal() {
+    package func signal() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             if let waiter = state.waiter {
                 state.waiter = nil
@@ -35,7 +35,7 @@ public final class Wakeup: Sendable {
     }
 
     /// Waits for a signal (or cancellation). One task waits at a time.
-    public func wait() async {
+    package func wait() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let ready = state.withLock { state -> Bool in
@@ -56,7 +56,7 @@ public final class Wakeup: Sendable {
     }
 
     /// Waits for a signal, at most until `deadline` on `clock` (nil: no deadline), or until cancelled.
-    public func wait(until deadline: Timestamp?, clock: WallClock) async {
+    package func wait(until deadline: Timestamp?, clock: WallClock) async {
         guard let deadline else { return await wait() }
         let consumed = state.withLock { state -> Bool in
             defer { state.signalled = false }

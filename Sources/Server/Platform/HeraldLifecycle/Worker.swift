@@ -3,7 +3,7 @@
 /// `run()` works until it is asked to stop (`GracefulShutdown`), then stops gracefully — finishing or handing
 /// back what it holds — and returns; cancelling its task stops it at once. Returning early or throwing stops the
 /// whole group.
-public protocol Worker: Sendable {
+package protocol Worker: Sendable {
     /// Runs until asked to stop or cancelled.
     func run() async throws
 }

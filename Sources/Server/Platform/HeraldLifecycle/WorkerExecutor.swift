@@ -7,20 +7,20 @@ import Foundation
 /// let executor = WorkerExecutor(name: "herald-delivery")
 /// let task = Task(executorPreference: executor) { try await worker.run() }
 /// ```
-public final class WorkerExecutor: TaskExecutor, @unchecked Sendable {
+package final class WorkerExecutor: TaskExecutor, @unchecked Sendable {
     // `jobs` and `stopped` are guarded by `condition`.
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var stopped = false
 
     /// Starts the thread, named `name`.
-    public init(name: String) {
+    package init(name: String) {
         let thread = Thread { [self] in runJobs() }
         thread.name = name
         thread.start()
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
         jobs.append(job)
@@ -29,7 +29,7 @@ public final class WorkerExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// Lets the thread finish once the jobs queued have run.
-    public func shutdown() {
+    package func shutdown() {
         condition.lock()
         stopped = true
         condition.signal()

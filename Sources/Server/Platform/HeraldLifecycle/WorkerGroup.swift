@@ -13,7 +13,7 @@ import Synchronization
 ///     [("delivery", engine), ("scheduler", scheduler), ("http", server)], logger: logger, signals: [SIGTERM, SIGINT])
 /// try await group.run()   // returns once every worker has stopped
 /// ```
-public final class WorkerGroup: Sendable {
+package final class WorkerGroup: Sendable {
     private let workers: [(name: String, worker: any Worker)]
     private let logger: Logger
     private let signalWatch: SignalRelay.Watch?
@@ -21,7 +21,7 @@ public final class WorkerGroup: Sendable {
 
     /// A group of `workers` (started in this order, stopped in reverse); `signals` stop it when received — from
     /// now on, not only once it runs: a signal that came between the two would otherwise be ignored and lost.
-    public init(_ workers: [(name: String, worker: any Worker)], logger: Logger, signals: [Int32] = []) {
+    package init(_ workers: [(name: String, worker: any Worker)], logger: Logger, signals: [Int32] = []) {
         self.workers = workers
         self.logger = logger
         signalWatch =
@@ -34,11 +34,11 @@ public final class WorkerGroup: Sendable {
     }
 
     /// Asks the group to stop (from any thread).
-    public func stop() { stopRequested.signal() }
+    package func stop() { stopRequested.signal() }
 
     /// Runs the group in the background, on a thread of its own (so that nothing blocking the shared pool can
     /// keep it from starting or stopping); the task ends when the group has stopped.
-    public func start() -> Task<Void, any Error> {
+    package func start() -> Task<Void, any Error> {
         let executor = WorkerExecutor(name: "herald-workers")
         return Task(executorPreference: executor) {
             defer { executor.shutdown() }
@@ -48,7 +48,7 @@ public final class WorkerGroup: Sendable {
 
     /// Runs every worker until the group is asked to stop or one of them ends; then stops the others in reverse
     /// order and returns. Rethrows the first failure.
-    public func run() async throws {
+    package func run() async throws {
         defer { signalWatch?.cancel() }
 
         let firstFailure = FirstFailure()

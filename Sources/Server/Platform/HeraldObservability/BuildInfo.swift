@@ -1,10 +1,10 @@
 /// What this binary is: its version and the compiler it was built with (`herald version`, `herald_build_info`).
-public enum BuildInfo {
+package enum BuildInfo {
     /// Herald's version.
-    public static let version = "0.1.0"
+    package static let version = "0.1.0"
 
     /// The Swift compiler that built it.
-    public static let swiftVersion: String = {
+    package static let swiftVersion: String = {
         #if compiler(>=6.3)
             return "6.3"
         #elseif compiler(>=6.2)
@@ -17,7 +17,7 @@ public enum BuildInfo {
     }()
 
     /// How it was built: `debug` or `release`.
-    public static let configuration: String = {
+    package static let configuration: String = {
         #if DEBUG
             return "debug"
         #else
@@ -26,7 +26,7 @@ public enum BuildInfo {
     }()
 
     /// The line `herald version` prints.
-    public static var versionLine: String {
+    package static var versionLine: String {
         "herald \(version) (swift \(swiftVersion), \(configuration) build)"
     }
 }

@@ -14,9 +14,9 @@ public struct Logger: Sendable {
     /// How important an event is; events below the logger's level are dropped.
     public struct Level: Sendable, Hashable, Comparable, CustomStringConvertible {
         /// Higher is more important.
-        public let rawValue: Int
+        package let rawValue: Int
         /// The name written in the log line.
-        public let name: String
+        package let name: String
 
         public static let trace = Level(rawValue: 0, name: "trace")
         public static let debug = Level(rawValue: 1, name: "debug")
@@ -27,7 +27,7 @@ public struct Logger: Sendable {
         public static let critical = Level(rawValue: 6, name: "critical")
 
         /// The level named `name` (case-insensitive), or nil.
-        public init?(name: String) {
+        package init?(name: String) {
             let all: [Level] = [.trace, .debug, .info, .notice, .warning, .error, .critical]
             guard let level = all.first(where: { $0.name == name.lowercased() }) else { return nil }
             self = level
@@ -43,7 +43,7 @@ public struct Logger: Sendable {
     }
 
     /// How a line is written.
-    public enum Format: String, Sendable {
+    package enum Format: String, Sendable {
         /// `2026-01-01T00:00:00.000Z info herald.http: message key=value …`
         case logfmt
         /// `{"time":"…","level":"info","label":"herald.http","message":"…","key":"value",…}`
@@ -51,17 +51,17 @@ public struct Logger: Sendable {
     }
 
     /// Dotted name of the component logging.
-    public var label: String
+    package var label: String
     /// How lines are written.
-    public var format: Format = .logfmt
+    package var format: Format = .logfmt
     /// Events below this level are dropped.
-    public var level: Level
+    package var level: Level
     /// Metadata added to every event of this logger.
-    public var metadata: [String: String]
+    package var metadata: [String: String]
     private let sink: LogSink
 
     /// A logger writing to `sink` (standard error by default).
-    public init(
+    package init(
         label: String, level: Level = .info, metadata: [String: String] = [:], format: Format = .logfmt,
         sink: LogSink = .standardError
     ) {
@@ -73,20 +73,20 @@ public struct Logger: Sendable {
     }
 
     /// A logger that writes nothing.
-    public static let disabled = Logger(label: "disabled", level: .critical, sink: LogSink { _ in })
+    package static let disabled = Logger(label: "disabled", level: .critical, sink: LogSink { _ in })
 
     /// True when events at `level` would be written.
-    public func isEnabled(_ level: Level) -> Bool { level >= self.level }
+    package func isEnabled(_ level: Level) -> Bool { level >= self.level }
 
     /// The same logger under another label.
-    public func labeled(_ label: String) -> Logger {
+    package func labeled(_ label: String) -> Logger {
         var copy = self
         copy.label = label
         return copy
     }
 
     /// Writes one event if `level` is enabled.
-    public func log(_ level: Level, _ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
+    package func log(_ level: Level, _ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
         guard level >= self.level else { return }
         if format == .json {
             sink.write(jsonLine(level, message(), extra))
@@ -104,27 +104,27 @@ public struct Logger: Sendable {
     }
 
     /// Writes a trace event.
-    public func trace(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
+    package func trace(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
         log(.trace, message(), extra)
     }
     /// Writes a debug event.
-    public func debug(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
+    package func debug(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
         log(.debug, message(), extra)
     }
     /// Writes an info event.
-    public func info(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
+    package func info(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
         log(.info, message(), extra)
     }
     /// Writes a notice event.
-    public func notice(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
+    package func notice(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
         log(.notice, message(), extra)
     }
     /// Writes a warning event.
-    public func warning(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
+    package func warning(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
         log(.warning, message(), extra)
     }
     /// Writes an error event.
-    public func error(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
+    package func error(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) {
         log(.error, message(), extra)
     }
 
@@ -176,17 +176,17 @@ public struct Logger: Sendable {
 }
 
 /// Where log lines go. Thread-safe.
-public struct LogSink: Sendable {
+package struct LogSink: Sendable {
     private let writeLine: @Sendable (String) -> Void
 
     /// A sink that hands each complete line (with its newline) to `write`.
-    public init(_ write: @escaping @Sendable (String) -> Void) { writeLine = write }
+    package init(_ write: @escaping @Sendable (String) -> Void) { writeLine = write }
 
     /// Writes a line.
-    public func write(_ line: String) { writeLine(line) }
+    package func write(_ line: String) { writeLine(line) }
 
     /// Standard error; each line is written with one `write(2)`, so lines from threads never interleave.
-    public static let standardError = LogSink { line in
+    package static let standardError = LogSink { line in
         var line = line
         line.withUTF8 { bytes in
             var offset = 0

@@ -9,7 +9,7 @@ import Synchronization
 /// print(metrics.render())
 /// ```
 /// Asking twice for the same name and labels returns the same metric.
-public final class MetricsRegistry: Sendable {
+package final class MetricsRegistry: Sendable {
     private struct Family {
         var help: String
         var type: String
@@ -26,10 +26,10 @@ public final class MetricsRegistry: Sendable {
     private let families = Mutex<[String: Family]>([:])
 
     /// An empty registry.
-    public init() {}
+    package init() {}
 
     /// The counter `name` with `labels`, created on first use.
-    public func counter(_ name: String, help: String, labels: [String: String] = [:]) -> Counter {
+    package func counter(_ name: String, help: String, labels: [String: String] = [:]) -> Counter {
         metric(name, help: help, type: "counter", labels: labels, make: { .counter(Counter()) }) {
             if case .counter(let c) = $0 { return c }
             return nil
@@ -37,7 +37,7 @@ public final class MetricsRegistry: Sendable {
     }
 
     /// The gauge `name` with `labels`, created on first use.
-    public func gauge(_ name: String, help: String, labels: [String: String] = [:]) -> Gauge {
+    package func gauge(_ name: String, help: String, labels: [String: String] = [:]) -> Gauge {
         metric(name, help: help, type: "gauge", labels: labels, make: { .gauge(Gauge()) }) {
             if case .gauge(let g) = $0 { return g }
             return nil
@@ -45,7 +45,7 @@ public final class MetricsRegistry: Sendable {
     }
 
     /// The histogram `name` with `labels`, created on first use with `buckets` (upper bounds, ascending).
-    public func histogram(
+    package func histogram(
         _ name: String, help: String, labels: [String: String] = [:], buckets: [Double] = Histogram.latencyBuckets
     ) -> Histogram {
         metric(name, help: help, type: "histogram", labels: labels, make: { .histogram(Histogram(buckets: buckets)) }) {
@@ -55,14 +55,14 @@ public final class MetricsRegistry: Sendable {
     }
 
     /// A gauge whose value is read by `sample` at every scrape (queue depth, say). Replaces an earlier one.
-    public func sampledGauge(
+    package func sampledGauge(
         _ name: String, help: String, labels: [String: String] = [:], sample: @escaping @Sendable () -> Double
     ) {
         sampled(name, type: "gauge", help: help, labels: labels, sample)
     }
 
     /// A counter whose value is read by `sample` at every scrape (CPU seconds, say). Replaces an earlier one.
-    public func sampledCounter(
+    package func sampledCounter(
         _ name: String, help: String, labels: [String: String] = [:], sample: @escaping @Sendable () -> Double
     ) {
         sampled(name, type: "counter", help: help, labels: labels, sample)
@@ -96,7 +96,7 @@ public final class MetricsRegistry: Sendable {
     }
 
     /// The Prometheus text exposition (version 0.0.4) of every metric.
-    public func render() -> String {
+    package func render() -> String {
         let snapshot = families.withLock { $0 }
         var out = ""
         for name in snapshot.keys.sorted() {
@@ -141,40 +141,40 @@ extension String {
 }
 
 /// A monotonically increasing count.
-public final class Counter: Sendable {
+package final class Counter: Sendable {
     private let storage = Atomic<Int64>(0)
 
     /// A counter at zero.
-    public init() {}
+    package init() {}
 
     /// Adds `amount` (default 1).
-    public func increment(by amount: Int64 = 1) { storage.add(amount, ordering: .relaxed) }
+    package func increment(by amount: Int64 = 1) { storage.add(amount, ordering: .relaxed) }
 
     /// The current count.
-    public var value: Int64 { storage.load(ordering: .relaxed) }
+    package var value: Int64 { storage.load(ordering: .relaxed) }
 }
 
 /// A value that goes up and down.
-public final class Gauge: Sendable {
+package final class Gauge: Sendable {
     private let storage = Mutex<Double>(0)
 
     /// A gauge at zero.
-    public init() {}
+    package init() {}
 
     /// Sets the value.
-    public func set(_ value: Double) { storage.withLock { $0 = value } }
+    package func set(_ value: Double) { storage.withLock { $0 = value } }
 
     /// Adds `delta` (negative to decrease).
-    public func add(_ delta: Double) { storage.withLock { $0 += delta } }
+    package func add(_ delta: Double) { storage.withLock { $0 += delta } }
 
     /// The current value.
-    public var value: Double { storage.withLock { $0 } }
+    package var value: Double { storage.withLock { $0 } }
 }
 
 /// Counts observations into buckets, as Prometheus histograms do.
-public final class Histogram: Sendable {
+package final class Histogram: Sendable {
     /// Seconds, from 100 µs to 10 s: request and send latencies.
-    public static let latencyBuckets: [Double] = [
+    package static let latencyBuckets: [Double] = [
         0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
     ]
 
@@ -185,17 +185,17 @@ public final class Histogram: Sendable {
     }
 
     /// Upper bounds of the buckets, ascending.
-    public let buckets: [Double]
+    package let buckets: [Double]
     private let state: Mutex<State>
 
     /// A histogram with `buckets` upper bounds.
-    public init(buckets: [Double]) {
+    package init(buckets: [Double]) {
         self.buckets = buckets
         state = Mutex(State(counts: Array(repeating: 0, count: buckets.count)))
     }
 
     /// Records one observation.
-    public func observe(_ value: Double) {
+    package func observe(_ value: Double) {
         let index = buckets.firstIndex { value <= $0 }
         state.withLock { state in
             if let index { state.counts[index] += 1 }
@@ -205,13 +205,13 @@ public final class Histogram: Sendable {
     }
 
     /// Records a duration in seconds.
-    public func observe(_ duration: Duration) {
+    package func observe(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
         observe(Double(seconds) + Double(attoseconds) / 1e18)
     }
 
     /// Number of observations so far.
-    public var count: Int64 { state.withLock { $0.count } }
+    package var count: Int64 { state.withLock { $0.count } }
 
     func render(name: String, labels: String) -> String {
         let snapshot = state.withLock { $0 }

@@ -2,10 +2,10 @@ import Foundation
 
 /// The process's own series, as Prometheus client libraries name them, read from `/proc/self` at each scrape, and
 /// `herald_build_info`.
-public enum ProcessMetrics {
+package enum ProcessMetrics {
     /// Adds `process_resident_memory_bytes`, `process_virtual_memory_bytes`, `process_cpu_seconds_total`,
     /// `process_open_fds`, `process_max_fds`, `process_start_time_seconds` and `herald_build_info` to `metrics`.
-    public static func register(in metrics: MetricsRegistry) {
+    package static func register(in metrics: MetricsRegistry) {
         metrics.sampledGauge(
             "herald_build_info", help: "Always 1; the labels say which build is running",
             labels: ["version": BuildInfo.version, "swift": BuildInfo.swiftVersion]

@@ -13,13 +13,13 @@ import Synchronization
 /// first needed; one found broken (the server restarted, an administrator ended it) is dropped and replaced, and a
 /// `read` or `write` that found it so before doing anything runs again, once, on a fresh one.
 public final class PostgresDatabase: SQLDatabase {
-    public let dialect = SQLDialect.postgres
+    package let dialect = SQLDialect.postgres
     private let pool: PostgresConnectionPool
     private let options: Options
     private let commits = Atomic<UInt64>(0)
 
     /// A database at `url` (no connection is made yet). Throws when libpq cannot read `url`.
-    public init(url: String, options: Options = Options()) throws {
+    package init(url: String, options: Options = Options()) throws {
         self.options = options
         do {
             let settings = try PostgresConnectionSettings(url: url, parameters: options.parameters)
@@ -31,17 +31,17 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     /// Connections open now, idle or in use.
-    public var openConnections: Int { pool.openCount }
+    package var openConnections: Int { pool.openCount }
 
     /// Closes the connections no one is using (they are made again when needed).
-    public func closeIdleConnections() { pool.closeIdle() }
+    package func closeIdleConnections() { pool.closeIdle() }
 
-    public var committedWriteCount: UInt64 { commits.load(ordering: .acquiring) }
+    package var committedWriteCount: UInt64 { commits.load(ordering: .acquiring) }
 
     /// Runs `body` outside any transaction, each statement seeing what was committed when it began (as SQLite's
     /// readers do), or — with `Options.snapshotReads` — inside one read-only REPEATABLE READ transaction, every
     /// statement seeing one snapshot.
-    public func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+    package func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         try withConnection { connection in
             guard options.snapshotReads else { return (try body(connection), []) }
             try connection.command("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
@@ -55,7 +55,7 @@ public final class PostgresDatabase: SQLDatabase {
     /// update): committed if it returns, rolled back if it throws. Its `afterCommit` actions run after the commit,
     /// with the connection back in the pool.
     @discardableResult
-    public func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+    package func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         try withConnection { connection in
             try connection.command("BEGIN")
             let result = try body(connection)

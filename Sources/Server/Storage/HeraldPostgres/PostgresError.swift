@@ -14,56 +14,56 @@ import HeraldStore
 ///     // error.field == "email": from the violated constraint's name (UniqueKey)
 /// }
 /// ```
-public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A SQLSTATE: five characters, the first two naming the class. An open set.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The five characters.
-        public let rawValue: String
+        package let rawValue: String
         /// The code `rawValue`.
-        public init(_ rawValue: String) { self.rawValue = rawValue }
+        package init(_ rawValue: String) { self.rawValue = rawValue }
 
         /// The class: the first two characters (`23` integrity constraint violations, `08` connection exceptions).
-        public var errorClass: String { String(rawValue.prefix(2)) }
+        package var errorClass: String { String(rawValue.prefix(2)) }
 
         /// A unique constraint or index refused a duplicate.
-        public static let uniqueViolation = Code("23505")
+        package static let uniqueViolation = Code("23505")
         /// A serializable transaction could not be ordered with another; run it again.
-        public static let serializationFailure = Code("40001")
+        package static let serializationFailure = Code("40001")
         /// Two transactions waited for each other; one was rolled back; run it again.
-        public static let deadlockDetected = Code("40P01")
+        package static let deadlockDetected = Code("40P01")
         /// The connection failed or was lost.
-        public static let connectionFailure = Code("08006")
+        package static let connectionFailure = Code("08006")
         /// No connection could be made (or the connection string is unreadable).
-        public static let unableToConnect = Code("08001")
+        package static let unableToConnect = Code("08001")
         /// An administrator ended the session (`pg_terminate_backend`, a fast shutdown).
-        public static let adminShutdown = Code("57P01")
+        package static let adminShutdown = Code("57P01")
         /// The server crashed.
-        public static let crashShutdown = Code("57P02")
+        package static let crashShutdown = Code("57P02")
         /// The server is starting or shutting down.
-        public static let cannotConnectNow = Code("57P03")
+        package static let cannotConnectNow = Code("57P03")
         /// The SQL does not parse.
-        public static let syntaxError = Code("42601")
+        package static let syntaxError = Code("42601")
         /// A text value holds a character the database cannot store (NUL).
-        public static let characterNotInRepertoire = Code("22021")
+        package static let characterNotInRepertoire = Code("22021")
         /// COMMIT found the transaction failed by an earlier statement (whose error was caught and ignored).
-        public static let inFailedTransaction = Code("25P02")
+        package static let inFailedTransaction = Code("25P02")
         /// The pool had no connection free in time (not from the server: Herald's own).
-        public static let poolTimeout = Code("HR001")
+        package static let poolTimeout = Code("HR001")
 
-        public var description: String { rawValue }
+        package var description: String { rawValue }
     }
 
     /// The SQLSTATE.
-    public let code: Code
+    package let code: Code
     /// What failed, without values or secrets.
-    public let message: String
+    package let message: String
     /// The constraint or index a constraint violation names.
-    public let constraint: String?
+    package let constraint: String?
     /// The table a constraint violation names.
-    public let table: String?
+    package let table: String?
 
     /// An error with `code`. `message` must hold no values or secrets.
-    public init(_ code: Code, _ message: String, constraint: String? = nil, table: String? = nil) {
+    package init(_ code: Code, _ message: String, constraint: String? = nil, table: String? = nil) {
         self.code = code
         self.message = message
         self.constraint = constraint
@@ -72,16 +72,16 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
 
     /// Whether the connection it happened on is gone: a connection exception (class 08), or the server ended the
     /// session (57P01–57P03).
-    public var isConnectionLost: Bool {
+    package var isConnectionLost: Bool {
         code.errorClass == "08" || code == .adminShutdown || code == .crashShutdown || code == .cannotConnectNow
     }
 
     /// Whether running the transaction again may succeed: a serialization failure or a deadlock.
-    public var isRetryable: Bool { code == .serializationFailure || code == .deadlockDetected }
+    package var isRetryable: Bool { code == .serializationFailure || code == .deadlockDetected }
 
     /// The store's view: a unique violation is a `.conflict` on the field `UniqueKey` maps its constraint to;
     /// a serialization failure or deadlock is `.retryable`; anything else is `.database`.
-    public var storeError: StoreError {
+    package var storeError: StoreError {
         if code == .uniqueViolation {
             let field = constraint.flatMap { UniqueKey.field(constraint: $0) }
             return StoreError(.conflict, field: field, "\(field ?? constraint ?? "a unique value") already taken")
@@ -90,7 +90,7 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
         return StoreError(.database, description)
     }
 
-    public var description: String { "PostgreSQL \(code): \(message)" }
+    package var description: String { "PostgreSQL \(code): \(message)" }
 
     /// Whether PostgreSQL's primary message for errors of this class may quote a value (`invalid input syntax for
     /// type bigint: "…"`), so that only a fixed text may be shown.

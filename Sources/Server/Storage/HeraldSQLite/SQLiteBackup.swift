@@ -7,18 +7,18 @@ import HeraldStore
 
 /// Copies a SQLite database with SQLite's online backup API: the copy is one consistent snapshot (the WAL's
 /// committed pages included) even while Herald writes to the source, which copying `herald.db` alone is not.
-public enum SQLiteBackup {
+package enum SQLiteBackup {
     /// Why a backup or restore failed, naming the file and SQLite's reason.
-    public struct Failure: Error, CustomStringConvertible {
+    package struct Failure: Error, CustomStringConvertible {
         /// What went wrong.
-        public let description: String
+        package let description: String
     }
 
     /// Copies the database at `source` into a new file at `destination` (which must not exist), readable by its
     /// owner only (0600) whatever the umask: it holds what the database holds (emails, password hashes, sealed
     /// secrets). Returns the number of pages copied.
     @discardableResult
-    public static func backup(from source: String, to destination: String) throws -> Int {
+    package static func backup(from source: String, to destination: String) throws -> Int {
         // Made here, 0600, before SQLite opens it (and refused if it exists, in the same step).
         let created = Glibc.open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard created >= 0 else {
@@ -39,7 +39,7 @@ public enum SQLiteBackup {
     /// Replaces the database at `destination` with the backup at `source`, after checking that `source` is an
     /// intact Herald database. Herald must not be running on `destination`.
     @discardableResult
-    public static func restore(from source: String, to destination: String) throws -> Int {
+    package static func restore(from source: String, to destination: String) throws -> Int {
         let from = try open(source, flags: SQLITE_OPEN_READONLY)
         defer { sqlite3_close_v2(from) }
         guard try scalarText(from, "PRAGMA quick_check", file: source) == "ok" else {

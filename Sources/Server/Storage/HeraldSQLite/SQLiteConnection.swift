@@ -3,7 +3,7 @@ import HeraldStore
 
 /// One SQLite connection with a cache of prepared statements. Not thread-safe: `SQLiteDatabase` hands each
 /// connection to one thread at a time.
-public final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // used by one thread at a time
+package final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // used by one thread at a time
     private var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
     private var commitActions: [@Sendable () -> Void] = []
@@ -22,7 +22,7 @@ public final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // us
     }()
 
     /// Opens (creating if needed) the database at `path` in WAL mode with foreign keys on.
-    public init(path: String) throws {
+    package init(path: String) throws {
         Self.configured
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &handle, flags, nil)
@@ -110,7 +110,7 @@ public final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // us
     }
 
     @discardableResult
-    public func execute(_ query: SQLQuery) throws -> Int {
+    package func execute(_ query: SQLQuery) throws -> Int {
         let statement = try prepared(query.sql)
         defer {
             sqlite3_reset(statement)
@@ -125,7 +125,7 @@ public final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // us
         return Int(sqlite3_changes(handle))
     }
 
-    public func forEachRow(_ query: SQLQuery, _ body: (SQLRow) throws -> Void) throws {
+    package func forEachRow(_ query: SQLQuery, _ body: (SQLRow) throws -> Void) throws {
         let statement = try prepared(query.sql)
         defer {
             sqlite3_reset(statement)
@@ -168,7 +168,7 @@ public final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // us
         }
     }
 
-    public func afterCommit(_ action: @escaping @Sendable () -> Void) {
+    package func afterCommit(_ action: @escaping @Sendable () -> Void) {
         if sqlite3_get_autocommit(handle) == 0 { commitActions.append(action) } else { action() }
     }
 
@@ -178,7 +178,7 @@ public final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // us
         return commitActions
     }
 
-    public func executeScript(_ sql: String) throws {
+    package func executeScript(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
         let status = sqlite3_exec(handle, sql, nil, nil, &message)
         if status != SQLITE_OK {

@@ -10,15 +10,15 @@ import Synchronization
 /// try Migrator.migrate(database, Schema.migrations, at: now)
 /// let store = try Store(database: database)
 /// ```
-public final class SQLiteDatabase: SQLDatabase {
-    public let dialect = SQLDialect.sqlite
+package final class SQLiteDatabase: SQLDatabase {
+    package let dialect = SQLDialect.sqlite
     private let path: String
     private let writer: Mutex<SQLiteConnection>
     private let readers = Mutex<[SQLiteConnection]>([])
     private let maxIdleReaders: Int
 
     /// Opens the database at `path`, keeping up to `maxIdleReaders` reader connections.
-    public init(path: String, maxIdleReaders: Int = 16) throws {
+    package init(path: String, maxIdleReaders: Int = 16) throws {
         self.path = path
         self.maxIdleReaders = maxIdleReaders
         Self.restrictFiles(path)
@@ -49,7 +49,7 @@ public final class SQLiteDatabase: SQLDatabase {
         }
     }
 
-    public func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+    package func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         let connection = try readers.withLock { $0.popLast() } ?? SQLiteConnection(path: path)
         defer {
             readers.withLock { idle in
@@ -60,14 +60,14 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 
     @discardableResult
-    public func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+    package func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         try transaction(body)
     }
 
     /// With foreign keys off while the transaction runs (SQLite ignores the switch inside one), then checked: a
     /// rebuilt table is dropped and its copy renamed into its place, as SQLite's documentation of ALTER TABLE
     /// describes, and any reference left dangling fails the migration before it commits.
-    public func migrate<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+    package func migrate<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         try transaction(foreignKeysChecked: .atCommit) { connection in
             let result = try body(connection)
             if let dangling = try connection.row("PRAGMA foreign_key_check") {

@@ -5,7 +5,7 @@ import HeraldModel
 
 extension UserRecords {
     /// A page of `businessID`'s users by id, or the one with `email` (lower-cased) when given.
-    public func page(businessID: Int64, email: String?, limit: Int, offset: Int) throws -> [User] {
+    package func page(businessID: Int64, email: String?, limit: Int, offset: Int) throws -> [User] {
         if let email {
             return try tx.connection.rows(
                 """
@@ -25,7 +25,7 @@ extension UserRecords {
 
 extension InboxRecords {
     /// A page of `businessID`'s inbox entries, newest first; only `userID`'s when given.
-    public func page(businessID: Int64, userID: Int64?, limit: Int, offset: Int) throws -> [InboxEntry] {
+    package func page(businessID: Int64, userID: Int64?, limit: Int, offset: Int) throws -> [InboxEntry] {
         if let userID {
             return try tx.connection.rows(
                 """
@@ -46,7 +46,7 @@ extension InboxRecords {
 extension DeliveryRecords {
     /// Makes `businessID`'s queued jobs (only `notificationID`'s when given) due at `now`, whatever backoff they
     /// were waiting out; the delivery engine is woken when the transaction commits. Returns how many.
-    public func retryNow(businessID: Int64, notificationID: Int64?, at now: Timestamp) throws -> Int {
+    package func retryNow(businessID: Int64, notificationID: Int64?, at now: Timestamp) throws -> Int {
         var jobs: SQLQuery = "business_id = \(businessID) AND status = 'queued'"
         if let notificationID { jobs += " AND notification_id = \(notificationID)" }
         let update: SQLQuery = "UPDATE deliveries SET next_attempt_at = \(now), updated_at = \(now) WHERE \(jobs)"
@@ -77,7 +77,7 @@ extension DeliveryRecords {
 
 extension DeviceRecords {
     /// The device of `businessID` holding `token` on `platform`, if one does.
-    public func find(businessID: Int64, platform: PushPlatform, token: String) throws -> Device? {
+    package func find(businessID: Int64, platform: PushPlatform, token: String) throws -> Device? {
         try tx.connection.row(
             """
             SELECT \(raw: Self.columns) FROM devices

@@ -17,13 +17,13 @@ import Synchronization
 /// Transactions must not nest.
 public final class Store: Sendable {
     /// The database underneath.
-    public let database: any SQLDatabase
+    package let database: any SQLDatabase
     /// The delivery queue over the same database: all the delivery engine sees.
-    public let deliveryQueue: SQLDeliveryQueue
+    package let deliveryQueue: SQLDeliveryQueue
     private let makeUUID: @Sendable () -> String
     private let changes: ChangeSignals
     /// What carries commits between the nodes sharing the database, if several may (PostgreSQL's LISTEN/NOTIFY).
-    public let changeFeed: (any ChangeFeed)?
+    package let changeFeed: (any ChangeFeed)?
     private let subscription: ChangeSubscription?
 
     /// A store over `database`, which must already be migrated (`Migrator.migrate(database, Schema.migrations, …)`).
@@ -31,7 +31,7 @@ public final class Store: Sendable {
     /// nodes share) carries every commit to every node: a node wakes its delivery engine at once when another
     /// enqueues, and its caches (sessions, businesses, inbox pages) see another node's change — a logout, say — as
     /// they see their own. Without one (SQLite: one process), only this process's commits count.
-    public init(
+    package init(
         database: any SQLDatabase, feed: (any ChangeFeed)? = nil,
         makeUUID: @escaping @Sendable () -> String = { UUIDString.random() }
     ) throws {
@@ -50,7 +50,7 @@ public final class Store: Sendable {
     private static let jobsAdded = "jobs"
 
     /// Runs `body` with a connection that sees committed data. It must only read.
-    public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+    package func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
         try database.read { connection in
             try body(StoreTransaction(connection: connection, dialect: database.dialect, makeUUID: makeUUID))
         }
@@ -59,7 +59,7 @@ public final class Store: Sendable {
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws. Delivery jobs it wrote
     /// wake the delivery engine once it has committed.
     @discardableResult
-    public func transaction<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+    package func transaction<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
         var enqueued = 0
         let result = try database.write { connection in
             let transaction = StoreTransaction(connection: connection, dialect: database.dialect, makeUUID: makeUUID)
@@ -75,14 +75,14 @@ public final class Store: Sendable {
     /// A number that changes whenever a change to the store is committed by this process, or reported by
     /// `noteChangeElsewhere()` (another node's, seen through the database's notifications). What was read while
     /// it had one value is current as long as it keeps that value: what caches are validated by.
-    public var changeCount: UInt64 { changes.count }
+    package var changeCount: UInt64 { changes.count }
 
     /// Another process committed a change (or may have, after a lost notification): invalidates what was cached.
-    public func noteChangeElsewhere() { changes.bump() }
+    package func noteChangeElsewhere() { changes.bump() }
 
     /// Calls `observer` (on the committing thread, quickly) after every commit here, the delivery queue's
     /// included: what waits for the store to change (a test's condition, a live view) looks again then.
-    public func onCommit(_ observer: @escaping @Sendable () -> Void) { changes.onCommit(observer) }
+    package func onCommit(_ observer: @escaping @Sendable () -> Void) { changes.onCommit(observer) }
 }
 
 extension ChangeTopic {

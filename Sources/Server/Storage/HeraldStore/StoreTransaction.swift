@@ -2,10 +2,10 @@ import HeraldModel
 
 /// One transaction (or read) on the store: its rows, grouped by concern. Each group is a thin view over the
 /// same connection, made on use: `tx.users.find(…)`, `tx.inbox.insert(…)`.
-public final class StoreTransaction {
+package final class StoreTransaction {
     let connection: any SQLConnection
     /// How the database spells what engines disagree on.
-    public let dialect: SQLDialect
+    package let dialect: SQLDialect
     let makeUUID: @Sendable () -> String
     /// Delivery jobs written so far (the engine is woken for them after the commit).
     var deliveriesEnqueued = 0
@@ -17,51 +17,51 @@ public final class StoreTransaction {
     }
 
     /// Businesses and their settings.
-    public var businesses: BusinessRecords { BusinessRecords(self) }
+    package var businesses: BusinessRecords { BusinessRecords(self) }
     /// Push credentials.
-    public var credentials: CredentialRecords { CredentialRecords(self) }
+    package var credentials: CredentialRecords { CredentialRecords(self) }
     /// The provider tokens the credentials send with, shared by the nodes.
-    public var providerTokens: ProviderTokenRecords { ProviderTokenRecords(self) }
+    package var providerTokens: ProviderTokenRecords { ProviderTokenRecords(self) }
     /// The identity keys businesses' backends sign external ids with.
-    public var identityKeys: IdentityKeyRecords { IdentityKeyRecords(self) }
+    package var identityKeys: IdentityKeyRecords { IdentityKeyRecords(self) }
     /// FCM's send quota per Firebase project, leased by the nodes a second at a time.
-    public var fcmQuotas: FCMQuotaRecords { FCMQuotaRecords(self) }
+    package var fcmQuotas: FCMQuotaRecords { FCMQuotaRecords(self) }
     /// Templates businesses saved.
-    public var templates: TemplateRecords { TemplateRecords(self) }
+    package var templates: TemplateRecords { TemplateRecords(self) }
     /// Locations.
-    public var locations: LocationRecords { LocationRecords(self) }
+    package var locations: LocationRecords { LocationRecords(self) }
     /// Users and their loyalty balances.
-    public var users: UserRecords { UserRecords(self) }
+    package var users: UserRecords { UserRecords(self) }
     /// Devices and their push tokens.
-    public var devices: DeviceRecords { DeviceRecords(self) }
+    package var devices: DeviceRecords { DeviceRecords(self) }
     /// Signed-in sessions.
-    public var sessions: SessionRecords { SessionRecords(self) }
+    package var sessions: SessionRecords { SessionRecords(self) }
     /// The codes mailed to prove imported customers' emails, and how often each was tried.
-    public var emailCodes: EmailCodeRecords { EmailCodeRecords(self) }
+    package var emailCodes: EmailCodeRecords { EmailCodeRecords(self) }
     /// Inbox entries and what apps report about them.
-    public var inbox: InboxRecords { InboxRecords(self) }
+    package var inbox: InboxRecords { InboxRecords(self) }
     /// Delivery jobs, as written with their entries and listed for admins (the engine uses `DeliveryQueue`).
-    public var deliveries: DeliveryRecords { DeliveryRecords(self) }
+    package var deliveries: DeliveryRecords { DeliveryRecords(self) }
     /// Offers and the rewards granted from them.
-    public var offers: OfferRecords { OfferRecords(self) }
+    package var offers: OfferRecords { OfferRecords(self) }
     /// Check-ins.
-    public var checkins: CheckinRecords { CheckinRecords(self) }
+    package var checkins: CheckinRecords { CheckinRecords(self) }
     /// Redemptions.
-    public var redemptions: RedemptionRecords { RedemptionRecords(self) }
+    package var redemptions: RedemptionRecords { RedemptionRecords(self) }
     /// Gift cards.
-    public var giftCards: GiftCardRecords { GiftCardRecords(self) }
+    package var giftCards: GiftCardRecords { GiftCardRecords(self) }
     /// Surveys and the ones sent to users.
-    public var surveys: SurveyRecords { SurveyRecords(self) }
+    package var surveys: SurveyRecords { SurveyRecords(self) }
     /// Campaigns and their counters.
-    public var campaigns: CampaignRecords { CampaignRecords(self) }
+    package var campaigns: CampaignRecords { CampaignRecords(self) }
     /// Geofences.
-    public var geofences: GeofenceRecords { GeofenceRecords(self) }
+    package var geofences: GeofenceRecords { GeofenceRecords(self) }
     /// What devices report, and the answers kept for their idempotency keys.
-    public var deviceEvents: DeviceEventRecords { DeviceEventRecords(self) }
+    package var deviceEvents: DeviceEventRecords { DeviceEventRecords(self) }
     /// Segments: named filters of devices.
-    public var segments: SegmentRecords { SegmentRecords(self) }
+    package var segments: SegmentRecords { SegmentRecords(self) }
     /// The devices an audience reaches, selected in the database.
-    public var audiences: AudienceRecords { AudienceRecords(self) }
+    package var audiences: AudienceRecords { AudienceRecords(self) }
 
     /// `FOR UPDATE` where rows can be locked (PostgreSQL), nothing where the writer is alone (SQLite).
     var forUpdate: SQLQuery { SQLQuery(stringLiteral: dialect.forUpdate) }

@@ -1,7 +1,7 @@
 import HeraldCrypto
 import HeraldDomain
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// Reads one line of a user import (`POST …/users/import`) into an `ImportedUser`, or says everything wrong with
 /// it, field by field:

@@ -1,19 +1,19 @@
 import HeraldCrypto
 
 /// Random bearer tokens and their stored form: tokens are shown once and kept only as SHA-256 hashes.
-public enum AccessTokens {
+package enum AccessTokens {
     /// A new random token with `prefix` (32 random bytes, base64url).
-    public static func generate(prefix: String) -> String {
+    package static func generate(prefix: String) -> String {
         prefix + Base64URL.encode(SecureRandom.bytes(count: 32))
     }
 
     /// The stored form of `token`: lowercase hex SHA-256.
-    public static func hash(_ token: String) -> String {
+    package static func hash(_ token: String) -> String {
         Hex.encode(SHA256.hash(Array(token.utf8)))
     }
 
     /// Compares two secrets in constant time (over their hashes, so lengths don't leak either).
-    public static func equal(_ a: String, _ b: String) -> Bool {
+    package static func equal(_ a: String, _ b: String) -> Bool {
         ConstantTime.equals(SHA256.hash(Array(a.utf8)), SHA256.hash(Array(b.utf8)))
     }
 }

@@ -1,8 +1,8 @@
 import HeraldCrypto
 import HeraldDomain
 import HeraldHTTPServer
+import HeraldEntities
 import HeraldModel
-import HeraldStore
 
 /// Identifies the install behind a device-API call (`/api/v1/…`) by its signature: `X-Herald-Key-Id` names the
 /// install's credential, `X-Herald-Timestamp` is within 300 s of the server's clock, and `X-Herald-Signature` is
@@ -20,23 +20,17 @@ final class DeviceAuthenticator: Sendable {
         let secret: [UInt8]
     }
 
-    private let store: Store
-    private let sealer: SecretSealer
+    private let access: AccessService
     private let clock: WallClock
     private let devices: DeviceService
     /// Installs (with their opened secrets) recently looked up by key id, reused while this process has committed
     /// nothing since (a deletion or a new credential is seen at once) and for at most 5 s (another node's).
     private let callers = RecentReads<Caller>(lifetime: .seconds(5))
 
-    /// The purpose install secrets are sealed for.
-    static let sealPurpose = "install-secret"
-
     private let limits: RateLimits
 
-    init(store: Store, sealer: SecretSealer, clock: WallClock, devices: DeviceService, limits: RateLimits = .unlimited)
-    {
-        self.store = store
-        self.sealer = sealer
+    init(access: AccessService, clock: WallClock, devices: DeviceService, limits: RateLimits = .unlimited) {
+        self.access = access
         self.clock = clock
         self.devices = devices
         self.limits = limits
@@ -52,7 +46,7 @@ final class DeviceAuthenticator: Sendable {
     /// The business (and its workspace) whose `api_key` or `sandbox_api_key` a registration presents; 401 on
     /// `api_key` when it is neither of any business.
     func business(apiKey: String) throws -> (Business, Install.Workspace) {
-        guard let found = try store.read({ try $0.businesses.find(apiKeyHash: AccessTokens.hash(apiKey)) }) else {
+        guard let found = try access.business(apiKeyHash: AccessTokens.hash(apiKey)) else {
             throw HTTPError(.unauthorized, field: "api_key", "is not an api_key or sandbox_api_key of any business")
         }
         return found
@@ -61,9 +55,7 @@ final class DeviceAuthenticator: Sendable {
     /// The user whose active session `accessToken` (a Punchh API access token) names, if it is one of `business`'s.
     func user(accessToken: String, business: Business) throws -> Int64? {
         guard accessToken.utf8.count <= 512,
-            let (session, user) = try store.read({
-                try $0.sessions.findWithUser(tokenHash: AccessTokens.hash(accessToken))
-            }),
+            let (session, user) = try access.session(tokenHash: AccessTokens.hash(accessToken)),
             session.businessID == business.id, user.businessID == business.id, session.isActive(at: clock.now())
         else { return nil }
         return user.id
@@ -120,10 +112,8 @@ final class DeviceAuthenticator: Sendable {
     }
 
     private func caller(keyID: String) throws -> Caller? {
-        try callers.value(for: keyID, store: store, clock: clock) {
-            guard let device = try store.read({ try $0.devices.find(keyID: keyID) }), let install = device.install
-            else { return nil }
-            return Caller(device: device, secret: try sealer.open(install.sealedSecret, purpose: Self.sealPurpose))
+        try callers.value(for: keyID, changeCount: access.changeCount, clock: clock) {
+            try access.install(keyID: keyID).map { Caller(device: $0.device, secret: $0.secret) }
         }
     }
 

@@ -1,4 +1,5 @@
 import HeraldCrypto
+import HeraldDomain
 import HeraldModel
 
 /// The one-time code that proves a sign-up owns the email of a customer the business imported: 8 random digits,
@@ -14,8 +15,6 @@ import HeraldModel
 struct EmailProof: Sendable {
     let sealer: SecretSealer
 
-    /// The purpose the hash is keyed for.
-    static let purpose = "email-proof"
     /// Digits in a code.
     static let digits = 8
 
@@ -33,6 +32,6 @@ struct EmailProof: Sendable {
 
     /// The keyed hash stored for `code` of `userID`.
     func hash(_ code: String, userID: Int64) -> [UInt8] {
-        sealer.authenticationCode(for: Array("\(userID)\n\(code)".utf8), purpose: Self.purpose)
+        sealer.authenticationCode(for: Array("\(userID)\n\(code)".utf8), purpose: .emailProof)
     }
 }

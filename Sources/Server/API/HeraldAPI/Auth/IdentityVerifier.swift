@@ -1,7 +1,7 @@
 import HeraldCrypto
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldDomain
 
 /// What lets an install claim to belong to a user (`PUT /api/v1/device/user`, or a registration's proof): the
 /// business's backend vouches for the external id with `identity_token`, the lowercase hex HMAC-SHA256 of the id's
@@ -9,37 +9,27 @@ import HeraldStore
 /// key (an app's secrets are anyone's who unpacks it), so an install can claim only the ids its backend signed — the
 /// user who logged in — and never read another user's messages.
 ///
-/// Every business has its original key (`kid` `original`), derived from the server's own key and the business
-/// (nothing to store: the same on every node and every restart, shown to the admin API by
-/// `GET /api/admin/businesses/{id}/identity-key`); a bare hex token, as tokens were made before keys could be
-/// rotated, is that key's. Keys added since (`IdentityVerifier+Keys.swift`) are random, sealed in the store and
-/// shown once. Each vouches until it is retired; the store is read at every check, so a key retired on one node
-/// vouches for nobody on any.
+/// The keys are the domain's (`IdentityKeyService`): every business has its original key (`kid` `original`, shown
+/// to the admin API by `GET /api/admin/businesses/{id}/identity-key`); a bare hex token, as tokens were made before
+/// keys could be rotated, is that key's. Keys added since are random, sealed in the store and shown once. Each
+/// vouches until it is retired, on every node at once.
 ///
 /// ```swift
-/// let key = verifier.originalKey(for: business.id)                    // for the business's backend
+/// let key = verifier.keys.originalKey(for: business.id)               // for the business's backend
 /// try verifier.vouches(token: token, for: "cust-42", businessID: business.id)
 /// ```
 struct IdentityVerifier: Sendable {
-    let store: Store
-    let sealer: SecretSealer
-    let clock: WallClock
+    /// The business's keys.
+    let keys: IdentityKeyService
 
-    /// The purpose the original key is derived for.
-    static let purpose = "identity-key"
     /// The `kid` of the original key.
-    static let originalKID = "original"
+    static let originalKID = IdentityKeyService.originalKID
     /// The answer to a `kid` the business has no key of.
     static let unknownKey = HTTPError(.notFound, field: "kid", "is no identity key of this business")
     /// Why a token does not vouch, as answered on `identity_token`.
     static let refusal =
         "does not vouch for external_id: the hex HMAC-SHA256 of the external_id under a live identity key of the "
         + "business, as <kid>.<hex> (a bare <hex> for the original key)"
-
-    /// The business's original identity key: 32 bytes, base64url (43 characters). Its UTF-8 text is the HMAC key.
-    func originalKey(for businessID: Int64) -> String {
-        Base64URL.encode(sealer.authenticationCode(for: Array(String(businessID).utf8), purpose: Self.purpose))
-    }
 
     /// True when `token` is the HMAC of `externalID` under the live key of `businessID` it names (compared in
     /// constant time); false for a key unknown or retired.
@@ -53,18 +43,7 @@ struct IdentityVerifier: Sendable {
     }
 
     /// The text of the key `kid` of `businessID` while it vouches; nil when it is unknown or retired.
-    func liveKey(_ kid: String, of businessID: Int64) throws -> String? {
-        let stored = try store.read { try $0.identityKeys.find(businessID: businessID, kid: kid) }
-        guard stored?.retiredAt == nil else { return nil }
-        if kid == Self.originalKID { return originalKey(for: businessID) }
-        guard let sealed = stored?.sealedKey,
-            let opened = try? sealer.open(sealed, purpose: Self.sealPurpose(businessID: businessID, kid: kid))
-        else { return nil }
-        return String(decoding: opened, as: UTF8.self)
-    }
-
-    /// What an added key is sealed for: its business and name, so a sealed key moved to another row does not open.
-    static func sealPurpose(businessID: Int64, kid: String) -> String { "\(purpose) \(businessID) \(kid)" }
+    func liveKey(_ kid: String, of businessID: Int64) throws -> String? { try keys.liveKey(kid, of: businessID) }
 
     /// The key a token names and its hex: `<kid>.<hex>`, or a bare `<hex>` (the original key's).
     static func parse(_ token: String) -> (kid: String, mac: Substring) {

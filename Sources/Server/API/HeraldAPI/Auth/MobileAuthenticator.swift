@@ -1,8 +1,8 @@
 import HeraldCrypto
 import HeraldDomain
 import HeraldHTTPServer
+import HeraldEntities
 import HeraldModel
-import HeraldStore
 import Synchronization
 
 /// Identifies the app and the user behind a mobile API call: the `client` names the business, the
@@ -14,8 +14,7 @@ final class MobileAuthenticator: Sendable {
         let secret: [UInt8]
     }
 
-    private let store: Store
-    private let sealer: SecretSealer
+    private let access: AccessService
     private let clock: WallClock
     /// Businesses (with their opened secrets) and sessions recently looked up, so that an app's burst of calls,
     /// or an inbox polled again, does not start database reads each: on this machine that read is most of a
@@ -27,9 +26,8 @@ final class MobileAuthenticator: Sendable {
 
     private let limits: RateLimits
 
-    init(store: Store, sealer: SecretSealer, clock: WallClock, limits: RateLimits = .unlimited) {
-        self.store = store
-        self.sealer = sealer
+    init(access: AccessService, clock: WallClock, limits: RateLimits = .unlimited) {
+        self.access = access
         self.clock = clock
         self.limits = limits
     }
@@ -66,10 +64,8 @@ final class MobileAuthenticator: Sendable {
     }
 
     private func lookup(_ clientID: String) throws -> Client? {
-        try clients.value(for: clientID, store: store, clock: clock) {
-            guard let business = try store.read({ try $0.businesses.find(clientID: clientID) }) else { return nil }
-            return Client(
-                business: business, secret: try sealer.open(business.sealedSecret, purpose: "business-secret"))
+        try clients.value(for: clientID, changeCount: access.changeCount, clock: clock) {
+            try access.client(clientID: clientID).map { Client(business: $0.business, secret: $0.secret) }
         }
     }
 
@@ -117,8 +113,8 @@ final class MobileAuthenticator: Sendable {
     }
 
     private func sessionWithUser(tokenHash: String) throws -> (session: Session, user: User)? {
-        try sessions.value(for: tokenHash, store: store, clock: clock) {
-            try store.read { try $0.sessions.findWithUser(tokenHash: tokenHash) }
+        try sessions.value(for: tokenHash, changeCount: access.changeCount, clock: clock) {
+            try access.session(tokenHash: tokenHash)
         }
     }
 }

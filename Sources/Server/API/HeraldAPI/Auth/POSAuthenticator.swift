@@ -1,9 +1,10 @@
+import HeraldDomain
+import HeraldEntities
 import HeraldHTTPServer
-import HeraldStore
 
 /// Finds the business whose POS key the caller presents (`Authorization: Bearer <pos_key>`).
 struct POSAuthenticator: Sendable {
-    let store: Store
+    let access: AccessService
     /// The per-key rate limit.
     var limits: RateLimits = .unlimited
 
@@ -16,7 +17,7 @@ struct POSAuthenticator: Sendable {
         }
         let keyHash = AccessTokens.hash(key)
         try limits.posPerKey.check(keyHash)
-        guard let business = try store.read({ try $0.businesses.find(posKeyHash: keyHash) }) else {
+        guard let business = try access.business(posKeyHash: keyHash) else {
             throw HTTPError(.unauthorized, field: "base", "invalid POS key", headers: [("www-authenticate", "Bearer")])
         }
         return business

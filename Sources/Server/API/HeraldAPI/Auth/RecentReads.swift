@@ -1,9 +1,8 @@
 import HeraldModel
-import HeraldStore
 import Synchronization
 
-/// Values read from the store, reused while no change to it is committed here or reported from another node (its
-/// `changeCount` stays the same) and for at most `lifetime`.
+/// Values read from the store, reused while no change to it is committed here or reported from another node (the
+/// domain's `AccessService.changeCount` stays the same) and for at most `lifetime`.
 final class RecentReads<Value: Sendable>: Sendable {
     private struct Entry {
         let value: Value
@@ -16,10 +15,9 @@ final class RecentReads<Value: Sendable>: Sendable {
 
     init(lifetime: Duration) { self.lifetime = lifetime }
 
-    /// The value for `key`: a recent one, or what `read` answers now (nil answers are not kept).
-    func value(for key: String, store: Store, clock: WallClock, read: () throws -> Value?) rethrows -> Value? {
-        // Taken before reading: a write committed meanwhile makes the entry stale at once, never the reverse.
-        let changeCount = store.changeCount
+    /// The value for `key`: a recent one, or what `read` answers now (nil answers are not kept). `changeCount` is
+    /// taken before reading: a write committed meanwhile makes the entry stale at once, never the reverse.
+    func value(for key: String, changeCount: UInt64, clock: WallClock, read: () throws -> Value?) rethrows -> Value? {
         let now = clock.now()
         if let hit = lock.withLock({ $0[key] }), hit.changeCount == changeCount, hit.expires > now { return hit.value }
         guard let value = try read() else { return nil }

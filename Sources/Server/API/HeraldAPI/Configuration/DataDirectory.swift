@@ -3,18 +3,18 @@ import HeraldCrypto
 
 /// The data directory: the database file, the sealing key and the generated admin token live here,
 /// readable by Herald's user only.
-public struct DataDirectory: Sendable {
+package struct DataDirectory: Sendable {
     /// The directory's path.
-    public let path: String
+    package let path: String
 
     /// Why a file in the data directory could not be used.
-    public struct Failure: Error, CustomStringConvertible {
+    package struct Failure: Error, CustomStringConvertible {
         /// What went wrong (never a secret).
-        public let description: String
+        package let description: String
     }
 
     /// Creates the directory (mode 0700) if it doesn't exist.
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -35,7 +35,7 @@ public struct DataDirectory: Sendable {
     ///
     /// An advisory `flock` on `serve.lock`, never a lock on the database: closing any descriptor of `herald.db`
     /// would drop the locks SQLite holds on it (POSIX record locks belong to the whole process).
-    public func claimForThisProcess() throws {
+    package func claimForThisProcess() throws {
         let path = file("serve.lock")
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
@@ -55,7 +55,7 @@ public struct DataDirectory: Sendable {
     }
 
     /// The path of `name` inside the directory.
-    public func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
+    package func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
 
     /// The text of `name`, or nil if it doesn't exist.
     func read(_ name: String) throws -> String? {
@@ -80,7 +80,7 @@ public struct DataDirectory: Sendable {
 
     /// The key sealing secrets at rest: `configured` (HERALD_SECRET_KEY, hex or base64 of 32 bytes) if set,
     /// else `secret.key` in the directory, generated on first start.
-    public func secretKey(configured: String?) throws -> [UInt8] {
+    package func secretKey(configured: String?) throws -> [UInt8] {
         if let configured {
             guard let key = Self.decodeKey(configured) else {
                 throw Failure(description: "HERALD_SECRET_KEY must be 32 bytes, as 64 hex digits or base64")
@@ -101,7 +101,7 @@ public struct DataDirectory: Sendable {
 
     /// The admin token: `configured` (HERALD_ADMIN_TOKEN) if set, else the one kept in `admin-token`,
     /// generated on first start. `generated` is true when it was made just now (print it once).
-    public func adminToken(configured: String?) throws -> (token: String, generated: Bool) {
+    package func adminToken(configured: String?) throws -> (token: String, generated: Bool) {
         if let configured { return (configured, false) }
         if let stored = try read("admin-token"), !stored.isEmpty {
             try ensurePrivate("admin-token")
@@ -113,7 +113,7 @@ public struct DataDirectory: Sendable {
     }
 
     /// This node's stable id (the owner of its delivery leases), generated on first start.
-    public func nodeID() throws -> String {
+    package func nodeID() throws -> String {
         if let stored = try read("node-id"), !stored.isEmpty { return stored }
         let id = "node-" + Hex.encode(SecureRandom.bytes(count: 8))
         try writeSecret(id, to: "node-id")

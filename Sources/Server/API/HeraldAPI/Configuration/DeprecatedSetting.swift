@@ -6,11 +6,11 @@
 ///     logger.warning("deprecated setting", ["setting": old.name, "replacement": old.replacement, "effect": old.effect])
 /// }
 /// ```
-public struct DeprecatedSetting: Sendable, Equatable {
+package struct DeprecatedSetting: Sendable, Equatable {
     /// The old flag and variable.
-    public var name: String
+    package var name: String
     /// What to set instead.
-    public var replacement: String
+    package var replacement: String
     /// What Herald did with the value given.
-    public var effect: String
+    package var effect: String
 }

@@ -3,16 +3,16 @@ import HeraldObservability
 
 extension HeraldConfiguration {
     /// Why the command line or environment could not be read.
-    public struct ConfigurationError: Error, CustomStringConvertible {
+    package struct ConfigurationError: Error, CustomStringConvertible {
         /// What is wrong.
-        public let description: String
+        package let description: String
 
         /// An error saying `description`.
-        public init(description: String) { self.description = description }
+        package init(description: String) { self.description = description }
     }
 
     /// Reads the configuration from flags, falling back to the environment, then the defaults: `options` lists them.
-    public static func read(arguments: [String], environment: [String: String]) throws -> HeraldConfiguration {
+    package static func read(arguments: [String], environment: [String: String]) throws -> HeraldConfiguration {
         var flags: [String: String] = [:]
         var switches: Set<String> = []
         var index = 0

@@ -4,17 +4,17 @@ import Foundation
 /// are all made from it (a test checks the README against `markdownTable`).
 extension HeraldConfiguration {
     /// One setting: its flag (if it has one), its environment variable, its default and what it does.
-    public struct Option: Sendable {
+    package struct Option: Sendable {
         /// The flag without `--`, or nil for a setting read from the environment only.
-        public let flag: String?
+        package let flag: String?
         /// True when the flag takes a value (`--port 9000`); false for a switch (`--no-delivery`).
-        public let takesValue: Bool
+        package let takesValue: Bool
         /// The environment variable, as written in the table (`HERALD_DELIVERY=off` for a switch).
-        public let environment: String
+        package let environment: String
         /// The default, as a person reads it.
-        public let defaultValue: String
+        package let defaultValue: String
         /// What it sets.
-        public let help: String
+        package let help: String
 
         init(_ flag: String?, value: Bool = true, _ environment: String, _ defaultValue: String, _ help: String) {
             self.flag = flag
@@ -26,7 +26,7 @@ extension HeraldConfiguration {
     }
 
     /// Every setting of `herald serve`, in the order the help shows them.
-    public static let options: [Option] = [
+    package static let options: [Option] = [
         Option("host", "HERALD_HOST", "`127.0.0.1`", "address the HTTP API binds (`0.0.0.0` for every interface)"),
         Option("port", "HERALD_PORT", "`8080`", "port the HTTP API binds (0: any free port)"),
         Option(
@@ -148,7 +148,7 @@ extension HeraldConfiguration {
     static func option(flag: String) -> Option? { options.first { $0.flag == flag } }
 
     /// The flag closest to `unknown`, if one is close enough to be what was meant.
-    public static func suggestion(for unknown: String) -> String? {
+    package static func suggestion(for unknown: String) -> String? {
         let flags = options.compactMap(\.flag) + ["help"]
         let scored = flags.map { ($0, editDistance(unknown, $0)) }
         guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
@@ -160,7 +160,7 @@ extension HeraldConfiguration {
     }
 
     /// How many single-character edits turn `a` into `b` (Levenshtein).
-    public static func editDistance(_ a: String, _ b: String) -> Int {
+    package static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a)
         let b = Array(b)
         guard !a.isEmpty else { return b.count }
@@ -178,7 +178,7 @@ extension HeraldConfiguration {
     }
 
     /// `herald serve --help`: every flag with its environment variable and default.
-    public static var helpText: String {
+    package static var helpText: String {
         var lines = [
             "usage: herald serve [flags]", "",
             "Runs the HTTP API, the delivery workers and the scheduler in one process.",
@@ -194,7 +194,7 @@ extension HeraldConfiguration {
     }
 
     /// The README's configuration table, row for row.
-    public static var markdownTable: String {
+    package static var markdownTable: String {
         var lines = ["| Flag | Environment | Default | What it sets |", "|---|---|---|---|"]
         for option in options {
             let flag = option.flag.map { "`--\($0)`" } ?? ""

@@ -5,121 +5,121 @@ import HeraldObservability
 /// flags and environment variables that set them.
 public struct HeraldConfiguration: Sendable {
     /// Address the HTTP API binds.
-    public var host: String = "127.0.0.1"
+    package var host: String = "127.0.0.1"
     /// Port the HTTP API binds (0: any free port).
-    public var port: Int = 8080
+    package var port: Int = 8080
     /// Where Herald keeps its database, keys and media.
-    public var dataDirectory: String = "./herald-data"
+    package var dataDirectory: String = "./herald-data"
     /// `sqlite:<path>` or `postgres://…`; nil means `sqlite:<data-dir>/herald.db`.
-    public var database: String?
+    package var database: String?
     /// Bearer token of the admin API; nil means generate one (once) and keep it in the data dir.
-    public var adminToken: String?
+    package var adminToken: String?
     /// 32-byte key sealing secrets at rest (hex or base64); nil means a key file in the data dir.
-    public var secretKey: String?
+    package var secretKey: String?
     /// Base URL replacing Apple's production host, and its sandbox host too unless `apnsSandboxURL` is set.
-    public var apnsURL: String?
+    package var apnsURL: String?
     /// Base URL replacing Apple's sandbox host.
-    public var apnsSandboxURL: String?
+    package var apnsSandboxURL: String?
     /// Base URL replacing `https://fcm.googleapis.com`.
-    public var fcmURL: String?
+    package var fcmURL: String?
     /// PEM bundle trusted for outgoing TLS besides the system store.
-    public var caFile: String?
+    package var caFile: String?
     /// Public base URL of this server, used in links Herald hands out (media, surveys). Nil: `http://host:port`.
-    public var publicURL: String?
+    package var publicURL: String?
     /// Least important log level written.
-    public var logLevel: Logger.Level = .info
+    package var logLevel: Logger.Level = .info
     /// How log lines are written: logfmt or JSON.
-    public var logFormat: Logger.Format = .logfmt
+    package var logFormat: Logger.Format = .logfmt
     /// Bind with SO_REUSEPORT, sharing the port with other processes that do the same.
-    public var reusePort = false
+    package var reusePort = false
     /// A socket already bound and listening (by `herald serve`, before anything else starts) for the API to
     /// serve on instead of binding `host`:`port` itself.
-    public var listeningSocket: Int32?
+    package var listeningSocket: Int32?
     /// HTTP server threads.
-    public var httpThreads: Int?
+    package var httpThreads: Int?
     /// Delivery tuning.
-    public var delivery = DeliveryOptions()
+    package var delivery = DeliveryOptions()
     /// Password hashing cost (scrypt N); lower only for tests.
-    public var passwordCost: UInt64 = 16_384
+    package var passwordCost: UInt64 = 16_384
     /// How often the scheduler looks for offers to remind users of.
-    public var schedulerInterval: Duration = .seconds(60)
+    package var schedulerInterval: Duration = .seconds(60)
     /// How long an access token lives.
-    public var accessTokenLifetime: Duration = .seconds(30 * 24 * 3600)
+    package var accessTokenLifetime: Duration = .seconds(30 * 24 * 3600)
     /// How long after a campaign push is delivered an app open counts as an influenced open of it.
-    public var influenceWindow: Duration = .seconds(24 * 3600)
+    package var influenceWindow: Duration = .seconds(24 * 3600)
     /// How long a connection may take over its whole request head.
-    public var headTimeout: Duration = .seconds(10)
+    package var headTimeout: Duration = .seconds(10)
     /// Most connections from one client address (a trusted proxy's are not counted).
-    public var connectionsPerAddress = 256
+    package var connectionsPerAddress = 256
     /// The proxies (in front of Herald) whose `Forwarded` / `X-Forwarded-For` say the client's address; none by
     /// default: the client is the peer.
-    public var trustedProxies: TrustedProxies = .none
+    package var trustedProxies: TrustedProxies = .none
     /// Connections kept beyond the 10,000 for `/healthz` and `/metrics` only.
-    public var reservedConnections = 64
+    package var reservedConnections = 64
     /// Where mail goes (the one-time codes of imported customers' sign-ups); nil: the log (`LogMailer`).
-    public var mailer: (any Mailer)?
+    package var mailer: (any Mailer)?
     /// Most devices per user (the least recently updated are deleted beyond).
-    public var maxDevicesPerUser = 10
+    package var maxDevicesPerUser = 10
     /// Sign-ups, logins and password checks a minute from one client address (0: no limit).
-    public var authPerAddressPerMinute = 60
+    package var authPerAddressPerMinute = 60
     /// Failed password checks on one account from one address before each further attempt from there waits (5 s
     /// after the last failure, doubling, at most 15 minutes; a success clears them). 0: no delay.
-    public var authFailuresPerAccount = 10
+    package var authFailuresPerAccount = 10
     /// Settings given under a name that is no longer Herald's (an old flag or variable still accepted), and what
     /// became of each: `herald serve` logs one warning for each at start.
-    public var deprecatedSettings: [DeprecatedSetting] = []
+    package var deprecatedSettings: [DeprecatedSetting] = []
     /// Mobile API calls a second per business made before signing in (sign-up, login), once their digest holds, each
     /// client address held to a fair share (`FairShareLimiter`; 0: no limit).
-    public var mobilePerBusinessPerSecond = 2000
+    package var mobilePerBusinessPerSecond = 2000
     /// Signed-in mobile API calls a second per user, once digest and session hold (0: no limit).
-    public var mobilePerUserPerSecond = 50
+    package var mobilePerUserPerSecond = 50
     /// Device API calls a minute per install (0: no limit).
-    public var devicePerInstallPerMinute = 300
+    package var devicePerInstallPerMinute = 300
     /// Install registrations a minute from one client address (0: no limit).
-    public var installsPerAddressPerMinute = 30
+    package var installsPerAddressPerMinute = 30
     /// POS calls a second per POS key (0: no limit).
-    public var posPerKeyPerSecond = 200
+    package var posPerKeyPerSecond = 200
     /// Threads running the routes that hash passwords (the HTTP server's workers; see `PasswordPool`); nil: one
     /// fewer than the cores, at least one.
-    public var passwordThreads: Int?
+    package var passwordThreads: Int?
 
     /// Delivery engine settings.
-    public struct DeliveryOptions: Sendable {
+    package struct DeliveryOptions: Sendable {
         /// Run the delivery workers in this process.
-        public var enabled = true
+        package var enabled = true
         /// Most sends in flight at once (a memory bound; each credential's connections carry as many as their
         /// streams allow, the rest wait for a free stream).
-        public var concurrency = 4096
+        package var concurrency = 4096
         /// nil: `concurrency` in flight. A number: an adaptive window between it and `concurrency` that narrows
         /// as round trips grow (fewer pushes sent twice after a crash; slower when some answers are slow).
-        public var minimumConcurrency: Int?
+        package var minimumConcurrency: Int?
         /// Most FCM sends a minute per credential, this node's pace under Google's per-project quota.
-        public var fcmQuotaPerMinute = 600_000
+        package var fcmQuotaPerMinute = 600_000
         /// How long a claim is held before another worker may take the job over.
-        public var lease: Duration = .seconds(60)
+        package var lease: Duration = .seconds(60)
         /// Attempts before a retryable failure becomes final.
-        public var maxAttempts = 8
+        package var maxAttempts = 8
         /// First retry delay; doubled per attempt, with jitter.
-        public var retryBase: Duration = .seconds(2)
+        package var retryBase: Duration = .seconds(2)
         /// Longest retry delay.
-        public var retryCap: Duration = .seconds(600)
+        package var retryCap: Duration = .seconds(600)
         /// How long each HTTP/2 request to Apple or Google may take.
-        public var requestTimeout: Duration = .seconds(30)
+        package var requestTimeout: Duration = .seconds(30)
         /// HTTP/2 connections per credential (each business's APNs key has a client of its own; FCM's one client
         /// carries every project), opened as the streams of those open fill up: the budget of every node on the
         /// database together, leased through it (`ConnectionBudget`).
-        public var connectionsPerHost = 4
+        package var connectionsPerHost = 4
         /// Most streams used at once per connection; the provider's SETTINGS_MAX_CONCURRENT_STREAMS may allow fewer
         /// (APNs: one until a token is accepted, then up to ~1,000), and the client follows what it announces.
-        public var streamsPerConnection = 1000
+        package var streamsPerConnection = 1000
 
         /// Defaults.
-        public init() {}
+        package init() {}
     }
 
     /// The defaults.
-    public init() {}
+    package init() {}
 
     /// The database URL, with the default filled in.
-    public var databaseURL: String { database ?? "sqlite:\(dataDirectory)/herald.db" }
+    package var databaseURL: String { database ?? "sqlite:\(dataDirectory)/herald.db" }
 }

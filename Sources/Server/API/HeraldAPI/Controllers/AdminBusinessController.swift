@@ -2,15 +2,13 @@ import HeraldCrypto
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// The admin API's businesses (docs/openapi.json): creating one (its keys shown once), its push credentials, its
 /// device-API keys, locations and loyalty settings. Secrets go in; none ever comes out.
 struct AdminBusinessController: Sendable {
     let admin: AdminAccess
     let businesses: BusinessService
-    let clock: WallClock
-    let sealer: SecretSealer
     /// Tells the delivery engine a business's credential changed.
     let credentialChanged: @Sendable (Int64, PushPlatform) -> Void
 
@@ -48,7 +46,7 @@ struct AdminBusinessController: Sendable {
         let business = try businesses.create(
             BusinessService.NewBusiness(
                 name: name!, clientID: clientID,
-                sealedSecret: try sealer.seal(Array(secret.utf8), purpose: "business-secret"),
+                secret: secret,
                 posKeyHash: AccessTokens.hash(posKey),
                 apiKeyHashes: (AccessTokens.hash(apiKeys.live), AccessTokens.hash(apiKeys.sandbox))))
         return .json(
@@ -88,9 +86,7 @@ struct AdminBusinessController: Sendable {
         let business = try admin.business(request)
         let key = try CredentialInput.apns(try admin.object(request))
         try businesses.setCredential(
-            PushCredential(
-                businessID: business.id, platform: .apns, settings: key.settings,
-                sealedKey: try sealer.seal(Array(key.keyText.utf8), purpose: "apns-key"), updatedAt: clock.now()))
+            businessID: business.id, platform: .apns, settings: key.settings, key: Array(key.keyText.utf8))
         credentialChanged(business.id, .apns)
         return .json(
             .object([
@@ -103,9 +99,7 @@ struct AdminBusinessController: Sendable {
         let business = try admin.business(request)
         let account = try CredentialInput.fcm(try admin.object(request))
         try businesses.setCredential(
-            PushCredential(
-                businessID: business.id, platform: .fcm, settings: account.settings,
-                sealedKey: try sealer.seal(account.account.encoded, purpose: "fcm-account"), updatedAt: clock.now()))
+            businessID: business.id, platform: .fcm, settings: account.settings, key: account.account.encoded)
         credentialChanged(business.id, .fcm)
         return .json(
             .object([

@@ -2,7 +2,7 @@ import Foundation
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// The admin API's campaigns and geofences (docs/openapi.json): a campaign written as a draft, launched (its fan-out
 /// runs in the background), paused, cancelled, reported on; geofences drawn for campaigns to trigger on.

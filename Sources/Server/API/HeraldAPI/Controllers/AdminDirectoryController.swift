@@ -1,7 +1,7 @@
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// What the admin console looks up: a business's users (by email), and its devices by owner, email, install id or
 /// the start of their push token, each with its latest deliveries and the provider's answers; and the approval of

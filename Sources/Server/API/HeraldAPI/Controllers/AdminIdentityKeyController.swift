@@ -3,7 +3,8 @@ import HeraldModel
 
 /// A business's identity keys, what its backend signs its users' external ids with (docs/sdk.md, Identity): listed,
 /// added (the key shown once) and retired. A rotation adds the new key, moves the backend over while both vouch,
-/// then retires the old; retiring a key is also how a leaked one is revoked. The rules are `IdentityVerifier`'s.
+/// then retires the old; retiring a key is also how a leaked one is revoked. The rules are the domain's
+/// (`IdentityKeyService`).
 struct AdminIdentityKeyController: Sendable {
     let admin: AdminAccess
     let verifier: IdentityVerifier
@@ -17,7 +18,7 @@ struct AdminIdentityKeyController: Sendable {
     /// `{"identity_keys":[{"kid","algorithm","created_at","retired_at"}]}`: the original first, never a key's text.
     @Sendable func list(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try admin.business(request)
-        let keys = try verifier.keys(of: business).map { key in
+        let keys = try verifier.keys.keys(of: business).map { key in
             JSON.object([
                 ("kid", .string(key.kid)), ("algorithm", "HMAC-SHA256"), ("created_at", .string(key.createdAt.iso8601)),
                 ("retired_at", key.retiredAt.map { .string($0.iso8601) } ?? .null),
@@ -31,7 +32,7 @@ struct AdminIdentityKeyController: Sendable {
     @Sendable func add(_ request: HTTPRequest) throws -> HTTPResponse {
         let business = try admin.business(request)
         try FieldErrors.refusingUnknown(try admin.object(request), known: [])
-        let added = try verifier.addKey(to: business)
+        let added = try verifier.keys.addKey(to: business)
         return .json(
             .object([
                 ("id", .int(business.id)), ("kid", .string(added.kid)), ("identity_key", .string(added.key)),
@@ -46,7 +47,7 @@ struct AdminIdentityKeyController: Sendable {
         guard let kid = request.parameter("kid"), kid.utf8.count <= 64 else {
             throw IdentityVerifier.unknownKey
         }
-        try verifier.retireKey(kid, of: business)
+        try verifier.keys.retireKey(kid, of: business)
         return HTTPResponse(status: .noContent)
     }
 }

@@ -1,7 +1,7 @@
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// The admin API's loyalty program: offers and their grants, and surveys sent to users.
 struct AdminLoyaltyController: Sendable {

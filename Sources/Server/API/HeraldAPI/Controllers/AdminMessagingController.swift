@@ -1,7 +1,7 @@
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// What an operator sends and follows by hand: news to users' inboxes, pushes to raw device tokens, the business's
 /// inbox entries and each one's deliveries, and "retry now" for deliveries waiting out their backoff (after fixing

@@ -1,7 +1,7 @@
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// The admin API's templates: each event's words for a business, its own or the default, saved and previewed.
 struct AdminTemplateController: Sendable {

@@ -1,7 +1,7 @@
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// The admin API's audiences: the bulk import of users (NDJSON, streamed: any size in constant memory) and
 /// segments, the named filters campaigns are sent to, counted in the database.

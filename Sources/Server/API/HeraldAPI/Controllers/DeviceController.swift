@@ -2,7 +2,7 @@ import HeraldCrypto
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// The device API the SDK speaks, under `/api/v1/`: registration (with the business's `api_key` or
 /// `sandbox_api_key`, unsigned, optionally with proof of a known device's user: `access_token`, or `external_id` with
@@ -10,7 +10,8 @@ import HeraldStore
 /// segments, deletion, pulls, messages and lifecycle events.
 struct DeviceController: Sendable {
     let auth: DeviceAuthenticator
-    let sealer: SecretSealer
+    /// Issues install credentials (their secrets sealed by the domain).
+    let access: AccessService
     let devices: DeviceService
     let events: DeviceEventService
     let verifier: IdentityVerifier
@@ -49,7 +50,7 @@ struct DeviceController: Sendable {
             throw auth.refusal("the request is signed by another install's credential")
         }
         let proof = try offered.map { try checked($0, business: business) }
-        let (credential, secret) = try issueCredential()
+        let (credential, secret) = try access.issueInstallCredential()
         let registered = try devices.register(
             installID: installID!, details: details!, business: business, workspace: workspace,
             credential: credential, signedBy: signer?.id, proof: proof)
@@ -79,14 +80,6 @@ struct DeviceController: Sendable {
             proof.externalID = identity.externalID
         }
         return proof
-    }
-
-    /// A new credential: a key id and a secret (shown once), the secret sealed for the store.
-    private func issueCredential() throws -> (IssuedCredential, secret: String) {
-        let keyID = "hk_" + Hex.encode(SecureRandom.bytes(count: 16))
-        let secret = Base64URL.encode(SecureRandom.bytes(count: 32))
-        let sealed = try sealer.seal(Array(secret.utf8), purpose: DeviceAuthenticator.sealPurpose)
-        return (IssuedCredential(keyID: keyID, sealedSecret: sealed), secret)
     }
 
     /// What the SDK may tune itself by.

@@ -2,7 +2,7 @@ import HeraldCrypto
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// Geofences for the SDK, signed like the rest of the device API: the ones near the device that running campaigns
 /// are triggered by (the SDK monitors them), and the visits it reports, answered with the messages they triggered.

@@ -1,7 +1,7 @@
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// Which user an install belongs to (`Herald.identify` / `Herald.logout`): `PUT /api/v1/device/user` with the user's
 /// `external_id` and the business backend's `identity_token`, `DELETE /api/v1/device/user`; and, for the business's

@@ -1,7 +1,7 @@
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// Punchh's beacon calls (docs/openapi.json): an app reports its signed-in user coming within range of a beacon at
 /// one of the business's locations (`beacon_entry`) or leaving it (`beacon_exit`). Each is a visit of the geofences

@@ -2,7 +2,7 @@ import HeraldCrypto
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// The Punchh-compatible mobile API under `/api2/mobile/` (docs/openapi.json): accounts, push tokens and the inbox.
 struct MobileController: Sendable {

@@ -1,7 +1,7 @@
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// The mobile API's loyalty calls (docs/openapi.json): offers and their redemption codes, and the callbacks the app
 /// makes when a push points it somewhere — Transaction Details (`t`), Gift Card Balance (`gc`), Fetch User Survey (`s`).

@@ -1,7 +1,7 @@
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// The POS and integration API (docs/openapi.json): check-ins and their follow-ups, redemptions, the gift-card
 /// webhook. Each call writes its records, inbox entry and delivery jobs in one transaction.

@@ -3,7 +3,7 @@ import HeraldCrypto
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// The page a hosted survey's `survey_url` opens in the app's web view, as Punchh's TypeForm link is opened: the
 /// questions as a plain HTML form, and its answers checked by the same `SurveyValidator` as the app's API call

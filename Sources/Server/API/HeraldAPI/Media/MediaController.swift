@@ -1,7 +1,7 @@
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// Herald's own hosting of rich-push media (images, audio, video that iOS attaches to a notification).
 ///

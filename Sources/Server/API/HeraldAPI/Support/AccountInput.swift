@@ -1,7 +1,7 @@
 import Foundation
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// What the mobile API accepts in account fields, with Punchh's error wording.
 enum AccountInput {

@@ -1,7 +1,7 @@
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// What every admin route shares: the bearer-token check, the business its path names, its JSON body, and the
 /// check of media it names among the files Herald hosts. Handed to each admin controller; itself holds no rule.

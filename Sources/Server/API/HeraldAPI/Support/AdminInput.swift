@@ -1,6 +1,6 @@
 import Foundation
 import HeraldHTTPServer
-import HeraldStore
+import HeraldEntities
 import HeraldModel
 
 /// What the admin API accepts in its fields.

@@ -2,7 +2,7 @@ import Foundation
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// What the admin API accepts for a campaign (docs/openapi.json): every field checked, every unknown field refused by
 /// name (a field ignored is a setting silently lost), all problems answered at once.

@@ -1,7 +1,7 @@
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// What the device API's geofence calls accept: the point a device asks around (`GET /api/v1/geofences`) and the
 /// visit it reports (`POST /api/v1/geofence-events`).

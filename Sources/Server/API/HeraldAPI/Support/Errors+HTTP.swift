@@ -1,11 +1,11 @@
 import HeraldDomain
 import HeraldHTTPServer
-import HeraldStore
+import HeraldEntities
 
 extension StoreError: HTTPErrorConvertible {
     /// Not found → 404; a taken unique value → 422 on its field, in Punchh's words; anything else → 503
     /// (the database is unavailable or failed: a client may retry).
-    public var httpError: HTTPError {
+    package var httpError: HTTPError {
         switch code {
         case .notFound: return .notFound(message)
         case .conflict: return .invalid(field ?? "base", "has already been taken")
@@ -16,7 +16,7 @@ extension StoreError: HTTPErrorConvertible {
 
 extension DomainError: HTTPErrorConvertible {
     /// Not found → 404; a conflict or a broken rule → 422 on its field, saying why.
-    public var httpError: HTTPError {
+    package var httpError: HTTPError {
         switch code {
         // A 404 on a field names it: the request's survey, segment or geofence is not the business's.
         case .notFound: return field.map { HTTPError(.notFound, field: $0, message) } ?? .notFound(message)

@@ -7,7 +7,7 @@ import HeraldObservability
 /// ```swift
 /// try mailer.send(Mail(to: "ann@example.com", subject: "Your code", body: "12345678"))
 /// ```
-public protocol Mailer: Sendable {
+package protocol Mailer: Sendable {
     /// Sends `mail`, or throws saying why it could not.
     func send(_ mail: Mail) throws
 }
@@ -15,14 +15,14 @@ public protocol Mailer: Sendable {
 /// One message.
 public struct Mail: Sendable, Equatable {
     /// The recipient's address.
-    public var to: String
+    package var to: String
     /// The subject line.
-    public var subject: String
+    package var subject: String
     /// The plain-text body.
-    public var body: String
+    package var body: String
 
     /// A message to `to`.
-    public init(to: String, subject: String, body: String) {
+    package init(to: String, subject: String, body: String) {
         self.to = to
         self.subject = subject
         self.body = body
@@ -31,13 +31,13 @@ public struct Mail: Sendable, Equatable {
 
 /// Writes each mail to the log at notice (`mail.to`, `mail.subject`, `mail.body`): the default mailer. The body
 /// carries the one-time code, so a log kept by this mailer is as sensitive as the mailbox it stands in for.
-public struct LogMailer: Mailer {
+package struct LogMailer: Mailer {
     let logger: Logger
 
     /// A mailer writing to `logger`.
-    public init(logger: Logger) { self.logger = logger }
+    package init(logger: Logger) { self.logger = logger }
 
-    public func send(_ mail: Mail) throws {
+    package func send(_ mail: Mail) throws {
         logger.notice(
             "mail (log mailer: not sent)", ["mail.to": mail.to, "mail.subject": mail.subject, "mail.body": mail.body])
     }

@@ -2,7 +2,7 @@ import Foundation
 import HeraldDomain
 import HeraldHTTPServer
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// Rich media iOS can attach to a notification (UNNotificationAttachment's types and sizes).
 enum MediaInput {

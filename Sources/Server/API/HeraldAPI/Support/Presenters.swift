@@ -1,5 +1,5 @@
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// How records look on the wire. One place per shape, so the mobile and admin APIs agree.
 enum Presenter {

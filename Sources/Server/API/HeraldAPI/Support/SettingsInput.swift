@@ -1,5 +1,5 @@
 import HeraldModel
-import HeraldStore
+import HeraldEntities
 
 /// What the admin API accepts as a business's loyalty settings: each field given replaces its value, each is
 /// checked here; whether the offers it names are the business's is the domain's to say.

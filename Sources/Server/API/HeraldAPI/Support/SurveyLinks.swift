@@ -1,5 +1,6 @@
 import HeraldCrypto
-import HeraldStore
+import HeraldDomain
+import HeraldEntities
 
 /// Where a user's survey is answered: the `survey_url` of Fetch User Survey and Transaction Details, which a
 /// Punchh app opens in a web view.
@@ -21,6 +22,6 @@ struct SurveyLinks: Sendable {
     /// sealing key. Not under the business secret: every copy of the app holds that, so any user could make the
     /// key of any other user's survey and answer it for them.
     static func token(userSurveyID id: Int64, sealer: SecretSealer) -> String {
-        Base64URL.encode(sealer.authenticationCode(for: Array("\(id)".utf8), purpose: "survey-page").prefix(16))
+        Base64URL.encode(sealer.authenticationCode(for: Array("\(id)".utf8), purpose: .surveyPage).prefix(16))
     }
 }

@@ -4,7 +4,7 @@ import HeraldHTTPServer
 extension SurveyRefusal: HTTPErrorConvertible {
     /// The API's answer: 422 `{"errors":{"<question id>":["…"]}}`, or on `user_survey_id` when answered already;
     /// 503 when the survey's definition can't be read.
-    public var httpError: HTTPError {
+    package var httpError: HTTPError {
         var errors = FieldErrors()
         switch code {
         case .unreadableDefinition:

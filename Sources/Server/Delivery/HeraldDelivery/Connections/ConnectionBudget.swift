@@ -29,29 +29,29 @@ import Synchronization
 /// let connections = budget.connections(for: .apns(businessID), at: now)   // 0: hand the push back
 /// try await budget.run()                          // renews until asked to stop, then gives everything up
 /// ```
-public final class ConnectionBudget: Worker {
+package final class ConnectionBudget: Worker {
     /// Settings.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Connections per credential, every node together (`--provider-connections`).
-        public var budget: Int
+        package var budget: Int
         /// How long a slot stays leased unless renewed: a dead node's slots are free this long after its last renewal.
-        public var leaseTime: Duration = .seconds(30)
+        package var leaseTime: Duration = .seconds(30)
         /// How often a node renews its slots and looks at its share again; every `retry` instead during the first
         /// `leaseTime` after it first leased a credential's slots, so that nodes starting together (the first of
         /// which leases the whole budget) share it within seconds.
-        public var renewal: Duration = .seconds(10)
+        package var renewal: Duration = .seconds(10)
         /// A credential that sent nothing on this node this long gives its connections and slots up.
-        public var idle: Duration = .seconds(600)
+        package var idle: Duration = .seconds(600)
         /// A credential without a slot here looks for one again at most this often, while it has pushes; they are
         /// handed back to the queue for this long.
-        public var retry: Duration = .seconds(1)
+        package var retry: Duration = .seconds(1)
 
         /// A budget of `budget` connections per credential.
-        public init(budget: Int = 4) { self.budget = max(1, budget) }
+        package init(budget: Int = 4) { self.budget = max(1, budget) }
     }
 
     /// The settings.
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let leases: any ConnectionLeaseStore
     private let owner: String
     private let clock: WallClock
@@ -95,7 +95,7 @@ public final class ConnectionBudget: Worker {
 
     /// A budget for the node `owner`, leasing through `leases`; each credential's slots leased are shown in
     /// `metrics` (`herald_provider_connections_leased`).
-    public init(
+    package init(
         leases: any ConnectionLeaseStore, owner: String, clock: WallClock, configuration: Configuration,
         metrics: MetricsRegistry? = nil, logger: Logger
     ) {
@@ -108,14 +108,14 @@ public final class ConnectionBudget: Worker {
     }
 
     /// Tells `holder` (kept weakly) how many connections each credential of `platform` may keep.
-    public func attach(_ holder: any ConnectionHolder, for platform: PushPlatform) {
+    package func attach(_ holder: any ConnectionHolder, for platform: PushPlatform) {
         holders.withLock { $0[platform] = WeakHolder(holder: holder) }
     }
 
     /// The connections `credential` may keep on this node now, its push being sent at `now`; 0: none, and its
     /// pushes go back to the queue. The first push of a credential (and, while it has none, one every `retry`)
     /// leases its share at once, in the database.
-    public func connections(for credential: ConnectionCredential, at now: Timestamp) -> Int {
+    package func connections(for credential: ConnectionCredential, at now: Timestamp) -> Int {
         let (usable, due) = state.withLock { state -> (Int, Bool) in
             guard let lease = state[credential] else {
                 state[credential] = Lease(wantedAt: now, balancing: true)
@@ -131,18 +131,18 @@ public final class ConnectionBudget: Worker {
     }
 
     /// The connections `credential` may keep on this node now, as last decided (0 before its first push).
-    public func usableConnections(_ credential: ConnectionCredential) -> Int {
+    package func usableConnections(_ credential: ConnectionCredential) -> Int {
         state.withLock { $0[credential]?.usable ?? 0 }
     }
 
     /// The slots of `credential` this node leases now (its connections draining included).
-    public func leasedConnections(_ credential: ConnectionCredential) -> Int {
+    package func leasedConnections(_ credential: ConnectionCredential) -> Int {
         state.withLock { $0[credential]?.held ?? 0 }
     }
 
     /// Renews the slots of every credential due (looked at `renewal` ago, or `retry` ago in its first `leaseTime`)
     /// and looks at its share again: what `run` does every `retry`.
-    public func renew(at now: Timestamp) {
+    package func renew(at now: Timestamp) {
         let due = state.withLock { state -> [ConnectionCredential] in
             let due = state.keys.filter { state[$0]!.isDue(at: now, configuration) }
             for credential in due { state[credential]!.balancing = true }
@@ -152,7 +152,7 @@ public final class ConnectionBudget: Worker {
     }
 
     /// Gives up every slot and claim of this node (it stops: its connections are closed).
-    public func releaseAll() {
+    package func releaseAll() {
         let credentials = state.withLock { state in
             defer { state.removeAll() }
             return Array(state.keys)
@@ -171,7 +171,7 @@ public final class ConnectionBudget: Worker {
 
     /// Renews the leases as they come due until asked to stop, then gives them all up. It stops after the delivery
     /// engine, whose providers have closed their connections by then.
-    public func run() async throws {
+    package func run() async throws {
         GracefulShutdown.onRequest { [wakeup] in wakeup.signal() }
         while !GracefulShutdown.isRequested {
             renew(at: clock.now())

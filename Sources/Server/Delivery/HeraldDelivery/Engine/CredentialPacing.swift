@@ -1,5 +1,5 @@
 /// What holds back a credential's pushes on one node (`DeliveryEngine.pacing(businessID:)`).
-public enum CredentialPacing: String, Sendable {
+package enum CredentialPacing: String, Sendable {
     /// Its send quota is spent (an FCM project's per-minute quota): pushes wait for their turn.
     case quota
     /// Its provider sheds load (refusals shrank the window lately) or asked to slow down.

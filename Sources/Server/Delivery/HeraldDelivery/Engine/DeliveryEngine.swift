@@ -16,50 +16,50 @@ import Synchronization
 /// a provider's streams take at once: a push then waits only for a free stream of its credential's connections,
 /// and a slow answer holds its own stream, never a place in a window shared with every other push. Enqueueing wakes
 /// it (the queue tells it); so does a credential being replaced.
-public final class DeliveryEngine: Worker {
+package final class DeliveryEngine: Worker {
     /// Tuning.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// This node's stable id, the owner of its leases (kept in the data dir).
-        public var owner: String
+        package var owner: String
         /// Most sends in flight, over every provider and credential (each push takes a stream of its credential's
         /// connections; beyond their streams it waits in the HTTP/2 client's queue).
-        public var concurrency: Int = 4096
+        package var concurrency: Int = 4096
         /// nil (the default): `concurrency` sends in flight whatever the round trips. A number: the window adapts
         /// between it and `concurrency` to what the providers answer at (`ConcurrencyLimit`) — fewer pushes sent
         /// twice after a crash, at the price of throughput when some answers are slow.
-        public var minimumConcurrency: Int?
+        package var minimumConcurrency: Int?
         /// The least a credential's congestion window shrinks to when its provider sheds load (`CongestionWindow`:
         /// between this and `concurrency`).
-        public var credentialFloor: Int = 16
+        package var credentialFloor: Int = 16
         /// Where a credential's window starts, growing from there while answers succeed (`CongestionWindow`'s slow
         /// start: it doubles each round trip until the provider first refuses).
-        public var credentialInitialWindow: Int = CongestionWindow.initial
+        package var credentialInitialWindow: Int = CongestionWindow.initial
         /// Most FCM sends a minute per Firebase project (Google's quota: 600,000 by default), unless the project's
         /// own is set in the `QuotaLedger`; nil sends as fast as answers come. Shared by the nodes through the
         /// ledger, which leases each the next second or so of the project's time; paced to 98 % of it
         /// (`QuotaAllowance`). Beyond it pushes wait in the engine for their turn.
-        public var fcmQuotaPerMinute: Int? = 600_000
+        package var fcmQuotaPerMinute: Int? = 600_000
         /// Most jobs claimed per query.
-        public var claimBatch: Int = 500
+        package var claimBatch: Int = 500
         /// How long a claim is held.
-        public var lease: Duration = .seconds(60)
+        package var lease: Duration = .seconds(60)
         /// Backoff for retryable failures.
-        public var retry = RetryPolicy()
+        package var retry = RetryPolicy()
         /// How long jobs wait before looking at a broken credential again.
-        public var brokenCredentialWait: Duration = .seconds(600)
+        package var brokenCredentialWait: Duration = .seconds(600)
         /// How often the queue is polled when nothing wakes the engine (retries coming due, other nodes' jobs).
-        public var idlePoll: Duration = .milliseconds(500)
+        package var idlePoll: Duration = .milliseconds(500)
         /// How long after its creation Apple and Google may still deliver a push to an offline device.
-        public var expiration: Duration = .seconds(86_400)
+        package var expiration: Duration = .seconds(86_400)
         /// Answers are written together, at the latest this long after the first of them arrived…
-        public var recordDelay: Duration = .milliseconds(10)
+        package var recordDelay: Duration = .milliseconds(10)
         /// …or as soon as this many are waiting. An answer not yet written when the process dies is sent again.
-        public var recordBatch: Int = 512
+        package var recordBatch: Int = 512
         /// On stop, how long sends in flight may take to answer before their jobs are handed back unanswered.
-        public var gracePeriod: Duration = .seconds(10)
+        package var gracePeriod: Duration = .seconds(10)
 
         /// A configuration for `owner`.
-        public init(owner: String) { self.owner = owner }
+        package init(owner: String) { self.owner = owner }
     }
 
     private let queue: any DeliveryQueue
@@ -74,7 +74,7 @@ public final class DeliveryEngine: Worker {
 
     /// An engine over `queue` with one provider per platform, sharing FCM's quota through `quota` (the database's
     /// in a server, shared by the nodes). `random` (0..<1) jitters retry delays.
-    public init(
+    package init(
         queue: any DeliveryQueue, providers: [any PushProvider], clock: WallClock, configuration: Configuration,
         logger: Logger, metrics: MetricsRegistry, quota: any QuotaLedger = MemoryQuotaLedger(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
@@ -96,7 +96,7 @@ public final class DeliveryEngine: Worker {
     /// Takes back this node's leases from a previous run (so a restart resumes at once), delivers until asked to
     /// stop, then stops: lets sends in flight answer (up to the grace period), writes every answer, hands every
     /// unfinished claim back to the queue and shuts the providers down.
-    public func run() async throws {
+    package func run() async throws {
         let released = try queue.handBack(owner: configuration.owner, at: clock.now())
         if released > 0 {
             logger.notice("resuming deliveries left by the previous run", ["delivery.count": String(released)])
@@ -119,20 +119,20 @@ public final class DeliveryEngine: Worker {
     }
 
     /// Tells the engine new jobs may be due.
-    public func wake() {
+    package func wake() {
         machine.withLock { $0.jobsAdded() }
         wakeup.signal()
     }
 
     /// What paces `businessID`'s pushes on this node now, if anything: a spent quota, or a provider that shed load
     /// in the last minute or asked to slow down (what a campaign's report says paces it).
-    public func pacing(businessID: Int64) -> CredentialPacing? {
+    package func pacing(businessID: Int64) -> CredentialPacing? {
         let now = clock.now()
         return machine.withLock { $0.pacing(businessID: businessID, at: now, recent: .seconds(60)) }
     }
 
     /// A business's credential was replaced: forget it was broken, drop cached tokens, make waiting jobs due.
-    public func credentialChanged(businessID: Int64, platform: PushPlatform) {
+    package func credentialChanged(businessID: Int64, platform: PushPlatform) {
         machine.withLock { $0.credentialChanged(businessID: businessID, platform: platform) }
         providers[platform]?.credentialChanged(businessID: businessID)
         do {

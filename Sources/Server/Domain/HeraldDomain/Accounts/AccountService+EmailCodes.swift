@@ -4,22 +4,22 @@ import HeraldStore
 /// How the one-time codes that prove an imported customer's email are limited: each expires, each may be tried a few
 /// times, and only a few are mailed to one account an hour — at most `attemptsPerCode × codesPerWindow` guesses an
 /// hour at an 8-digit code, however many addresses and nodes the guesses come through.
-public struct EmailCodePolicy: Sendable {
+package struct EmailCodePolicy: Sendable {
     /// How long a code is valid.
-    public var lifetime: Duration = .seconds(15 * 60)
+    package var lifetime: Duration = .seconds(15 * 60)
     /// Tries of one code, right or wrong; then a new code is needed.
-    public var attemptsPerCode = 5
+    package var attemptsPerCode = 5
     /// Codes mailed to one account in one `window`.
-    public var codesPerWindow = 5
+    package var codesPerWindow = 5
     /// The window the codes are counted in.
-    public var window: Duration = .seconds(3600)
+    package var window: Duration = .seconds(3600)
 
     /// The defaults.
-    public init() {}
+    package init() {}
 }
 
 /// What became of a request for a new code.
-public enum EmailCodeIssue: Sendable, Equatable {
+package enum EmailCodeIssue: Sendable, Equatable {
     /// Stored, in place of the last: mail it. Valid until `expiresAt`.
     case issued(expiresAt: Timestamp)
     /// Refused: the account had its codes for this window; the next may be asked for at `retryAt`.
@@ -27,7 +27,7 @@ public enum EmailCodeIssue: Sendable, Equatable {
 }
 
 /// What a try of a code came to.
-public enum EmailCodeAttempt: Sendable, Equatable {
+package enum EmailCodeAttempt: Sendable, Equatable {
     /// It is the account's code: the email is proven.
     case proven
     /// It is not; the code may be tried `triesLeft` more times (0: a new one is needed).
@@ -39,7 +39,7 @@ public enum EmailCodeAttempt: Sendable, Equatable {
 extension AccountService {
     /// Stores a new code (its keyed hash: hashing is the caller's, as with passwords) for the imported user `userID`,
     /// replacing the last, unless the account had its codes for this window.
-    public func issueEmailCode(userID: Int64, codeHash: [UInt8]) throws -> EmailCodeIssue {
+    package func issueEmailCode(userID: Int64, codeHash: [UInt8]) throws -> EmailCodeIssue {
         let now = clock.now()
         let policy = emailCodes
         return try store.transaction { tx in
@@ -57,7 +57,7 @@ extension AccountService {
 
     /// Tries `codeHash` (the offered code, hashed as issued) against `userID`'s code: every try counts, counted in the
     /// database before the code is compared, so that tries racing on several nodes cannot exceed the policy's.
-    public func tryEmailCode(userID: Int64, codeHash: [UInt8]) throws -> EmailCodeAttempt {
+    package func tryEmailCode(userID: Int64, codeHash: [UInt8]) throws -> EmailCodeAttempt {
         let now = clock.now()
         let most = emailCodes.attemptsPerCode
         guard let taken = try store.transaction({ try $0.emailCodes.takeAttempt(userID: userID, most: most, at: now) })

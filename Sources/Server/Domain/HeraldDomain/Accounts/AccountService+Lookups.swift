@@ -3,7 +3,7 @@ import HeraldStore
 
 extension AccountService {
     /// The user `reference` names; not found on the field it was given by (`user_id`, `email`, `phone`).
-    public func user(businessID: Int64, _ reference: UserReference) throws -> User {
+    package func user(businessID: Int64, _ reference: UserReference) throws -> User {
         let found = try store.read { tx -> User? in
             switch reference {
             case .id(let id): return try tx.users.find(businessID: businessID, id: id)
@@ -24,14 +24,14 @@ extension AccountService {
     }
 
     /// The user who signed up (or was imported) with `email`, if any: whose password a login checks.
-    public func user(businessID: Int64, email: String) throws -> User? {
+    package func user(businessID: Int64, email: String) throws -> User? {
         try store.read { try $0.users.find(businessID: businessID, email: email) }
     }
 
     /// Refuses a sign-up whose email a signed-up user already has (a conflict on `email`); a user an import made
     /// (no password yet) signs up into that record. Checked before hashing the new password, only to spare that
     /// work: `signUp`'s constraint decides, even for two sign-ups racing.
-    public func checkEmailAvailable(businessID: Int64, email: String) throws {
+    package func checkEmailAvailable(businessID: Int64, email: String) throws {
         if let existing = try user(businessID: businessID, email: email), !existing.awaitsSignUp {
             throw DomainError(.conflict, field: "email", "has already been taken")
         }
@@ -40,7 +40,7 @@ extension AccountService {
     /// The key of the device a user's call comes from when the call names none: the device its session was signed
     /// in on (`sessionDeviceID`), while it is still the user's; else the user's own key for `platform`, where
     /// tokens registered without naming a device are kept (and which logging out such a session clears).
-    public func deviceKey(userID: Int64, platform: PushPlatform, sessionDeviceID: Int64?) throws -> String {
+    package func deviceKey(userID: Int64, platform: PushPlatform, sessionDeviceID: Int64?) throws -> String {
         if let sessionDeviceID, let device = try store.read({ try $0.devices.find(id: sessionDeviceID) }),
             device.userID == userID
         {

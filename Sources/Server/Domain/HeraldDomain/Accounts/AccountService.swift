@@ -9,12 +9,12 @@ public struct AccountService: Sendable {
     let loyalty: LoyaltyService
     let clock: WallClock
     /// Most devices one user has: registering one more deletes the least recently updated.
-    public var maxDevicesPerUser = 10
+    package var maxDevicesPerUser = 10
     /// How the codes proving an imported customer's email are limited.
-    public var emailCodes = EmailCodePolicy()
+    package var emailCodes = EmailCodePolicy()
 
     /// The service over `store`.
-    public init(store: Store, notifications: NotificationService, loyalty: LoyaltyService, clock: WallClock) {
+    package init(store: Store, notifications: NotificationService, loyalty: LoyaltyService, clock: WallClock) {
         self.store = store
         self.notifications = notifications
         self.loyalty = loyalty
@@ -24,7 +24,7 @@ public struct AccountService: Sendable {
     /// Signs a user up, in one transaction: the user, the device they call from (`device`, given the new user; nil
     /// for none), the `signup` notice and the business's welcome offer (when it has one available now). A taken
     /// email or phone is a `StoreError.conflict` naming it, decided by the database even when two sign-ups race.
-    public func signUp(
+    package func signUp(
         _ new: NewUser, business: Business, emailProven: Bool = false,
         device registration: (User) throws -> DeviceRegistration?
     ) throws -> (user: User, device: Device?) {
@@ -48,7 +48,7 @@ public struct AccountService: Sendable {
 
     /// The imported customer with `email` nobody has signed up as yet, when a sign-up into it needs the email
     /// proven first (the business does not trust its import: `BusinessSettings.importTrusted`).
-    public func importedAwaitingProof(business: Business, email: String) throws -> User? {
+    package func importedAwaitingProof(business: Business, email: String) throws -> User? {
         guard !business.settings.importTrusted else { return nil }
         return try store.read { tx in
             guard let user = try tx.users.find(businessID: business.id, email: email), user.awaitsSignUp else {
@@ -78,7 +78,7 @@ public struct AccountService: Sendable {
     }
 
     /// Records the device a user calls from and sets or clears its token, atomically.
-    public func registerDevice(businessID: Int64, userID: Int64, _ registration: DeviceRegistration) throws -> Device {
+    package func registerDevice(businessID: Int64, userID: Int64, _ registration: DeviceRegistration) throws -> Device {
         let now = clock.now()
         return try store.transactionClaimingTokens { tx in
             // Locked: one user's registrations pass a token between their devices one at a time.
@@ -123,7 +123,7 @@ public struct AccountService: Sendable {
 
     /// Applies `changes` to a user's profile (a taken email or phone is a conflict) and, with `registration`,
     /// records the calling device's token, in one transaction.
-    public func updateProfile(user: User, _ changes: UserChanges, device registration: DeviceRegistration?) throws
+    package func updateProfile(user: User, _ changes: UserChanges, device registration: DeviceRegistration?) throws
         -> User
     {
         let now = clock.now()
@@ -141,7 +141,7 @@ public struct AccountService: Sendable {
     }
 
     /// Stores a new session for a token (kept only as its hash).
-    public func startSession(tokenHash: String, user: User, deviceID: Int64?, expiresAt: Timestamp) throws -> Session {
+    package func startSession(tokenHash: String, user: User, deviceID: Int64?, expiresAt: Timestamp) throws -> Session {
         let now = clock.now()
         return try store.transaction { tx in
             try tx.sessions.insert(
@@ -155,7 +155,7 @@ public struct AccountService: Sendable {
     /// is another's: a token may have been registered on it after sign-in), and for a session that named no device,
     /// the devices under the user's own key (tokens registered without naming one) — of the devices still signed in
     /// as this user.
-    public func logOut(session: Session, user: User, deviceKey: String?) throws {
+    package func logOut(session: Session, user: User, deviceKey: String?) throws {
         let now = clock.now()
         let named = deviceKey.map { [$0, DeviceRegistration.ownKey($0, userID: user.id)] } ?? []
         try store.transaction { tx in

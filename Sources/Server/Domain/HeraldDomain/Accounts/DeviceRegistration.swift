@@ -2,21 +2,21 @@ import HeraldModel
 import HeraldStore
 
 /// What the app told us about the device it calls from.
-public struct DeviceRegistration: Sendable {
+package struct DeviceRegistration: Sendable {
     /// `punchh-app-device-id`, or derived.
-    public var deviceKey: String
+    package var deviceKey: String
     /// Platform of the token (or of the device when no token is sent).
-    public var platform: PushPlatform
+    package var platform: PushPlatform
     /// `.some(token)` sets it, `.some(nil)` clears it, nil leaves it.
-    public var token: String??
+    package var token: String??
     /// The app's User-Agent.
-    public var userAgent: String?
+    package var userAgent: String?
     /// The device of the session making the call, if it is signed in and its session named one: proof that
     /// the caller held that device before.
-    public var sessionDeviceID: Int64?
+    package var sessionDeviceID: Int64?
 
     /// A registration.
-    public init(
+    package init(
         deviceKey: String, platform: PushPlatform, token: String??, userAgent: String?, sessionDeviceID: Int64? = nil
     ) {
         self.deviceKey = deviceKey

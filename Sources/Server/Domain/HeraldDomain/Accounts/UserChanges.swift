@@ -2,20 +2,20 @@ import HeraldModel
 import HeraldStore
 
 /// Profile fields to change; nil leaves a field as it is.
-public struct UserChanges: Sendable {
+package struct UserChanges: Sendable {
     /// New email (lower-cased).
-    public var email: String?
+    package var email: String?
     /// New password hash.
-    public var passwordHash: String?
+    package var passwordHash: String?
     /// New given name.
-    public var firstName: String?
+    package var firstName: String?
     /// New family name.
-    public var lastName: String?
+    package var lastName: String?
     /// New phone; `.some(nil)` clears it.
-    public var phone: String??
+    package var phone: String??
 
     /// No changes.
-    public init(
+    package init(
         email: String? = nil, passwordHash: String? = nil, firstName: String? = nil, lastName: String? = nil,
         phone: String?? = nil
     ) {
@@ -29,7 +29,7 @@ public struct UserChanges: Sendable {
 
 extension User {
     /// Takes `changes` (what they leave out stays), updated at `now`: what every store does with them.
-    public mutating func apply(_ changes: UserChanges, at now: Timestamp) {
+    package mutating func apply(_ changes: UserChanges, at now: Timestamp) {
         if let email = changes.email { self.email = email }
         if let hash = changes.passwordHash { passwordHash = hash }
         if let first = changes.firstName { firstName = first }

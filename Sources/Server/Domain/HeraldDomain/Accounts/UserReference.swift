@@ -1,5 +1,5 @@
 /// How a caller names one user of a business: the POS by Herald's id, by email or by phone number.
-public enum UserReference: Sendable, Hashable {
+package enum UserReference: Sendable, Hashable {
     /// Herald's id for the user (`user_id`).
     case id(Int64)
     /// Their email, normalised as sign-up stores it.
@@ -8,7 +8,7 @@ public enum UserReference: Sendable, Hashable {
     case phone(String)
 
     /// The request field the reference came in, which a miss is reported on.
-    public var field: String {
+    package var field: String {
         switch self {
         case .id: return "user_id"
         case .email: return "email"

@@ -2,24 +2,24 @@ import HeraldModel
 
 /// One user of a bulk import, checked by the API: who it is (its external id, else its email), what to set, and
 /// the devices to attach to it.
-public struct ImportedUser: Sendable, Equatable {
+package struct ImportedUser: Sendable, Equatable {
     /// The input line it came from (answers name it).
-    public var line: Int
+    package var line: Int
     /// The business's own id for the user: what it is matched by first.
-    public var externalID: String?
+    package var externalID: String?
     /// Email, lower-cased: what it is matched by without an external id (or when none has it yet).
-    public var email: String?
+    package var email: String?
     /// Given name; nil leaves it.
-    public var firstName: String?
+    package var firstName: String?
     /// Family name; nil leaves it.
-    public var lastName: String?
+    package var lastName: String?
     /// Attributes to set (strings, numbers, booleans), merged into the user's; a null value removes one.
-    public var attributes: [(key: String, value: JSON)]
+    package var attributes: [(key: String, value: JSON)]
     /// Devices to attach to the user.
-    public var devices: [ImportedDevice]
+    package var devices: [ImportedDevice]
 
     /// A user to import.
-    public init(
+    package init(
         line: Int, externalID: String?, email: String?, firstName: String? = nil, lastName: String? = nil,
         attributes: [(key: String, value: JSON)] = [], devices: [ImportedDevice] = []
     ) {
@@ -32,7 +32,7 @@ public struct ImportedUser: Sendable, Equatable {
         self.devices = devices
     }
 
-    public static func == (lhs: ImportedUser, rhs: ImportedUser) -> Bool {
+    package static func == (lhs: ImportedUser, rhs: ImportedUser) -> Bool {
         lhs.line == rhs.line && lhs.externalID == rhs.externalID && lhs.email == rhs.email
             && lhs.firstName == rhs.firstName && lhs.lastName == rhs.lastName
             && JSON.object(lhs.attributes) == JSON.object(rhs.attributes) && lhs.devices == rhs.devices
@@ -40,20 +40,20 @@ public struct ImportedUser: Sendable, Equatable {
 }
 
 /// A device of an imported user.
-public struct ImportedDevice: Sendable, Equatable {
+package struct ImportedDevice: Sendable, Equatable {
     /// The device's key: its `install_id` (the key an SDK install or a Punchh app's device id uses), else one
     /// derived from its token (`UserImporter.derivedKey`).
-    public var key: String
+    package var key: String
     /// Whether `key` was given (an install id) rather than derived: a derived key first looks for the device
     /// already holding the token.
-    public var keyGiven: Bool
+    package var keyGiven: Bool
     /// The push service its token is for.
-    public var platform: PushPlatform
+    package var platform: PushPlatform
     /// Its push token.
-    public var token: String
+    package var token: String
 
     /// A device to attach.
-    public init(key: String, keyGiven: Bool, platform: PushPlatform, token: String) {
+    package init(key: String, keyGiven: Bool, platform: PushPlatform, token: String) {
         self.key = key
         self.keyGiven = keyGiven
         self.platform = platform
@@ -62,44 +62,44 @@ public struct ImportedDevice: Sendable, Equatable {
 }
 
 /// What importing some users did.
-public struct UserImportResult: Sendable, Equatable {
+package struct UserImportResult: Sendable, Equatable {
     /// Users created.
-    public var created = 0
+    package var created = 0
     /// Users found (by external id or email) and brought up to date, changed or not.
-    public var updated = 0
+    package var updated = 0
     /// Lines refused, with why: `(line, [(field, messages)])`.
-    public var rejected: [Rejection] = []
+    package var rejected: [Rejection] = []
 
     /// A line refused.
-    public struct Rejection: Sendable, Equatable {
+    package struct Rejection: Sendable, Equatable {
         /// Its number.
-        public var line: Int
+        package var line: Int
         /// What was wrong, by field.
-        public var errors: [Field]
+        package var errors: [Field]
 
         /// A field's messages.
-        public struct Field: Sendable, Equatable {
+        package struct Field: Sendable, Equatable {
             /// The field (`email`, `devices[0].push_token`, `base`).
-            public var name: String
+            package var name: String
             /// What is wrong with it.
-            public var messages: [String]
+            package var messages: [String]
 
             /// A field's messages.
-            public init(_ name: String, _ messages: [String]) {
+            package init(_ name: String, _ messages: [String]) {
                 self.name = name
                 self.messages = messages
             }
         }
 
         /// A refused line.
-        public init(line: Int, errors: [Field]) {
+        package init(line: Int, errors: [Field]) {
             self.line = line
             self.errors = errors
         }
     }
 
     /// A result (nothing yet, by default).
-    public init(created: Int = 0, updated: Int = 0, rejected: [Rejection] = []) {
+    package init(created: Int = 0, updated: Int = 0, rejected: [Rejection] = []) {
         self.created = created
         self.updated = updated
         self.rejected = rejected

@@ -18,15 +18,15 @@ import HeraldStore
 /// - A device is the one with its key (an SDK install's `install_id`, a Punchh app's device id), or, for a device
 ///   imported without one, the device already holding its token (else a new one with a key derived from the
 ///   token). It moves to the user, with the token; another device holding the token loses it.
-public struct UserImporter: Sendable {
+package struct UserImporter: Sendable {
     let store: Store
     let clock: WallClock
 
     /// The most attributes a user may have.
-    public static let maximumAttributes = 100
+    package static let maximumAttributes = 100
 
     /// An importer over `store`.
-    public init(store: Store, clock: WallClock) {
+    package init(store: Store, clock: WallClock) {
         self.store = store
         self.clock = clock
     }
@@ -34,7 +34,7 @@ public struct UserImporter: Sendable {
     /// Imports `users` of `businessID` in one transaction. Should another writer take a unique value in between
     /// (an email, a token), the batch is imported again a user at a time, so that only the users it concerns are
     /// refused.
-    public func importBatch(_ users: [ImportedUser], businessID: Int64) throws -> UserImportResult {
+    package func importBatch(_ users: [ImportedUser], businessID: Int64) throws -> UserImportResult {
         guard !users.isEmpty else { return UserImportResult() }
         let now = clock.now()
         var attempts = 0

@@ -2,49 +2,53 @@ import HeraldModel
 import HeraldStore
 
 /// A business and what its operator sets up: its keys, push credentials, locations and loyalty settings.
-/// Secrets arrive sealed or hashed (the server seals and hashes); none is ever read back out in clear.
-public struct BusinessService: Sendable {
+/// Secrets arrive hashed (the API hashes keys it shows once) or in clear and are sealed here with `sealer`, for
+/// their named purpose (`SealPurpose`); none is ever read back out in clear.
+package struct BusinessService: Sendable {
     let store: Store
+    let sealer: SecretSealer
     let clock: WallClock
 
-    /// The service over `store`.
-    public init(store: Store, clock: WallClock) {
+    /// The service over `store`, sealing with `sealer`.
+    package init(store: Store, sealer: SecretSealer, clock: WallClock) {
         self.store = store
+        self.sealer = sealer
         self.clock = clock
     }
 
-    /// What a new business is made with: its public client id and its secrets, sealed or hashed.
-    public struct NewBusiness: Sendable {
+    /// What a new business is made with: its public client id, its signing secret and its keys' hashes.
+    package struct NewBusiness: Sendable {
         /// Display name.
-        public var name: String
+        package var name: String
         /// The public client id the app sends as `"client"`.
-        public var clientID: String
-        /// The signing secret, sealed.
-        public var sealedSecret: [UInt8]
+        package var clientID: String
+        /// The signing secret (sealed before it is stored).
+        package var secret: String
         /// The POS key's hash.
-        public var posKeyHash: String
+        package var posKeyHash: String
         /// The live and sandbox device-API keys' hashes.
-        public var apiKeyHashes: (live: String, sandbox: String)
+        package var apiKeyHashes: (live: String, sandbox: String)
 
         /// A business to create.
-        public init(
-            name: String, clientID: String, sealedSecret: [UInt8], posKeyHash: String,
+        package init(
+            name: String, clientID: String, secret: String, posKeyHash: String,
             apiKeyHashes: (live: String, sandbox: String)
         ) {
             self.name = name
             self.clientID = clientID
-            self.sealedSecret = sealedSecret
+            self.secret = secret
             self.posKeyHash = posKeyHash
             self.apiKeyHashes = apiKeyHashes
         }
     }
 
     /// Creates a business with default settings and its device-API keys.
-    public func create(_ new: NewBusiness) throws -> Business {
+    package func create(_ new: NewBusiness) throws -> Business {
         let now = clock.now()
+        let sealedSecret = try sealer.seal(Array(new.secret.utf8), purpose: .businessSecret)
         return try store.transaction { tx in
             let business = try tx.businesses.insert(
-                name: new.name, clientID: new.clientID, sealedSecret: new.sealedSecret, posKeyHash: new.posKeyHash,
+                name: new.name, clientID: new.clientID, sealedSecret: sealedSecret, posKeyHash: new.posKeyHash,
                 at: now)
             try tx.businesses.setAPIKeys(
                 id: business.id, liveHash: new.apiKeyHashes.live, sandboxHash: new.apiKeyHashes.sandbox)
@@ -53,25 +57,25 @@ public struct BusinessService: Sendable {
     }
 
     /// The business `id`, or nil.
-    public func find(id: Int64) throws -> Business? {
+    package func find(id: Int64) throws -> Business? {
         try store.read { try $0.businesses.find(id: id) }
     }
 
     /// A business's APNs and FCM credentials (each nil when not set).
-    public struct Credentials: Sendable {
+    package struct Credentials: Sendable {
         /// Apple's.
-        public var apns: PushCredential?
+        package var apns: PushCredential?
         /// Google's.
-        public var fcm: PushCredential?
+        package var fcm: PushCredential?
     }
 
     /// The credentials of `businessID`.
-    public func credentials(businessID: Int64) throws -> Credentials {
+    package func credentials(businessID: Int64) throws -> Credentials {
         try store.read { try credentials(businessID, in: $0) }
     }
 
     /// A page of the businesses by id, each with its credentials.
-    public func list(limit: Int, offset: Int) throws -> [(business: Business, credentials: Credentials)] {
+    package func list(limit: Int, offset: Int) throws -> [(business: Business, credentials: Credentials)] {
         try store.read { tx in
             try tx.businesses.all(limit: limit, offset: offset).map { ($0, try credentials($0.id, in: tx)) }
         }
@@ -83,23 +87,36 @@ public struct BusinessService: Sendable {
             fcm: try tx.credentials.find(businessID: businessID, platform: .fcm))
     }
 
-    /// Sets (replaces) a business's credential for its platform, healthy: a replaced key is given its chance.
-    public func setCredential(_ credential: PushCredential) throws {
+    /// Sets (replaces) a business's credential for `platform`, healthy: a replaced key is given its chance. `key` (a
+    /// .p8 key's text, a service account's JSON) is sealed for the platform's purpose; `settings` are kept as given.
+    package func setCredential(
+        businessID: Int64, platform: PushPlatform, settings: [String: String], key: [UInt8]
+    ) throws {
+        let purpose: SealPurpose
+        switch platform {
+        case .apns: purpose = .apnsKey
+        case .fcm: purpose = .fcmAccount
+        default: throw DomainError(.invalid, field: "platform", "is neither apns nor fcm")
+        }
+        let sealedKey = try sealer.seal(key, purpose: purpose)
+        let credential = PushCredential(
+            businessID: businessID, platform: platform, settings: settings, sealedKey: sealedKey,
+            updatedAt: clock.now())
         try store.transaction { try $0.credentials.save(credential) }
     }
 
     /// The send quota of a business's Firebase project as the operator set it.
-    public struct FCMQuota: Sendable, Equatable {
+    package struct FCMQuota: Sendable, Equatable {
         /// The project (its service account's `project_id`): every business sending as it shares the quota.
-        public var projectID: String
+        package var projectID: String
         /// Sends a minute; nil: the nodes' `--fcm-quota-per-minute`.
-        public var perMinute: Int?
+        package var perMinute: Int?
     }
 
     /// Sets (nil: clears) the per-minute send quota of `businessID`'s Firebase project, for every business sending
     /// as that project: Google grants a project more than its default on request. A business without an FCM
     /// credential has no project yet (invalid on `service_account`).
-    public func setFCMQuota(businessID: Int64, perMinute: Int?) throws -> FCMQuota {
+    package func setFCMQuota(businessID: Int64, perMinute: Int?) throws -> FCMQuota {
         try store.transaction { tx in
             guard let projectID = try tx.credentials.fcmProjectID(businessID: businessID) else {
                 throw DomainError(
@@ -112,7 +129,7 @@ public struct BusinessService: Sendable {
 
     /// Replaces the device-API keys given (by hash); the other is kept. Installs already registered keep their own
     /// credentials.
-    public func replaceAPIKeys(businessID: Int64, liveHash: String?, sandboxHash: String?) throws {
+    package func replaceAPIKeys(businessID: Int64, liveHash: String?, sandboxHash: String?) throws {
         try store.transaction {
             _ = try $0.businesses.setAPIKeys(id: businessID, liveHash: liveHash, sandboxHash: sandboxHash)
         }
@@ -120,7 +137,7 @@ public struct BusinessService: Sendable {
 
     /// Adds a location (a store the POS reports from), with the minors of the beacons placed there (each one
     /// beacon of the business: a conflict on `beacon_minors` when another location has it).
-    public func addLocation(businessID: Int64, name: String, storeNumber: String?, beaconMinors: [Int64] = [])
+    package func addLocation(businessID: Int64, name: String, storeNumber: String?, beaconMinors: [Int64] = [])
         throws -> Location
     {
         let now = clock.now()
@@ -136,7 +153,7 @@ public struct BusinessService: Sendable {
 
     /// What the business's rules find wrong with `settings`: an offer it names that is not this business's, and
     /// points converting into a reward without an offer to grant.
-    public func problems(_ settings: BusinessSettings, business: Business) throws -> [Problem] {
+    package func problems(_ settings: BusinessSettings, business: Business) throws -> [Problem] {
         try store.read { tx in
             var problems: [Problem] = []
             for (field, id) in [
@@ -154,7 +171,7 @@ public struct BusinessService: Sendable {
     }
 
     /// Saves the business's settings, refusing them (on the first problem) when `problems` finds any.
-    public func updateSettings(business: Business, _ settings: BusinessSettings) throws {
+    package func updateSettings(business: Business, _ settings: BusinessSettings) throws {
         if let problem = try problems(settings, business: business).first {
             throw DomainError(.invalid, field: problem.field, problem.message)
         }

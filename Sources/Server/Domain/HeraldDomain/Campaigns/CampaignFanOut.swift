@@ -6,7 +6,7 @@ import HeraldStore
 /// signed-in user), the counters, and the cursor past its last device. A crash between batches loses nothing and
 /// doubles nobody: the next run resumes after the cursor, and a device is messaged once per campaign and trigger
 /// (a unique key).
-public struct CampaignFanOut: Sendable {
+package struct CampaignFanOut: Sendable {
     let store: Store
     let notifications: NotificationService
     let clock: WallClock
@@ -14,7 +14,7 @@ public struct CampaignFanOut: Sendable {
     let batchSize: Int
 
     /// A fan-out over `store`, `batchSize` devices a transaction.
-    public init(store: Store, notifications: NotificationService, clock: WallClock, batchSize: Int = 1000) {
+    package init(store: Store, notifications: NotificationService, clock: WallClock, batchSize: Int = 1000) {
         self.store = store
         self.notifications = notifications
         self.clock = clock
@@ -22,19 +22,19 @@ public struct CampaignFanOut: Sendable {
     }
 
     /// What a batch did.
-    public struct Batch: Sendable, Equatable {
+    package struct Batch: Sendable, Equatable {
         /// Devices of the audience handled.
-        public var targeted: Int
+        package var targeted: Int
         /// Messages made available (a push queued, a pull waiting, or an inbox entry).
-        public var sent: Int
+        package var sent: Int
         /// Devices left out by a limit (frequency cap).
-        public var capped: Int
+        package var capped: Int
         /// Whether the campaign has reached its whole audience now (and completed).
-        public var finished: Bool
+        package var finished: Bool
     }
 
     /// The one-shot campaigns to work on now: running, started, with targets left.
-    public func due() throws -> [Int64] {
+    package func due() throws -> [Int64] {
         let now = clock.now()
         return try store.read { tx in
             try tx.campaigns.running(at: now, limit: 100).filter { CampaignSpec($0).trigger.isOneShot }.map(\.id)
@@ -43,7 +43,7 @@ public struct CampaignFanOut: Sendable {
 
     /// Sends the next batch of campaign `id` (nothing when it is not running, not one-shot, or not due).
     @discardableResult
-    public func step(campaign id: Int64) throws -> Batch {
+    package func step(campaign id: Int64) throws -> Batch {
         let now = clock.now()
         return try store.transaction { tx in
             guard let campaign = try tx.campaigns.lock(id: id), campaign.status == .running,

@@ -6,7 +6,7 @@ import HeraldStore
 /// The service that sends launched campaigns: a batch of each due campaign in turn (so one large campaign does
 /// not hold up a small one), as fast as the database takes them, then a look every `interval` (or at once when
 /// woken: a launch) for campaigns whose time has come.
-public final class CampaignRunner: Worker {
+package final class CampaignRunner: Worker {
     private let fanOut: CampaignFanOut
     private let clock: WallClock
     private let interval: Duration
@@ -14,7 +14,7 @@ public final class CampaignRunner: Worker {
     private let wakeup = Wakeup()
 
     /// A runner of `fanOut`, looking for due campaigns every `interval`.
-    public init(fanOut: CampaignFanOut, clock: WallClock, interval: Duration = .seconds(1), logger: Logger) {
+    package init(fanOut: CampaignFanOut, clock: WallClock, interval: Duration = .seconds(1), logger: Logger) {
         self.fanOut = fanOut
         self.clock = clock
         self.interval = interval
@@ -22,10 +22,10 @@ public final class CampaignRunner: Worker {
     }
 
     /// A campaign was launched: look now.
-    public func wake() { wakeup.signal() }
+    package func wake() { wakeup.signal() }
 
     /// Sends until asked to stop; a batch in progress is finished first (each is one transaction).
-    public func run() async throws {
+    package func run() async throws {
         GracefulShutdown.onRequest { [wakeup] in wakeup.signal() }
         while !GracefulShutdown.isRequested {
             if try runOnce() == 0 {
@@ -36,7 +36,7 @@ public final class CampaignRunner: Worker {
 
     /// One round: a batch of every due campaign. Returns how many devices it handled.
     @discardableResult
-    public func runOnce() throws -> Int {
+    package func runOnce() throws -> Int {
         var handled = 0
         do {
             for id in try fanOut.due() {

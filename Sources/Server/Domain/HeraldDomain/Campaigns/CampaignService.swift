@@ -3,12 +3,12 @@ import HeraldStore
 
 /// Campaigns: written as drafts, launched, paused, resumed, cancelled. What a launch sends goes out through the
 /// fan-out (`CampaignFanOut`, run by `CampaignRunner`), or on each visit to its geofences (`GeofenceService`).
-public struct CampaignService: Sendable {
+package struct CampaignService: Sendable {
     let store: Store
     let clock: WallClock
 
     /// The service over `store`.
-    public init(store: Store, clock: WallClock) {
+    package init(store: Store, clock: WallClock) {
         self.store = store
         self.clock = clock
     }
@@ -16,7 +16,7 @@ public struct CampaignService: Sendable {
     /// Creates a draft of `spec` for `business`. What it names must be the business's: its survey, segment and
     /// geofences (not found otherwise), and the users of a `user_ids` audience (unknown ones are refused, as news
     /// refuses them).
-    public func create(_ spec: CampaignSpec, business: Business) throws -> Campaign {
+    package func create(_ spec: CampaignSpec, business: Business) throws -> Campaign {
         let now = clock.now()
         if case .scheduled(let at?, _) = spec.trigger { try Self.refusePast(at, now: now) }
         return try store.transaction { tx in
@@ -64,17 +64,17 @@ public struct CampaignService: Sendable {
     /// Launches a draft, or resumes a paused campaign: it answers at once; the fan-out sends from then on (from
     /// where it stopped, for a resumed one). A scheduled one waits for its time; a draft whose time has passed is
     /// refused (it would send at once, not when it said).
-    public func launch(business: Business, id: Int64) throws -> Campaign {
+    package func launch(business: Business, id: Int64) throws -> Campaign {
         try move(business: business, id: id, from: [.draft, .paused], to: .running, launched: true)
     }
 
     /// Pauses a running campaign: nothing more goes out until it is launched again.
-    public func pause(business: Business, id: Int64) throws -> Campaign {
+    package func pause(business: Business, id: Int64) throws -> Campaign {
         try move(business: business, id: id, from: [.running], to: .paused)
     }
 
     /// Cancels a campaign for good: what has not gone out never does (queued pushes are skipped when claimed).
-    public func cancel(business: Business, id: Int64) throws -> Campaign {
+    package func cancel(business: Business, id: Int64) throws -> Campaign {
         try move(business: business, id: id, from: [.draft, .running, .paused], to: .cancelled, finished: true)
     }
 
@@ -110,12 +110,12 @@ public struct CampaignService: Sendable {
     }
 
     /// A page of `businessID`'s campaigns.
-    public func list(businessID: Int64, limit: Int, offset: Int) throws -> [Campaign] {
+    package func list(businessID: Int64, limit: Int, offset: Int) throws -> [Campaign] {
         try store.read { try $0.campaigns.all(businessID: businessID, limit: limit, offset: offset) }
     }
 
     /// The campaign `id` of `businessID` with its counters (`targeted`, `sent`, …), or nil.
-    public func find(businessID: Int64, id: Int64) throws -> (campaign: Campaign, counters: [String: Int64])? {
+    package func find(businessID: Int64, id: Int64) throws -> (campaign: Campaign, counters: [String: Int64])? {
         try store.read { tx in
             guard let campaign = try tx.campaigns.find(businessID: businessID, id: id) else { return nil }
             return (campaign, try tx.campaigns.counters(campaignID: id))

@@ -3,24 +3,24 @@ import HeraldStore
 
 /// What a campaign is — its message, audience, channels, trigger and limits — as the domain reads it. The admin
 /// API checks a request into one; the store keeps it as JSON (`Campaign`), read back with `init(_:)`.
-public struct CampaignSpec: Sendable, Equatable {
+package struct CampaignSpec: Sendable, Equatable {
     /// What it says.
-    public struct Message: Sendable, Equatable {
+    package struct Message: Sendable, Equatable {
         /// The headline (the alert's title).
-        public var headline: String
+        package var headline: String
         /// The body.
-        public var body: String
+        package var body: String
         /// Rich media.
-        public var media: MessageMedia?
+        package var media: MessageMedia?
         /// A call to action.
-        public var cta: CallToAction?
+        package var cta: CallToAction?
         /// A survey of the business it asks (the message is then a survey, its questions the survey's).
-        public var surveyID: Int64?
+        package var surveyID: Int64?
         /// An offer of the business it grants each user it reaches, once.
-        public var offerID: Int64?
+        package var offerID: Int64?
 
         /// A message.
-        public init(
+        package init(
             headline: String, body: String, media: MessageMedia? = nil, cta: CallToAction? = nil,
             surveyID: Int64? = nil, offerID: Int64? = nil
         ) {
@@ -34,7 +34,7 @@ public struct CampaignSpec: Sendable, Equatable {
     }
 
     /// Who it is for.
-    public enum Audience: Sendable, Equatable {
+    package enum Audience: Sendable, Equatable {
         /// Every device of the business.
         case all
         /// The devices of these users.
@@ -44,24 +44,24 @@ public struct CampaignSpec: Sendable, Equatable {
     }
 
     /// How it reaches a device.
-    public struct Channel: Sendable, Hashable, CustomStringConvertible {
+    package struct Channel: Sendable, Hashable, CustomStringConvertible {
         /// The channel's name.
-        public let rawValue: String
+        package let rawValue: String
         /// The channel named `rawValue`.
-        public init(_ rawValue: String) { self.rawValue = rawValue }
+        package init(_ rawValue: String) { self.rawValue = rawValue }
         /// A push to each device with a token.
-        public static let push = Channel("push")
+        package static let push = Channel("push")
         /// Handed to each SDK install by its next pull.
-        public static let pull = Channel("pull")
+        package static let pull = Channel("pull")
         /// An entry in each signed-in user's inbox (the Punchh API's list).
-        public static let inbox = Channel("inbox")
+        package static let inbox = Channel("inbox")
         /// Every channel.
-        public static let all: [Channel] = [.push, .pull, .inbox]
-        public var description: String { rawValue }
+        package static let all: [Channel] = [.push, .pull, .inbox]
+        package var description: String { rawValue }
     }
 
     /// When it goes out.
-    public enum Trigger: Sendable, Equatable {
+    package enum Trigger: Sendable, Equatable {
         /// At launch.
         case now
         /// At `at`; with `localTime`, at that time of day in each device's own time zone (the first on or after
@@ -71,27 +71,27 @@ public struct CampaignSpec: Sendable, Equatable {
         case geofence(ids: [Int64], event: String)
 
         /// Whether it goes out once to its whole audience (a fan-out), rather than on each visit.
-        public var isOneShot: Bool {
+        package var isOneShot: Bool {
             if case .geofence = self { return false }
             return true
         }
     }
 
     /// How often, and when not.
-    public struct Limits: Sendable, Equatable {
+    package struct Limits: Sendable, Equatable {
         /// A device gets this campaign again only this long after the last time.
-        public var cooldownSeconds: Int64?
+        package var cooldownSeconds: Int64?
         /// A device gets this campaign at most this many times.
-        public var maxPerInstall: Int?
+        package var maxPerInstall: Int?
         /// The fan-out sends at most this many a minute.
-        public var throttlePerMinute: Int?
+        package var throttlePerMinute: Int?
         /// Local hours when nothing is sent (held until they end).
-        public var quietHours: (start: LocalTime, end: LocalTime)?
+        package var quietHours: (start: LocalTime, end: LocalTime)?
         /// A device gets at most `count` campaign messages (of any campaign) in `periodHours`.
-        public var frequencyCap: (count: Int, periodHours: Int)?
+        package var frequencyCap: (count: Int, periodHours: Int)?
 
         /// No limits.
-        public init(
+        package init(
             cooldownSeconds: Int64? = nil, maxPerInstall: Int? = nil, throttlePerMinute: Int? = nil,
             quietHours: (start: LocalTime, end: LocalTime)? = nil, frequencyCap: (count: Int, periodHours: Int)? = nil
         ) {
@@ -102,7 +102,7 @@ public struct CampaignSpec: Sendable, Equatable {
             self.frequencyCap = frequencyCap
         }
 
-        public static func == (lhs: Limits, rhs: Limits) -> Bool {
+        package static func == (lhs: Limits, rhs: Limits) -> Bool {
             lhs.cooldownSeconds == rhs.cooldownSeconds && lhs.maxPerInstall == rhs.maxPerInstall
                 && lhs.throttlePerMinute == rhs.throttlePerMinute && lhs.quietHours?.start == rhs.quietHours?.start
                 && lhs.quietHours?.end == rhs.quietHours?.end && lhs.frequencyCap?.count == rhs.frequencyCap?.count
@@ -111,22 +111,22 @@ public struct CampaignSpec: Sendable, Equatable {
     }
 
     /// Its name.
-    public var name: String
+    package var name: String
     /// What it says.
-    public var message: Message
+    package var message: Message
     /// Who it is for.
-    public var audience: Audience
+    package var audience: Audience
     /// How it reaches them, in order.
-    public var channels: [Channel]
+    package var channels: [Channel]
     /// When.
-    public var trigger: Trigger
+    package var trigger: Trigger
     /// How often, and when not.
-    public var limits: Limits
+    package var limits: Limits
     /// A sandbox campaign: approved test devices only, its headline marked.
-    public var sandbox: Bool
+    package var sandbox: Bool
 
     /// A campaign.
-    public init(
+    package init(
         name: String, message: Message, audience: Audience, channels: [Channel], trigger: Trigger,
         limits: Limits = Limits(), sandbox: Bool = false
     ) {
@@ -209,7 +209,7 @@ extension CampaignSpec {
     }
 
     /// The spec a stored campaign was made from.
-    public init(_ campaign: Campaign) {
+    package init(_ campaign: Campaign) {
         let template = HeraldMessage(json: campaign.message)
         let surveyID = template?.otherFields.first { $0.key == "survey_id" }?.value.int64Value
         let offerID = template?.otherFields.first { $0.key == "offer_id" }?.value.int64Value

@@ -13,30 +13,30 @@ import HeraldStore
 /// newest campaign message delivered to the device within `influenceWindow` before it that was not opened
 /// directly, once per message. A message counted influenced and then tapped becomes a direct open (the influenced
 /// count gives it back), so `opened` — messages opened either way — is always `direct_opens + influenced_opens`.
-public struct DeviceEventService: Sendable {
+package struct DeviceEventService: Sendable {
     /// Windows.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// How long after a campaign push is delivered an app open counts as influenced by it.
-        public var influenceWindow: Duration = .seconds(24 * 3600)
+        package var influenceWindow: Duration = .seconds(24 * 3600)
         /// How old an event may be (the SDK keeps events 72 hours; device clocks drift).
-        public var acceptedPast: Duration = .seconds(7 * 86_400)
+        package var acceptedPast: Duration = .seconds(7 * 86_400)
         /// How far ahead of the server's clock an event may be (a device's clock running fast).
-        public var acceptedFuture: Duration = .seconds(86_400)
+        package var acceptedFuture: Duration = .seconds(86_400)
         /// What holds back a business's pushes on this node now (the delivery engine's answer, handed in by the
         /// composition root): a report's `pace.paced_by`. Nothing, when no engine runs here.
-        public var pacing: @Sendable (_ businessID: Int64) -> CampaignPace.Cause? = { _ in nil }
+        package var pacing: @Sendable (_ businessID: Int64) -> CampaignPace.Cause? = { _ in nil }
 
         /// The defaults: 24 hours, 7 days back, a day ahead.
-        public init() {}
+        package init() {}
     }
 
     let store: Store
     let clock: WallClock
     /// The windows it applies.
-    public let options: Options
+    package let options: Options
 
     /// The service over `store`.
-    public init(store: Store, clock: WallClock, options: Options = Options()) {
+    package init(store: Store, clock: WallClock, options: Options = Options()) {
         self.store = store
         self.clock = clock
         self.options = options
@@ -52,13 +52,13 @@ public struct DeviceEventService: Sendable {
     ]
 
     /// When an event (or a geofence visit) seen at `now` may have occurred.
-    public func acceptedTimes(at now: Timestamp) -> ClosedRange<Timestamp> {
+    package func acceptedTimes(at now: Timestamp) -> ClosedRange<Timestamp> {
         now.adding(.zero - options.acceptedPast)...now.adding(options.acceptedFuture)
     }
 
     /// Records an events body `{"events":[…]}` from `device`; answers each event's result in order. Throws the
     /// `DeviceEventProblem` of a body that isn't a batch of 1 to 100 events.
-    public func record(_ body: JSON, from device: Device) throws -> [DeviceEventResult] {
+    package func record(_ body: JSON, from device: Device) throws -> [DeviceEventResult] {
         let now = clock.now()
         let validator = DeviceEventValidator(acceptedTimes: acceptedTimes(at: now))
         // The messages the events name, and the surveys answered, read before judging (outside the write
@@ -113,7 +113,7 @@ public struct DeviceEventService: Sendable {
 
     /// The report of campaign `campaignID` of `businessID` (nil when it has no such campaign): its counters as
     /// kept, read in one query, and its pace (`CampaignPace`): its answers of the last minute, read by key.
-    public func report(businessID: Int64, campaignID: Int64) throws -> CampaignReport? {
+    package func report(businessID: Int64, campaignID: Int64) throws -> CampaignReport? {
         let now = clock.now()
         let found = try store.read { tx -> CampaignReport? in
             guard let campaign = try tx.campaigns.find(businessID: businessID, id: campaignID) else { return nil }
@@ -227,31 +227,31 @@ private struct Ledger {
 }
 
 /// The verdict on one event of a batch: `{"id","status","errors"?}`.
-public struct DeviceEventResult: Sendable, Equatable {
+package struct DeviceEventResult: Sendable, Equatable {
     /// Accepted, duplicate or rejected.
-    public struct Status: Sendable, Hashable, CustomStringConvertible {
+    package struct Status: Sendable, Hashable, CustomStringConvertible {
         /// Its name.
-        public let rawValue: String
+        package let rawValue: String
         /// The status named `rawValue`.
-        public init(_ rawValue: String) { self.rawValue = rawValue }
+        package init(_ rawValue: String) { self.rawValue = rawValue }
         /// Kept and counted.
-        public static let accepted = Status("accepted")
+        package static let accepted = Status("accepted")
         /// This install sent this event id before: nothing counted again.
-        public static let duplicate = Status("duplicate")
+        package static let duplicate = Status("duplicate")
         /// Refused: `errors` says why (the SDK drops it).
-        public static let rejected = Status("rejected")
-        public var description: String { rawValue }
+        package static let rejected = Status("rejected")
+        package var description: String { rawValue }
     }
 
     /// The event's id as sent (nil when it had none readable).
-    public var id: String?
+    package var id: String?
     /// What became of it.
-    public var status: Status
+    package var status: Status
     /// Why it was rejected: `{"field":["message"]}`.
-    public var errors: JSON?
+    package var errors: JSON?
 
     /// A result.
-    public init(id: String?, status: Status, errors: JSON? = nil) {
+    package init(id: String?, status: Status, errors: JSON? = nil) {
         self.id = id
         self.status = status
         self.errors = errors
@@ -263,7 +263,7 @@ public struct DeviceEventResult: Sendable, Equatable {
     }
 
     /// `{"id","status"}`, with `errors` when rejected.
-    public var json: JSON {
+    package var json: JSON {
         var pairs: [(key: String, value: JSON)] = [("id", JSON(id)), ("status", .string(status.rawValue))]
         if let errors { pairs.append(("errors", errors)) }
         return .object(pairs)
@@ -271,24 +271,24 @@ public struct DeviceEventResult: Sendable, Equatable {
 }
 
 /// A campaign's report: its counters as kept (`CampaignMetric`), each 0 until something counted it, and its pace.
-public struct CampaignReport: Sendable, Equatable {
+package struct CampaignReport: Sendable, Equatable {
     /// The counters kept.
-    public var counts: [CampaignMetric: Int64]
+    package var counts: [CampaignMetric: Int64]
     /// How fast its pushes go and when the rest should be answered (nil: not worked out).
-    public var pace: CampaignPace?
+    package var pace: CampaignPace?
 
     /// A report of `counts`.
-    public init(counts: [CampaignMetric: Int64], pace: CampaignPace? = nil) {
+    package init(counts: [CampaignMetric: Int64], pace: CampaignPace? = nil) {
         self.counts = counts
         self.pace = pace
     }
 
     /// The counter `metric` (0 when none was kept).
-    public subscript(metric: CampaignMetric) -> Int64 { counts[metric] ?? 0 }
+    package subscript(metric: CampaignMetric) -> Int64 { counts[metric] ?? 0 }
 
     /// Every metric of `CampaignMetric.report`, in its order, then the pace:
     /// `{"targeted":…,…,"redeemed":…,"pace":{…}}`.
-    public var json: JSON {
+    package var json: JSON {
         var pairs = CampaignMetric.report.map { (key: $0.rawValue, value: JSON.int(self[$0])) }
         if let pace { pairs.append((key: "pace", value: pace.json)) }
         return .object(pairs)
@@ -303,9 +303,9 @@ public struct CampaignReport: Sendable, Equatable {
 /// plus what waits at that rate (nil when nothing waits or nothing was answered lately). `pacedBy` says what holds
 /// its business's pushes back on the node that answers: a spent quota (FCM's per project) or a provider shedding
 /// load — what a faster Herald could not change.
-public struct CampaignPace: Sendable, Equatable {
+package struct CampaignPace: Sendable, Equatable {
     /// What holds a campaign's pushes back.
-    public enum Cause: String, Sendable {
+    package enum Cause: String, Sendable {
         /// Its credential's send quota is spent: pushes wait for their turn.
         case quota
         /// Its provider sheds load (refusals lately) or asked to slow down.
@@ -316,19 +316,19 @@ public struct CampaignPace: Sendable, Equatable {
     }
 
     /// How far back the rate looks.
-    public static let window: Duration = .seconds(60)
+    package static let window: Duration = .seconds(60)
 
     /// Pushes answered a second, lately.
-    public var ratePerSecond: Double
+    package var ratePerSecond: Double
     /// Pushes queued and not yet answered.
-    public var waiting: Int64
+    package var waiting: Int64
     /// When the last of them should be answered at this rate.
-    public var expectedFinishAt: Timestamp?
+    package var expectedFinishAt: Timestamp?
     /// What paces them, if anything.
-    public var pacedBy: Cause?
+    package var pacedBy: Cause?
 
     /// The pace of `answered` pushes over `span`, with `waiting` left at `now`.
-    public init(answered: Int64, over span: Duration, waiting: Int64, at now: Timestamp, pacedBy: Cause? = nil) {
+    package init(answered: Int64, over span: Duration, waiting: Int64, at now: Timestamp, pacedBy: Cause? = nil) {
         let seconds = max(1.0, Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18)
         let rate = Double(answered) / seconds
         ratePerSecond = (rate * 100).rounded() / 100
@@ -340,7 +340,7 @@ public struct CampaignPace: Sendable, Equatable {
     }
 
     /// `{"rate_per_second":…,"waiting":…,"expected_finish_at":…,"paced_by":…}`.
-    public var json: JSON {
+    package var json: JSON {
         .object([
             ("rate_per_second", .double(ratePerSecond)), ("waiting", .int(waiting)),
             ("expected_finish_at", JSON(expectedFinishAt?.iso8601)), ("paced_by", JSON(pacedBy?.rawValue)),

@@ -14,19 +14,19 @@ import HeraldStore
 /// Trust is the caller's: an install may claim any id, so the device API takes one only with the business backend's
 /// proof (`identity_token`, checked before this runs). A user that doesn't exist yet is made with the id alone — no
 /// email, no password, no attributes — and a later import or sign-up of the same id fills it in.
-public struct DeviceIdentityService: Sendable {
+package struct DeviceIdentityService: Sendable {
     let store: Store
     let clock: WallClock
 
     /// The service over `store`.
-    public init(store: Store, clock: WallClock) {
+    package init(store: Store, clock: WallClock) {
         self.store = store
         self.clock = clock
     }
 
     /// Links `device` to the user of its business with `externalID`, made when there is none; answers the device as
     /// written. Not found when the install was deleted or replaced meanwhile.
-    public func identify(_ device: Device, externalID: String) throws -> Device {
+    package func identify(_ device: Device, externalID: String) throws -> Device {
         let now = clock.now()
         var attempts = 0
         while true {
@@ -53,7 +53,7 @@ public struct DeviceIdentityService: Sendable {
     }
 
     /// Unlinks `device` from its user: messages to the user stop reaching it. Answers the device as written.
-    public func forget(_ device: Device) throws -> Device {
+    package func forget(_ device: Device) throws -> Device {
         let now = clock.now()
         return try store.transaction { tx in
             var current = try current(device, tx)
@@ -74,7 +74,7 @@ public struct DeviceIdentityService: Sendable {
     }
 
     /// The external id of the user `device` belongs to, if it belongs to one that has an id.
-    public func externalID(of device: Device) throws -> String? {
+    package func externalID(of device: Device) throws -> String? {
         guard let userID = device.userID else { return nil }
         return try store.read { try $0.users.find(businessID: device.businessID, id: userID)?.externalID }
     }

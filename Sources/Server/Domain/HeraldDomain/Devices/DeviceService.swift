@@ -27,35 +27,35 @@ import HeraldStore
 ///
 /// A push token is one device's (`StoreTransaction.claimPushToken`): an install that belongs to a user takes the
 /// token it sends from any other device; an install of nobody takes none from a user's device, and holds none then.
-public struct DeviceService: Sendable {
+package struct DeviceService: Sendable {
     /// Limits and windows.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The most approved test devices a business has at once.
-        public var testDeviceLimit = 25
+        package var testDeviceLimit = 25
         /// An approved test device unused this long is pending again.
-        public var testDeviceLapse: Duration = .seconds(30 * 86_400)
+        package var testDeviceLapse: Duration = .seconds(30 * 86_400)
         /// The most messages one pull hands out (the rest wait for the next).
-        public var pullLimit = 100
+        package var pullLimit = 100
         /// How often a device's last sight is written, at most.
-        public var seenResolution: Duration = .seconds(60)
+        package var seenResolution: Duration = .seconds(60)
         /// How long a signed pull's answer is kept to answer its replays: twice the signature window, as a
         /// timestamp is accepted up to that window ahead of the server's clock and as far behind.
-        public var pullReplayWindow: Duration = .seconds(2 * DeviceRequestSignature.allowedSkewSeconds)
+        package var pullReplayWindow: Duration = .seconds(2 * DeviceRequestSignature.allowedSkewSeconds)
 
         /// The defaults: 25 test devices, 30 days, 100 messages a pull, a minute.
-        public init() {}
+        package init() {}
     }
 
     let store: Store
     let clock: WallClock
     /// The limits it applies.
-    public let options: Options
+    package let options: Options
     let makeApprovalCode: @Sendable () -> String
     let makeInstallID: @Sendable () -> String
 
     /// The service over `store`; `approvalCode` makes sandbox installs' codes and `installID` the ids of installs the
     /// server names itself (both random by default; tests inject).
-    public init(
+    package init(
         store: Store, clock: WallClock, options: Options = Options(),
         approvalCode: @escaping @Sendable () -> String = ApprovalCode.random,
         installID: @escaping @Sendable () -> String = { UUIDString.random() }
@@ -74,7 +74,7 @@ public struct DeviceService: Sendable {
     /// must be this install's (else a conflict on `signature`), and keeps everything but gets the new credential.
     /// `proof`, on an unsigned registration, is what it offers to adopt a known device. `details` must name the push
     /// platform and should carry the rest (a fresh install has only what it says).
-    public func register(
+    package func register(
         installID: String, details: InstallDetails, business: Business, workspace: Install.Workspace,
         credential: IssuedCredential, signedBy: Int64? = nil, proof: OwnershipProof? = nil
     ) throws -> RegisteredInstall {
@@ -177,7 +177,7 @@ public struct DeviceService: Sendable {
 
     /// Takes what an install reports about itself (`PUT /api/v1/installs/current`); the device as written. Not
     /// found when the install was deleted or replaced meanwhile.
-    public func update(_ device: Device, details: InstallDetails) throws -> Device {
+    package func update(_ device: Device, details: InstallDetails) throws -> Device {
         let now = clock.now()
         return try store.transactionClaimingTokens { tx in
             guard var current = try tx.devices.lock(businessID: device.businessID, key: device.deviceKey),
@@ -191,7 +191,7 @@ public struct DeviceService: Sendable {
     }
 
     /// Replaces a device's segments (at most 100, each 1 to 255 characters: the API checks).
-    public func setSegments(_ device: Device, _ segments: [String]) throws {
+    package func setSegments(_ device: Device, _ segments: [String]) throws {
         try store.transaction { tx in
             guard try tx.devices.find(id: device.id) != nil else { throw DomainError.notFound("install") }
             try tx.devices.setSegments(id: device.id, segments)
@@ -199,13 +199,13 @@ public struct DeviceService: Sendable {
     }
 
     /// A device's segments, sorted.
-    public func segments(_ device: Device) throws -> [String] {
+    package func segments(_ device: Device) throws -> [String] {
         try store.read { try $0.devices.segments(id: device.id) }
     }
 
     /// Deletes an install and everything about it: its token, segments, events, the messages addressed to it and
     /// every delivery to it. Its credential stops working.
-    public func delete(_ device: Device) throws {
+    package func delete(_ device: Device) throws {
         try store.transaction { tx in
             guard try tx.devices.find(id: device.id) != nil else { throw DomainError.notFound("install") }
             try tx.devices.delete(id: device.id)
@@ -214,7 +214,7 @@ public struct DeviceService: Sendable {
 
     /// Notes that `device` called now: its last sight (written at most once a `seenResolution`) and, for a test
     /// device whose approval lapsed, its return to pending. Writes nothing when nothing changes.
-    public func touch(_ device: Device) throws {
+    package func touch(_ device: Device) throws {
         let now = clock.now()
         guard let install = device.install else { return }
         let lastSeen = install.lastSeenAt ?? Timestamp(milliseconds: 0)
@@ -229,12 +229,12 @@ public struct DeviceService: Sendable {
     }
 
     /// The install `device` as stored now (nil once deleted).
-    public func reload(_ device: Device) throws -> Device? {
+    package func reload(_ device: Device) throws -> Device? {
         try store.read { try $0.devices.find(id: device.id) }
     }
 
     /// The sandbox standing of `device` now.
-    public func testDevice(_ device: Device) -> TestDeviceStanding? {
+    package func testDevice(_ device: Device) -> TestDeviceStanding? {
         TestDeviceStanding.of(device, at: clock.now(), lapse: options.testDeviceLapse)
     }
 
@@ -248,7 +248,7 @@ public struct DeviceService: Sendable {
     /// one second — is answered the same messages again, never any that arrived since: those wait for the device's
     /// next pull. The answers are kept per install in `idempotency_keys` (under `pull <signature>`: a space no
     /// `Idempotency-Key` holds), so every node sees them, and forgotten once older than the window.
-    public func pull(_ device: Device, signature: String? = nil) throws -> [HeraldMessage] {
+    package func pull(_ device: Device, signature: String? = nil) throws -> [HeraldMessage] {
         let now = clock.now()
         return try store.transaction { tx in
             var messages = DeviceMessages(tx)
@@ -282,7 +282,7 @@ public struct DeviceService: Sendable {
     static let pullKeyPrefix = "pull "
 
     /// The message `id` if it is one for `device` (`Device.receives`), else nil.
-    public func message(_ device: Device, id: Int64) throws -> HeraldMessage? {
+    package func message(_ device: Device, id: Int64) throws -> HeraldMessage? {
         try store.read { tx in
             guard let entry = try tx.inbox.find(id: id), device.receives(entry) else { return nil }
             var messages = DeviceMessages(tx)
@@ -295,7 +295,7 @@ public struct DeviceService: Sendable {
     /// Approves the sandbox install of `business` showing `code` as a test device. Approving one already approved
     /// (and in use) changes nothing; a business has at most `testDeviceLimit` approved ones in use (an unused one,
     /// for `testDeviceLapse`, frees its place). The approval counts as a use: its 30 days start now.
-    public func approveTestDevice(business: Business, code: String) throws -> (
+    package func approveTestDevice(business: Business, code: String) throws -> (
         device: Device, standing: TestDeviceStanding
     ) {
         let now = clock.now()
@@ -329,36 +329,36 @@ public struct DeviceService: Sendable {
 }
 
 /// What a registration did.
-public struct RegisteredInstall: Sendable, Equatable {
+package struct RegisteredInstall: Sendable, Equatable {
     /// How the install came to be.
-    public struct Outcome: Sendable, Hashable, CustomStringConvertible {
+    package struct Outcome: Sendable, Hashable, CustomStringConvertible {
         /// Its name.
-        public let rawValue: String
+        package let rawValue: String
         /// The outcome named `rawValue`.
-        public init(_ rawValue: String) { self.rawValue = rawValue }
+        package init(_ rawValue: String) { self.rawValue = rawValue }
         /// A new device.
-        public static let created = Outcome("created")
+        package static let created = Outcome("created")
         /// A device the Punchh API or the import knew (same device key), now an install too; its user kept. Only
         /// with proof of that user.
-        public static let adopted = Outcome("adopted")
+        package static let adopted = Outcome("adopted")
         /// An install registered again without its credential but with proof of its user: the same install (its
         /// messages, segments and token kept), a new credential.
-        public static let reclaimed = Outcome("reclaimed")
+        package static let reclaimed = Outcome("reclaimed")
         /// An unsigned registration of a known id without proof, or of an id of the server's own form: a new
         /// install under an id the server chose; the known device untouched.
-        public static let separated = Outcome("separated")
+        package static let separated = Outcome("separated")
         /// A registration signed with the install's current credential: the same install, a new credential.
-        public static let rotated = Outcome("rotated")
-        public var description: String { rawValue }
+        package static let rotated = Outcome("rotated")
+        package var description: String { rawValue }
     }
 
     /// The device as written.
-    public var device: Device
+    package var device: Device
     /// How it came to be.
-    public var outcome: Outcome
+    package var outcome: Outcome
     /// Its sandbox standing, for a sandbox install.
-    public var testDevice: TestDeviceStanding?
+    package var testDevice: TestDeviceStanding?
 
     /// True unless an existing install was given a new credential (201 rather than 200).
-    public var isNew: Bool { outcome != .rotated && outcome != .reclaimed }
+    package var isNew: Bool { outcome != .rotated && outcome != .reclaimed }
 }

@@ -6,7 +6,7 @@ extension InboxEntry {
     /// the entry's own stored message, else its campaign's `template` (a fan-out stores the message once, on the
     /// campaign), with this entry's id and its campaign's as strings. An entry with neither that reads as a
     /// message is given as a plain one of its title, body and media, so the SDK can always read it.
-    public func deviceMessage(template: JSON? = nil) -> HeraldMessage {
+    package func deviceMessage(template: JSON? = nil) -> HeraldMessage {
         let id = String(self.id)
         let campaignID = draft.campaignID.map(String.init)
         var pairs = (draft.message ?? template)?.objectValue ?? []
@@ -45,7 +45,7 @@ struct DeviceMessages {
 extension Device {
     /// Whether `entry` is a message for this device: addressed to it, or a campaign's message to the inbox of the
     /// user signed in on it. Only such entries are handed to it, and counted from its events.
-    public func receives(_ entry: InboxEntry) -> Bool {
+    package func receives(_ entry: InboxEntry) -> Bool {
         guard entry.draft.businessID == businessID else { return false }
         if let deviceID = entry.draft.deviceID { return deviceID == id }
         guard let userID, entry.draft.userID == userID else { return false }

@@ -4,37 +4,37 @@ import HeraldStore
 /// What an install tells about itself at registration and in updates (`POST /api/v1/installs`,
 /// `PUT /api/v1/installs/current`), already checked by the API. A nil field is left as it is; `pushToken` and
 /// `apnsEnvironment` are double optionals: `.some(nil)` clears.
-public struct InstallDetails: Sendable, Equatable {
+package struct InstallDetails: Sendable, Equatable {
     /// `apns` or `fcm` (`push_token_type`): how its token is pushed.
-    public var pushPlatform: PushPlatform
+    package var pushPlatform: PushPlatform
     /// `.some(token)` sets it (taking it from any other device of the business), `.some(nil)` clears it, nil
     /// leaves it.
-    public var pushToken: String??
+    package var pushToken: String??
     /// `sandbox` or `production` for an APNs token.
-    public var apnsEnvironment: String??
+    package var apnsEnvironment: String??
     /// The app's version.
-    public var appVersion: String?
+    package var appVersion: String?
     /// The OS's version.
-    public var osVersion: String?
+    package var osVersion: String?
     /// The device model.
-    public var deviceModel: String?
+    package var deviceModel: String?
     /// The locale (`en_US`, `en-US`).
-    public var locale: String?
+    package var locale: String?
     /// The IANA time zone.
-    public var timeZone: String?
+    package var timeZone: String?
     /// The SDK's version.
-    public var sdkVersion: String?
+    package var sdkVersion: String?
     /// Whether the user allows notifications.
-    public var notificationsEnabled: Bool?
+    package var notificationsEnabled: Bool?
     /// `always`, `when_in_use` or `none`.
-    public var locationPermission: String?
+    package var locationPermission: String?
     /// The device's segments, replacing its others; nil leaves them.
-    public var segments: [String]?
+    package var segments: [String]?
     /// The app's User-Agent.
-    public var userAgent: String?
+    package var userAgent: String?
 
     /// Details; every field but the push platform defaults to "leave it".
-    public init(
+    package init(
         pushPlatform: PushPlatform, pushToken: String?? = nil, apnsEnvironment: String?? = nil,
         appVersion: String? = nil, osVersion: String? = nil, deviceModel: String? = nil, locale: String? = nil,
         timeZone: String? = nil, sdkVersion: String? = nil, notificationsEnabled: Bool? = nil,

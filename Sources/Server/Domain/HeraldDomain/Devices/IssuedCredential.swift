@@ -1,13 +1,13 @@
 /// An install's new credential as the domain keeps it: the key id the install signs as and its secret, sealed by
 /// the API before it reaches the domain (which never sees it in clear).
-public struct IssuedCredential: Sendable, Equatable {
+package struct IssuedCredential: Sendable, Equatable {
     /// `X-Herald-Key-Id`: public, unique.
-    public var keyID: String
+    package var keyID: String
     /// The secret, sealed.
-    public var sealedSecret: [UInt8]
+    package var sealedSecret: [UInt8]
 
     /// A credential.
-    public init(keyID: String, sealedSecret: [UInt8]) {
+    package init(keyID: String, sealedSecret: [UInt8]) {
         self.keyID = keyID
         self.sealedSecret = sealedSecret
     }

@@ -9,14 +9,14 @@ import HeraldStore
 /// let proof = OwnershipProof(userID: session.userID)         // an access token's user
 /// let vouched = OwnershipProof(externalID: "cust-42")         // an identity token's id
 /// ```
-public struct OwnershipProof: Sendable, Equatable {
+package struct OwnershipProof: Sendable, Equatable {
     /// The user of a valid access token of the business.
-    public var userID: Int64?
+    package var userID: Int64?
     /// An external id the business's backend vouched for.
-    public var externalID: String?
+    package var externalID: String?
 
     /// A proof naming `userID` and/or `externalID`.
-    public init(userID: Int64? = nil, externalID: String? = nil) {
+    package init(userID: Int64? = nil, externalID: String? = nil) {
         self.userID = userID
         self.externalID = externalID
     }

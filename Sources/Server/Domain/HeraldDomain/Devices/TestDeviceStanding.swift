@@ -3,32 +3,32 @@ import HeraldStore
 
 /// A sandbox install's standing as a test device: `pending` until an admin approves its code, then `approved`
 /// while it keeps being used (unused for `lapse`, it is pending again). Only approved ones get sandbox messages.
-public struct TestDeviceStanding: Sendable, Equatable {
+package struct TestDeviceStanding: Sendable, Equatable {
     /// `pending` or `approved`.
-    public var status: String
+    package var status: String
     /// The code the app shows and the admin approves (`POST …/test-devices`), unique in its business.
-    public var approvalCode: String
+    package var approvalCode: String
 
     /// A standing.
-    public init(status: String, approvalCode: String) {
+    package init(status: String, approvalCode: String) {
         self.status = status
         self.approvalCode = approvalCode
     }
 
     /// Waiting for approval.
-    public static let pending = "pending"
+    package static let pending = "pending"
     /// Approved: sandbox campaigns reach it.
-    public static let approved = "approved"
+    package static let approved = "approved"
 
     /// True when approved.
-    public var isApproved: Bool { status == Self.approved }
+    package var isApproved: Bool { status == Self.approved }
 
     /// `{"status","approval_code"}`.
-    public var json: JSON { .object([("status", .string(status)), ("approval_code", .string(approvalCode))]) }
+    package var json: JSON { .object([("status", .string(status)), ("approval_code", .string(approvalCode))]) }
 
     /// The standing of `device` at `now`: nil unless it is a sandbox install; an approval unused since
     /// `now - lapse` counts as pending.
-    public static func of(_ device: Device, at now: Timestamp, lapse: Duration) -> TestDeviceStanding? {
+    package static func of(_ device: Device, at now: Timestamp, lapse: Duration) -> TestDeviceStanding? {
         guard let install = device.install, install.workspace == .sandbox, let code = install.approvalCode else {
             return nil
         }
@@ -41,20 +41,20 @@ public struct TestDeviceStanding: Sendable, Equatable {
 
 /// Approval codes: 8 characters from an alphabet without look-alikes (no 0/O, 1/I/L), easy to read aloud and
 /// type: about 8.5 × 10¹¹ codes.
-public enum ApprovalCode {
+package enum ApprovalCode {
     /// The characters codes are made of.
-    public static let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
+    package static let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
     /// How long a code is.
-    public static let length = 8
+    package static let length = 8
 
     /// A random code (the system's generator).
-    @Sendable public static func random() -> String {
+    @Sendable package static func random() -> String {
         var generator = SystemRandomNumberGenerator()
         return String((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
     }
 
     /// Whether `text` could be a code (the admin API's check before looking it up).
-    public static func isWellFormed(_ text: String) -> Bool {
+    package static func isWellFormed(_ text: String) -> Bool {
         text.count == length && text.allSatisfy { alphabet.contains($0) }
     }
 }

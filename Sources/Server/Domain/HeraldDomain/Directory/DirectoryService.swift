@@ -3,24 +3,24 @@ import HeraldStore
 
 /// What an operator looks up: a business's users, inbox entries, devices and deliveries. Read only; every
 /// lookup stays within the business it names.
-public struct DirectoryService: Sendable {
+package struct DirectoryService: Sendable {
     let store: Store
 
     /// The service over `store`.
-    public init(store: Store) { self.store = store }
+    package init(store: Store) { self.store = store }
 
     /// A page of `businessID`'s users by id, or the one with `email` (lower-cased) when given.
-    public func users(businessID: Int64, email: String?, limit: Int, offset: Int) throws -> [User] {
+    package func users(businessID: Int64, email: String?, limit: Int, offset: Int) throws -> [User] {
         try store.read { try $0.users.page(businessID: businessID, email: email, limit: limit, offset: offset) }
     }
 
     /// A page of `businessID`'s inbox entries, newest first; only `userID`'s when given.
-    public func entries(businessID: Int64, userID: Int64?, limit: Int, offset: Int) throws -> [InboxEntry] {
+    package func entries(businessID: Int64, userID: Int64?, limit: Int, offset: Int) throws -> [InboxEntry] {
         try store.read { try $0.inbox.page(businessID: businessID, userID: userID, limit: limit, offset: offset) }
     }
 
     /// A page of the delivery jobs of entry `notificationID`, nil when it is not `businessID`'s.
-    public func deliveries(businessID: Int64, notificationID: Int64, limit: Int, offset: Int) throws -> [Delivery]? {
+    package func deliveries(businessID: Int64, notificationID: Int64, limit: Int, offset: Int) throws -> [Delivery]? {
         try store.read { tx in
             guard try tx.inbox.find(businessID: businessID, id: notificationID) != nil else { return nil }
             return try tx.deliveries.all(notificationID: notificationID, limit: limit, offset: offset)
@@ -28,17 +28,17 @@ public struct DirectoryService: Sendable {
     }
 
     /// A device found by a lookup: its owner's email and its latest deliveries, newest first.
-    public struct FoundDevice: Sendable {
+    package struct FoundDevice: Sendable {
         /// The device.
-        public var device: Device
+        package var device: Device
         /// Its user's email, if it has a user.
-        public var email: String?
+        package var email: String?
         /// Its latest deliveries.
-        public var deliveries: [Delivery]
+        package var deliveries: [Delivery]
     }
 
     /// A page of `businessID`'s devices matching `lookup`, each with up to `deliveries` of its latest deliveries.
-    public func devices(businessID: Int64, _ lookup: DeviceLookup, deliveries: Int, limit: Int, offset: Int) throws
+    package func devices(businessID: Int64, _ lookup: DeviceLookup, deliveries: Int, limit: Int, offset: Int) throws
         -> [FoundDevice]
     {
         try store.read { tx in

@@ -6,18 +6,18 @@ import HeraldStore
 /// Punchh apps (by their beacons) alike.
 extension GeofenceService {
     /// A beacon visit as a Punchh app reports it.
-    public struct BeaconVisit: Sendable {
+    package struct BeaconVisit: Sendable {
         /// `enter` (the beacon came in range) or `exit` (it went out of range).
-        public var event: String
+        package var event: String
         /// The beacon's minor: one beacon of one of the business's locations.
-        public var beaconMinor: Int64
+        package var beaconMinor: Int64
         /// The signed-in user.
-        public var userID: Int64
+        package var userID: Int64
         /// The device their session was made on, if it named one.
-        public var deviceID: Int64?
+        package var deviceID: Int64?
 
         /// A visit.
-        public init(event: String, beaconMinor: Int64, userID: Int64, deviceID: Int64?) {
+        package init(event: String, beaconMinor: Int64, userID: Int64, deviceID: Int64?) {
             self.event = event
             self.beaconMinor = beaconMinor
             self.userID = userID
@@ -32,7 +32,7 @@ extension GeofenceService {
     /// with the reward) — now, or when the device's quiet hours end. Not found on `beacon_minor` when the business
     /// has no such beacon. Returns the entries written.
     @discardableResult
-    public func visit(_ visit: BeaconVisit, business: Business) throws -> [InboxEntry] {
+    package func visit(_ visit: BeaconVisit, business: Business) throws -> [InboxEntry] {
         let now = clock.now()
         return try store.transaction { tx in
             guard let location = try tx.locations.find(businessID: business.id, beaconMinor: visit.beaconMinor) else {

@@ -4,25 +4,25 @@ import HeraldStore
 /// Geofences and the visits devices report to them (docs/openapi.json): which geofences a device near a point should
 /// watch, and what a visit triggers — each running geofence campaign on that geofence and event that reaches the
 /// device and whose limits allow it.
-public struct GeofenceService: Sendable {
+package struct GeofenceService: Sendable {
     let store: Store
     let notifications: NotificationService
     let clock: WallClock
 
     /// How far around a point geofences are looked for, in meters.
-    public static let searchRadius = 50_000.0
+    package static let searchRadius = 50_000.0
     /// The most geofences one answer lists.
-    public static let maximumListed = 100
+    package static let maximumListed = 100
 
     /// The service over `store`.
-    public init(store: Store, notifications: NotificationService, clock: WallClock) {
+    package init(store: Store, notifications: NotificationService, clock: WallClock) {
         self.store = store
         self.notifications = notifications
         self.clock = clock
     }
 
     /// What a new geofence is.
-    public enum Shape: Sendable, Equatable {
+    package enum Shape: Sendable, Equatable {
         /// A circle of `radiusMeters` around `center`.
         case circle(center: Geofence.Point, radiusMeters: Double)
         /// A polygon of these corners, in order.
@@ -30,17 +30,17 @@ public struct GeofenceService: Sendable {
     }
 
     /// A page of `businessID`'s geofences.
-    public func list(businessID: Int64, limit: Int, offset: Int) throws -> [Geofence] {
+    package func list(businessID: Int64, limit: Int, offset: Int) throws -> [Geofence] {
         try store.read { try $0.geofences.all(businessID: businessID, limit: limit, offset: offset) }
     }
 
     /// Deletes geofence `id` of `businessID`; false when there is none.
-    public func delete(businessID: Int64, id: Int64) throws -> Bool {
+    package func delete(businessID: Int64, id: Int64) throws -> Bool {
         try store.transaction { try $0.geofences.delete(businessID: businessID, id: id) }
     }
 
     /// Creates a geofence of `business`; `locationID`, when given, must be the business's.
-    public func create(business: Business, name: String, shape: Shape, locationID: Int64?) throws -> Geofence {
+    package func create(business: Business, name: String, shape: Shape, locationID: Int64?) throws -> Geofence {
         let now = clock.now()
         return try store.transaction { tx in
             if let locationID, try tx.locations.find(businessID: business.id, id: locationID) == nil {
@@ -61,19 +61,19 @@ public struct GeofenceService: Sendable {
     }
 
     /// A geofence near a device, with the events running campaigns watch it for.
-    public struct Nearby: Sendable, Equatable {
+    package struct Nearby: Sendable, Equatable {
         /// The geofence.
-        public var geofence: Geofence
+        package var geofence: Geofence
         /// `enter` and/or `exit`: what running campaigns are triggered by here.
-        public var triggers: [String]
+        package var triggers: [String]
         /// How far the point is from its edge, in meters (0 inside).
-        public var distance: Double
+        package var distance: Double
     }
 
     /// The geofences of the device's business within `searchRadius` of `point` that running campaigns of its
     /// workspace (live or sandbox) are triggered by, nearest edge first, at most `maximumListed`; and how far the
     /// device may move, and how long it may wait, before asking again. Not found when its business is gone.
-    public func near(device: Device, point: Geofence.Point) throws -> (
+    package func near(device: Device, point: Geofence.Point) throws -> (
         geofences: [Nearby], refreshSeconds: Int, refreshDistanceMeters: Int
     ) {
         let now = clock.now()
@@ -109,20 +109,20 @@ public struct GeofenceService: Sendable {
     }
 
     /// A visit a device reported.
-    public struct Visit: Sendable {
+    package struct Visit: Sendable {
         /// The geofence.
-        public var geofenceID: Int64
+        package var geofenceID: Int64
         /// `enter` or `exit`.
-        public var event: String
+        package var event: String
         /// When the device saw it.
-        public var occurredAt: Timestamp
+        package var occurredAt: Timestamp
         /// The device's `Idempotency-Key`: the same key answers the same again.
-        public var idempotencyKey: String
+        package var idempotencyKey: String
         /// A digest of the request (its body): the same key with another request is refused.
-        public var requestHash: String?
+        package var requestHash: String?
 
         /// A visit.
-        public init(
+        package init(
             geofenceID: Int64, event: String, occurredAt: Timestamp, idempotencyKey: String, requestHash: String? = nil
         ) {
             self.requestHash = requestHash
@@ -138,7 +138,7 @@ public struct GeofenceService: Sendable {
     /// device and whose cooldown, per-install maximum and frequency cap allow it. A message that falls in the
     /// device's quiet hours is held until they end (pushed or pulled then, not answered now). The same key answers
     /// the same again; the same key with another request (`requestHash`) is refused on `idempotency_key_reused`.
-    public func visit(_ visit: Visit, device: Device) throws -> JSON {
+    package func visit(_ visit: Visit, device: Device) throws -> JSON {
         let now = clock.now()
         return try store.transaction { tx in
             if let kept = try tx.deviceEvents.answer(deviceID: device.id, key: visit.idempotencyKey) {

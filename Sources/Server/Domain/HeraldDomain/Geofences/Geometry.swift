@@ -3,12 +3,12 @@ import HeraldStore
 
 /// Distances and containment on the Earth's surface, as a phone's location fixes need them (a sphere is close
 /// enough at geofence scales).
-public enum Geometry {
+package enum Geometry {
     /// The Earth's mean radius, in meters.
     static let earthRadius = 6_371_008.8
 
     /// The great-circle distance between two points, in meters (haversine).
-    public static func distance(_ a: Geofence.Point, _ b: Geofence.Point) -> Double {
+    package static func distance(_ a: Geofence.Point, _ b: Geofence.Point) -> Double {
         let φ1 = a.latitude * .pi / 180
         let φ2 = b.latitude * .pi / 180
         let Δφ = (b.latitude - a.latitude) * .pi / 180
@@ -18,7 +18,7 @@ public enum Geometry {
     }
 
     /// Whether `point` is inside the polygon `corners` (even-odd rule; corners in order, not repeated).
-    public static func contains(_ corners: [Geofence.Point], _ point: Geofence.Point) -> Bool {
+    package static func contains(_ corners: [Geofence.Point], _ point: Geofence.Point) -> Bool {
         var inside = false
         var previous = corners.count - 1
         for current in corners.indices {
@@ -35,7 +35,7 @@ public enum Geometry {
     }
 
     /// The circle around a polygon: its corners' mean, and the distance to the farthest corner.
-    public static func boundingCircle(_ corners: [Geofence.Point]) -> (center: Geofence.Point, radius: Double) {
+    package static func boundingCircle(_ corners: [Geofence.Point]) -> (center: Geofence.Point, radius: Double) {
         let center = Geofence.Point(
             latitude: corners.map(\.latitude).reduce(0, +) / Double(corners.count),
             longitude: corners.map(\.longitude).reduce(0, +) / Double(corners.count))
@@ -43,7 +43,7 @@ public enum Geometry {
     }
 
     /// The latitude and longitude ranges within `meters` of `point` (a box around the circle).
-    public static func box(around point: Geofence.Point, meters: Double) -> (
+    package static func box(around point: Geofence.Point, meters: Double) -> (
         latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>
     ) {
         let latitudeDegrees = meters / earthRadius * 180 / .pi
@@ -58,7 +58,7 @@ public enum Geometry {
 
 extension Geofence {
     /// How far `point` is from this geofence's edge, in meters: 0 or less inside.
-    public func edgeDistance(from point: Point) -> Double {
+    package func edgeDistance(from point: Point) -> Double {
         if let polygon, Geometry.contains(polygon, point) { return 0 }
         return Geometry.distance(center, point) - radiusMeters
     }

@@ -7,23 +7,23 @@ public struct InboxService: Sendable {
     let clock: WallClock
 
     /// The service over `store`.
-    public init(store: Store, clock: WallClock) {
+    package init(store: Store, clock: WallClock) {
         self.store = store
         self.clock = clock
     }
 
     /// What marking read did.
-    public struct ReadMarks: Sendable, Equatable {
+    package struct ReadMarks: Sendable, Equatable {
         /// The ids that are the user's visible entries, once each, in the order given.
-        public var entries: [Int64]
+        package var entries: [Int64]
         /// The ids that are the user's rewards, once each, in the order given.
-        public var rewards: [Int64]
+        package var rewards: [Int64]
         /// The user's unread count after: the badge.
-        public var badge: Int
+        package var badge: Int
     }
 
     /// A page of a user's visible inbox, newest first: `limit` entries after the first `offset`.
-    public func page(userID: Int64, limit: Int, offset: Int) throws -> [InboxEntry] {
+    package func page(userID: Int64, limit: Int, offset: Int) throws -> [InboxEntry] {
         try store.read { try $0.inbox.page(userID: userID, limit: limit, offset: offset) }
     }
 
@@ -32,7 +32,9 @@ public struct InboxService: Sendable {
     /// records `event` (`opened` when the app was opened through the push: a campaign's message is then counted
     /// as opened directly) for each entry. Other users' ids,
     /// deleted entries and repeats are left out of the answer.
-    public func markRead(userID: Int64, entries ids: [Int64], rewards rewardIDs: [Int64], event: NotificationEventKind?)
+    package func markRead(
+        userID: Int64, entries ids: [Int64], rewards rewardIDs: [Int64], event: NotificationEventKind?
+    )
         throws -> ReadMarks
     {
         let now = clock.now()
@@ -60,13 +62,13 @@ public struct InboxService: Sendable {
     }
 
     /// Deletes a user's entry; false when it isn't theirs or is already gone.
-    public func delete(userID: Int64, id: Int64) throws -> Bool {
+    package func delete(userID: Int64, id: Int64) throws -> Bool {
         let now = clock.now()
         return try store.transaction { tx in try tx.inbox.delete(userID: userID, id: id, at: now) }
     }
 
     /// Records an app-reported event about a user's entry; false when the entry isn't theirs.
-    public func recordEvent(userID: Int64, notificationID: Int64, kind: NotificationEventKind) throws -> Bool {
+    package func recordEvent(userID: Int64, notificationID: Int64, kind: NotificationEventKind) throws -> Bool {
         let now = clock.now()
         return try store.transaction { tx in
             guard try tx.inbox.belongs(id: notificationID, to: userID) else { return false }

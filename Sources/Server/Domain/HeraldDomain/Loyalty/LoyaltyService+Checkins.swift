@@ -5,7 +5,7 @@ extension LoyaltyService {
     /// Records a check-in, crediting its points if approved and converting them past the business's threshold.
     /// A transaction id seen before (a POS repeating itself) returns the first check-in unchanged (`created`
     /// false); another user's is a conflict on `transaction_id`.
-    public func recordCheckin(_ new: NewCheckin, business: Business) throws -> CheckinResult {
+    package func recordCheckin(_ new: NewCheckin, business: Business) throws -> CheckinResult {
         let now = clock.now()
         return try transaction(retryingConflictOn: "transaction_id") { tx in
             var user = try lockUser(tx, businessID: business.id, new.userID)
@@ -63,7 +63,7 @@ extension LoyaltyService {
     /// Moves a check-in from one of `from` to `to` (approving credits its points, voiding takes them back), with
     /// `event`'s entry. Not found for another business's; a conflict on `status` from any other status. The POS
     /// repeating a change whose answer it lost gets the change already made: one change, one notification.
-    public func changeCheckin(
+    package func changeCheckin(
         business: Business, id: Int64, from: [Checkin.Status], to: Checkin.Status, event: EventName
     ) throws -> CheckinResult {
         let now = clock.now()
@@ -110,7 +110,7 @@ extension LoyaltyService {
 
     /// The POS's answer on a pending (or failed) check-in: `succeeded` approves it (crediting its points), else it
     /// fails; only those two may be retried (a conflict on `status` otherwise).
-    public func retryCheckin(business: Business, id: Int64, succeeded: Bool) throws -> CheckinResult {
+    package func retryCheckin(business: Business, id: Int64, succeeded: Bool) throws -> CheckinResult {
         try changeCheckin(
             business: business, id: id, from: [.pending, .failed], to: succeeded ? .approved : .failed,
             event: succeeded ? .checkinRetrySuccess : .checkinRetryFail)
@@ -118,7 +118,7 @@ extension LoyaltyService {
 
     /// Cancels an approved (or pending) check-in, taking back the points it credited; no other may be voided (a
     /// conflict on `status`).
-    public func voidCheckin(business: Business, id: Int64) throws -> CheckinResult {
+    package func voidCheckin(business: Business, id: Int64) throws -> CheckinResult {
         try changeCheckin(business: business, id: id, from: [.approved, .pending], to: .void, event: .checkinVoid)
     }
 

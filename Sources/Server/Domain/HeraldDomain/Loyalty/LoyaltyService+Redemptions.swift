@@ -6,7 +6,7 @@ extension LoyaltyService {
     /// entry. Not found for an unknown code; a conflict on `redemption_code` when used, expired or its offer is
     /// not available now. The same code with the same `transactionID` again (a POS retrying) is the redemption
     /// already recorded.
-    public func honorRedemptionCode(business: Business, code: String, locationID: Int64, transactionID: String?)
+    package func honorRedemptionCode(business: Business, code: String, locationID: Int64, transactionID: String?)
         throws -> RedemptionResult
     {
         let now = clock.now()
@@ -47,7 +47,7 @@ extension LoyaltyService {
 
     /// Records a discount applied at the POS (not from a code), with its entry. The same discount for the same
     /// user with the same `transactionID` again (a POS retrying) is the redemption already recorded.
-    public func recordDiscount(
+    package func recordDiscount(
         business: Business, userID: Int64, locationID: Int64, discount: Money, transactionID: String?
     ) throws -> RedemptionResult {
         let now = clock.now()

@@ -5,7 +5,7 @@ extension LoyaltyService {
     /// Sends a survey to each user (all of them the business's: see `knownUsers`), each with an entry and its `s`
     /// push. Without `locationID` each user is asked about their latest visit, or about the business when they have
     /// none.
-    public func sendSurvey(business: Business, surveyID: Int64, userIDs: [Int64], locationID: Int64?) throws
+    package func sendSurvey(business: Business, surveyID: Int64, userIDs: [Int64], locationID: Int64?) throws
         -> [(userSurvey: UserSurvey, notification: InboxEntry?)]
     {
         let now = clock.now()
@@ -30,7 +30,7 @@ extension LoyaltyService {
     }
 
     /// The survey sent to a user as `id` (the push's `s`), with its survey. Not found when it is not theirs.
-    public func userSurvey(userID: Int64, id: Int64) throws -> (userSurvey: UserSurvey, survey: Survey) {
+    package func userSurvey(userID: Int64, id: Int64) throws -> (userSurvey: UserSurvey, survey: Survey) {
         guard let found = try userSurvey(id: id), found.userSurvey.userID == userID else {
             throw DomainError.notFound("survey")
         }
@@ -38,7 +38,7 @@ extension LoyaltyService {
     }
 
     /// The survey sent as `id` (to whoever it was: its page checks the link's key instead), with its survey.
-    public func userSurvey(id: Int64) throws -> (userSurvey: UserSurvey, survey: Survey)? {
+    package func userSurvey(id: Int64) throws -> (userSurvey: UserSurvey, survey: Survey)? {
         try store.read { try $0.surveys.userSurvey(id: id) }
     }
 
@@ -47,7 +47,7 @@ extension LoyaltyService {
     /// whether they come from the app's API call or from the survey's page. Not found for someone else's survey; a
     /// `SurveyRefusal` when it was answered already (a second tap, or the other channel first), when the answers
     /// don't fit its questions, or when its definition can't be read.
-    public func submitSurvey(userID: Int64, userSurveyID: Int64, answers: JSON) throws -> UserSurvey {
+    package func submitSurvey(userID: Int64, userSurveyID: Int64, answers: JSON) throws -> UserSurvey {
         let now = clock.now()
         return try store.transaction { tx in
             guard let (userSurvey, survey) = try tx.surveys.userSurvey(id: userSurveyID), userSurvey.userID == userID

@@ -14,7 +14,7 @@ public struct LoyaltyService: Sendable {
     let clock: WallClock
 
     /// The service over `store`.
-    public init(store: Store, notifications: NotificationService, clock: WallClock) {
+    package init(store: Store, notifications: NotificationService, clock: WallClock) {
         self.store = store
         self.notifications = notifications
         self.clock = clock
@@ -51,7 +51,7 @@ public struct LoyaltyService: Sendable {
 
     /// Grants `offerID` to each user (all of them the business's: see `knownUsers`), each with a reward, an entry
     /// and its push. An offer outside its window (or expired) is refused: its rewards would be dead on arrival.
-    public func grantOffer(
+    package func grantOffer(
         business: Business, offerID: Int64, userIDs: [Int64], source: String, event: EventName
     ) throws -> [(reward: Reward, notification: InboxEntry?)] {
         let now = clock.now()
@@ -90,7 +90,7 @@ public struct LoyaltyService: Sendable {
 
     /// Gives a user's live reward a redemption code for the POS (keeping the one it has). Not found for someone
     /// else's; refused on `reward_id` when its offer is not available now, or it is redeemed or expired.
-    public func issueRedemptionCode(userID: Int64, rewardID: Int64) throws -> (reward: Reward, offer: Offer) {
+    package func issueRedemptionCode(userID: Int64, rewardID: Int64) throws -> (reward: Reward, offer: Offer) {
         let now = clock.now()
         for _ in 0..<5 {
             let code = RedemptionCode.random()
@@ -125,7 +125,7 @@ public struct LoyaltyService: Sendable {
 
     /// Sends the expiry reminder of up to `limit` live rewards of `business` expiring before `before`, each at
     /// most once however many nodes or restarts try (marked in the transaction that writes its entry).
-    public func sendExpiryReminders(business: Business, expiringBefore before: Timestamp, limit: Int) throws
+    package func sendExpiryReminders(business: Business, expiringBefore before: Timestamp, limit: Int) throws
         -> [InboxEntry]
     {
         let now = clock.now()
@@ -150,7 +150,7 @@ public struct LoyaltyService: Sendable {
 
     /// Stores a gift card's reported balance (the card is made on its first report) and pushes the silent `gc`
     /// update. A card reported for another user than before is a conflict on `user_id`.
-    public func updateGiftCard(business: Business, uuid: String, userID: Int64, balance: Money) throws -> (
+    package func updateGiftCard(business: Business, uuid: String, userID: Int64, balance: Money) throws -> (
         giftCard: GiftCard, notification: InboxEntry?
     ) {
         let now = clock.now()

@@ -3,7 +3,7 @@ import HeraldStore
 
 extension Survey {
     /// The questions the survey was created with; a `SurveyRefusal` (`unreadableDefinition`) if they can't be read.
-    public func parsedDefinition() throws -> SurveyDefinition {
+    package func parsedDefinition() throws -> SurveyDefinition {
         do {
             return try SurveyDefinition(json: definition)
         } catch {

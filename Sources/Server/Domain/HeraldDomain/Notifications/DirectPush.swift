@@ -2,22 +2,22 @@ import HeraldModel
 import HeraldStore
 
 /// A push to raw device tokens, as gorush sends them: no user, no sign-up, the same durable queue and outcomes.
-public struct DirectPush: Sendable {
+package struct DirectPush: Sendable {
     /// The platform of every token.
-    public var platform: PushPlatform
+    package var platform: PushPlatform
     /// The tokens (APNs hex, or FCM registration tokens).
-    public var tokens: [String]
+    package var tokens: [String]
     /// The alert's title.
-    public var title: String
+    package var title: String
     /// The alert's subtitle.
-    public var subtitle: String?
+    package var subtitle: String?
     /// The alert's body.
-    public var body: String
+    package var body: String
     /// Keys added to the payload beside `aps` (APNs) or in `data` (FCM).
-    public var data: JSON
+    package var data: JSON
 
     /// A push of `title` / `body` to `tokens`.
-    public init(
+    package init(
         platform: PushPlatform, tokens: [String], title: String, subtitle: String? = nil, body: String,
         data: JSON = .object([])
     ) {
@@ -34,7 +34,7 @@ extension NotificationService {
     /// Queues `push` for each of its tokens: the device holding the token (a known one keeps its user), or a new
     /// device of no user keyed by the token; one entry (not shown in any inbox) and one delivery job per token.
     /// Returns the entries' ids, in the tokens' order.
-    public func send(_ push: DirectPush, businessID: Int64, in tx: StoreTransaction, at now: Timestamp) throws
+    package func send(_ push: DirectPush, businessID: Int64, in tx: StoreTransaction, at now: Timestamp) throws
         -> [Int64]
     {
         var ids: [Int64] = []

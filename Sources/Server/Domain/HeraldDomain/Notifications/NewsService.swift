@@ -3,35 +3,35 @@ import HeraldStore
 
 /// What an operator sends by hand: news to users' inboxes (worded by the business's `news` template), pushes to
 /// raw device tokens, and "retry now" for deliveries waiting out their backoff.
-public struct NewsService: Sendable {
+package struct NewsService: Sendable {
     let store: Store
     let notifications: NotificationService
     let clock: WallClock
 
     /// The service over `store`.
-    public init(store: Store, notifications: NotificationService, clock: WallClock) {
+    package init(store: Store, notifications: NotificationService, clock: WallClock) {
         self.store = store
         self.notifications = notifications
         self.clock = clock
     }
 
     /// A news item as the operator writes it.
-    public struct News: Sendable {
+    package struct News: Sendable {
         /// The `{{title}}` of the template.
-        public var title: String
+        package var title: String
         /// The `{{body}}` of the template.
-        public var body: String
+        package var body: String
         /// The `{{subtitle}}` of the template.
-        public var subtitle: String?
+        package var subtitle: String?
         /// Rich media.
-        public var media: MediaAttachment?
+        package var media: MediaAttachment?
         /// Pushes sharing it replace one another on the device.
-        public var collapseID: String?
+        package var collapseID: String?
         /// A call to action, in the payload and the entry as `cta`.
-        public var cta: CallToAction?
+        package var cta: CallToAction?
 
         /// A news item.
-        public init(
+        package init(
             title: String, body: String, subtitle: String? = nil, media: MediaAttachment? = nil,
             collapseID: String? = nil, cta: CallToAction? = nil
         ) {
@@ -47,7 +47,7 @@ public struct NewsService: Sendable {
     /// Sends `news` to the users `userIDs` of `business` (all of them the business's: see `knownUsers`), one entry
     /// (and its pushes) each, worded by the `news` template read once. Nothing is written unless every push fits
     /// (`PushSize`); a disabled template is refused, not silently nothing, since the operator asked for it.
-    public func send(_ news: News, business: Business, to userIDs: [Int64]) throws -> [InboxEntry] {
+    package func send(_ news: News, business: Business, to userIDs: [Int64]) throws -> [InboxEntry] {
         var values = ["title": news.title, "body": news.body]
         if let subtitle = news.subtitle { values["subtitle"] = subtitle }
         let now = clock.now()
@@ -75,14 +75,14 @@ public struct NewsService: Sendable {
 
     /// Queues `push` for each of its tokens (see `NotificationService.send(_:businessID:in:at:)`); the entries' ids,
     /// in the tokens' order.
-    public func send(_ push: DirectPush, businessID: Int64) throws -> [Int64] {
+    package func send(_ push: DirectPush, businessID: Int64) throws -> [Int64] {
         let now = clock.now()
         return try store.transaction { tx in try notifications.send(push, businessID: businessID, in: tx, at: now) }
     }
 
     /// Makes `businessID`'s queued deliveries (only `notificationID`'s when given) due now, whatever backoff they
     /// were waiting out; returns how many.
-    public func retryNow(businessID: Int64, notificationID: Int64?) throws -> Int {
+    package func retryNow(businessID: Int64, notificationID: Int64?) throws -> Int {
         let now = clock.now()
         return try store.transaction {
             try $0.deliveries.retryNow(businessID: businessID, notificationID: notificationID, at: now)

@@ -3,30 +3,30 @@ import HeraldStore
 
 /// Something happened to a user that the business's template for `event` turns into an inbox entry: the one
 /// way every kind of notification — loyalty events, news, campaigns — is drafted.
-public struct Notice: Sendable {
+package struct Notice: Sendable {
     /// Who it is for.
-    public var user: User
+    package var user: User
     /// The template that words it.
-    public var event: EventName
+    package var event: EventName
     /// Inbox grouping.
-    public var kind: InboxKind
+    package var kind: InboxKind
     /// Template values besides first_name, last_name and business (filled in when drafted).
-    public var values: [String: String]
+    package var values: [String: String]
     /// Payload keys (`f`, `i`, `p`, `t`, `u`, …).
-    public var extras: JSON
+    package var extras: JSON
     /// How it is pushed.
-    public var pushStyle: PushStyle
+    package var pushStyle: PushStyle
     /// False for a push with no inbox entry to show (the silent gift-card update).
-    public var visibleInInbox: Bool
+    package var visibleInInbox: Bool
     /// Rich media; the template's when nil.
-    public var media: MediaAttachment?
+    package var media: MediaAttachment?
     /// The reward it announces.
-    public var rewardID: Int64?
+    package var rewardID: Int64?
     /// Pushes sharing it replace one another on the device.
-    public var collapseID: String?
+    package var collapseID: String?
 
     /// A notice; every field but the user and event has a default.
-    public init(
+    package init(
         user: User, event: EventName, kind: InboxKind = .system, values: [String: String] = [:],
         extras: JSON = .object([]), pushStyle: PushStyle = .alert, visibleInInbox: Bool = true,
         media: MediaAttachment? = nil, rewardID: Int64? = nil, collapseID: String? = nil
@@ -44,7 +44,7 @@ public struct Notice: Sendable {
     }
 
     /// What `template` makes of this notice for `business`, or nil when the business disabled it.
-    public func draft(with template: NotificationTemplate, business: Business) -> NotificationDraft? {
+    package func draft(with template: NotificationTemplate, business: Business) -> NotificationDraft? {
         guard template.enabled else { return nil }
         var values = values
         values["first_name"] = values["first_name"] ?? user.firstName

@@ -1,14 +1,15 @@
 import HeraldModel
-import HeraldStore
+// The one file that writes inbox entries and delivery jobs (`InboxRecords.insert`, `DeliveryRecords.enqueue`).
+@_spi(NotificationWriter) import HeraldStore
 
 /// Templates, and the one path from a notice (or a finished draft) to an inbox entry and its delivery jobs.
 /// Writing the jobs wakes the delivery engine once the transaction commits: nobody has to remember to.
 public struct NotificationService: Sendable {
     /// The service.
-    public init() {}
+    package init() {}
 
     /// The template `businessID` uses for `event`: its own, else the default; `customized` says which.
-    public func template(_ tx: StoreTransaction, businessID: Int64, event: EventName) throws -> (
+    package func template(_ tx: StoreTransaction, businessID: Int64, event: EventName) throws -> (
         template: NotificationTemplate, customized: Bool
     )? {
         if let saved = try tx.templates.find(businessID: businessID, event: event) { return (saved, true) }
@@ -16,7 +17,7 @@ public struct NotificationService: Sendable {
     }
 
     /// Every event's template for `businessID` (its own, else the default) in one read.
-    public func templates(_ tx: StoreTransaction, businessID: Int64) throws -> [EventName: (
+    package func templates(_ tx: StoreTransaction, businessID: Int64) throws -> [EventName: (
         template: NotificationTemplate, customized: Bool
     )] {
         var resolved: [EventName: (template: NotificationTemplate, customized: Bool)] = [:]
@@ -28,13 +29,13 @@ public struct NotificationService: Sendable {
     }
 
     /// A notifier for `business` inside `tx`: it reads each template once however many notices it words.
-    public func notifier(for business: Business, in tx: StoreTransaction, at now: Timestamp) -> Notifier {
+    package func notifier(for business: Business, in tx: StoreTransaction, at now: Timestamp) -> Notifier {
         Notifier(service: self, business: business, tx: tx, now: now)
     }
 
     /// Writes `draft` as an entry and, unless it is not pushed, a delivery job for each device it goes to that
     /// has a push token: the one device a campaign's message is addressed to, else every device of the recipient.
-    public func publish(_ draft: NotificationDraft, in tx: StoreTransaction, at now: Timestamp) throws -> InboxEntry {
+    package func publish(_ draft: NotificationDraft, in tx: StoreTransaction, at now: Timestamp) throws -> InboxEntry {
         var devices: [(id: Int64, platform: PushPlatform)] = []
         if draft.pushStyle != .none {
             if let deviceID = draft.deviceID {
@@ -55,7 +56,7 @@ public struct NotificationService: Sendable {
     ///
     /// This is the one place inbox entries and push jobs are written: every push it queues is sent with its
     /// entry's id (`n`) and, for an alert, the recipient's unread count (`aps.badge`) at send time.
-    public func publish(_ publications: [Publication], in tx: StoreTransaction, at now: Timestamp) throws
+    package func publish(_ publications: [Publication], in tx: StoreTransaction, at now: Timestamp) throws
         -> [InboxEntry]
     {
         guard !publications.isEmpty else { return [] }
@@ -88,7 +89,7 @@ public struct NotificationService: Sendable {
 
     /// Queues `entry`, written before, for more `devices` (each holding a push token), due at `dueAt`: a campaign's
     /// entry for a user whose devices its fan-out reaches in more than one batch.
-    public func push(
+    package func push(
         _ entry: InboxEntry, to devices: [(id: Int64, platform: PushPlatform)], dueAt: Timestamp,
         in tx: StoreTransaction, at now: Timestamp
     ) throws {
@@ -99,16 +100,16 @@ public struct NotificationService: Sendable {
 }
 
 /// A draft as `NotificationService.publish` writes it: when it is dated and due, and the devices it is pushed to.
-public struct Publication: Sendable {
+package struct Publication: Sendable {
     /// What the entry says and whom it is for.
-    public var draft: NotificationDraft
+    package var draft: NotificationDraft
     /// When the entry is dated and its pushes are due.
-    public var at: Timestamp
+    package var at: Timestamp
     /// The devices it is pushed to, each holding a push token (none: an entry only shown or pulled).
-    public var devices: [(id: Int64, platform: PushPlatform)]
+    package var devices: [(id: Int64, platform: PushPlatform)]
 
     /// `draft`, dated and due `at`, pushed to `devices`.
-    public init(_ draft: NotificationDraft, at: Timestamp, pushedTo devices: [(id: Int64, platform: PushPlatform)]) {
+    package init(_ draft: NotificationDraft, at: Timestamp, pushedTo devices: [(id: Int64, platform: PushPlatform)]) {
         self.draft = draft
         self.at = at
         self.devices = devices
@@ -116,10 +117,10 @@ public struct Publication: Sendable {
 }
 
 /// Words notices for one business inside one transaction, and publishes them.
-public final class Notifier {
+package final class Notifier {
     private let service: NotificationService
     /// The business whose templates word the notices.
-    public let business: Business
+    package let business: Business
     private let tx: StoreTransaction
     private let now: Timestamp
     private var templates: [EventName: NotificationTemplate?] = [:]
@@ -132,7 +133,7 @@ public final class Notifier {
     }
 
     /// The template `event` is worded with (nil when no template exists for it).
-    public func template(_ event: EventName) throws -> NotificationTemplate? {
+    package func template(_ event: EventName) throws -> NotificationTemplate? {
         if let known = templates[event] { return known }
         let found = try service.template(tx, businessID: business.id, event: event)?.template
         templates[event] = found
@@ -140,18 +141,18 @@ public final class Notifier {
     }
 
     /// The draft for `notice`, or nil when the business disabled its event.
-    public func draft(_ notice: Notice) throws -> NotificationDraft? {
+    package func draft(_ notice: Notice) throws -> NotificationDraft? {
         try template(notice.event).flatMap { notice.draft(with: $0, business: business) }
     }
 
     /// Drafts and publishes `notice`; nil when the business disabled its event.
     @discardableResult
-    public func notify(_ notice: Notice) throws -> InboxEntry? {
+    package func notify(_ notice: Notice) throws -> InboxEntry? {
         try draft(notice).map { try publish($0) }
     }
 
     /// Publishes a finished draft.
-    public func publish(_ draft: NotificationDraft) throws -> InboxEntry {
+    package func publish(_ draft: NotificationDraft) throws -> InboxEntry {
         try service.publish(draft, in: tx, at: now)
     }
 }

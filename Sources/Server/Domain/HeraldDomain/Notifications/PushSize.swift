@@ -3,10 +3,10 @@ import HeraldStore
 
 /// Refuses, when it is asked for, a notification whose push Apple would refuse: better a 422 now than a
 /// delivery failed with "payload too large" later.
-public enum PushSize {
+package enum PushSize {
     /// The most characters the APIs accept for the names placeholders stand for (business, location and offer
     /// names, survey titles); other text placeholders (a person's name, a transaction id) hold at most 100.
-    public static let longestNames: [String: Int] = [
+    package static let longestNames: [String: Int] = [
         "business": 200, "location": 200, "offer": 200, "reward": 200, "survey": SurveyDefinition.maximumTitleLength,
     ]
 
@@ -14,7 +14,7 @@ public enum PushSize {
     /// longest (names of four-byte characters as long as `longestNames` allows; numbers of 20 digits) and event
     /// keys of the largest size (a 100-character transaction id, the largest ids), its APNs payload must fit in
     /// 4096 bytes.
-    public static func check(_ template: NotificationTemplate) throws {
+    package static func check(_ template: NotificationTemplate) throws {
         let longestNumber = String(repeating: "9", count: 20)
         let numbers: Set = ["points", "total_points", "discount", "balance", "amount", "expiry"]
         let values = Dictionary(
@@ -41,7 +41,7 @@ public enum PushSize {
     }
 
     /// Refuses (`DomainError.invalid` on `field`) when `draft`'s APNs payload, with the largest badge and ids, exceeds 4096 bytes.
-    public static func check(_ draft: NotificationDraft, field: String, filled: String = "") throws {
+    package static func check(_ draft: NotificationDraft, field: String, filled: String = "") throws {
         var extras = draft.extras.objectValue ?? []
         extras.append((key: "u", value: .int(Int64(Int32.max))))
         let content = PushContent(

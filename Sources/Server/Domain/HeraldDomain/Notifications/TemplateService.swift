@@ -3,32 +3,32 @@ import HeraldStore
 
 /// A business's templates: each event's words, its own or the default, and the rule that a saved template's push
 /// must fit in what Apple accepts.
-public struct TemplateService: Sendable {
+package struct TemplateService: Sendable {
     let store: Store
     let notifications: NotificationService
     let clock: WallClock
 
     /// The service over `store`.
-    public init(store: Store, notifications: NotificationService, clock: WallClock) {
+    package init(store: Store, notifications: NotificationService, clock: WallClock) {
         self.store = store
         self.notifications = notifications
         self.clock = clock
     }
 
     /// Every event's template for `businessID` (its own, else the default); `customized` says which.
-    public func all(businessID: Int64) throws -> [EventName: (template: NotificationTemplate, customized: Bool)] {
+    package func all(businessID: Int64) throws -> [EventName: (template: NotificationTemplate, customized: Bool)] {
         try store.read { try notifications.templates($0, businessID: businessID) }
     }
 
     /// The template `businessID` uses for `event` (nil when the event has none).
-    public func find(businessID: Int64, event: EventName) throws -> (
+    package func find(businessID: Int64, event: EventName) throws -> (
         template: NotificationTemplate, customized: Bool
     )? {
         try store.read { try notifications.template($0, businessID: businessID, event: event) }
     }
 
     /// Saves `template` as `businessID`'s own, refusing one whose push could pass Apple's limit (`PushSize`).
-    public func save(businessID: Int64, _ template: NotificationTemplate) throws {
+    package func save(businessID: Int64, _ template: NotificationTemplate) throws {
         try PushSize.check(template)
         let now = clock.now()
         try store.transaction { try $0.templates.save(businessID: businessID, template, at: now) }

@@ -19,7 +19,7 @@ extension Checkin {
 
     /// The event a new check-in announces itself with: pending (points on confirmation), from a POS scanner, or
     /// an ordinary one.
-    public static func event(status: Status, source: String) -> EventName {
+    package static func event(status: Status, source: String) -> EventName {
         status == .pending ? .pendingCheckin : source == "pos_scanner" ? .posScannerCheckin : .checkin
     }
 

@@ -4,7 +4,7 @@ import HeraldStore
 extension Offer {
     /// When a grant made at `grantedAt` expires: the offer's own expiry or its validity after the grant,
     /// whichever comes first.
-    public func expiry(grantedAt: Timestamp) -> Timestamp? {
+    package func expiry(grantedAt: Timestamp) -> Timestamp? {
         let relative = validForSeconds.map { grantedAt.adding(.seconds($0)) }
         switch (expiresAt, relative) {
         case (let fixed?, let relative?): return min(fixed, relative)
@@ -16,7 +16,7 @@ extension Offer {
 
     /// True when it may be granted or redeemed at `now`: within its window and not expired (a grant would be
     /// dead on arrival, announced in the inbox and never listed).
-    public func isAvailable(at now: Timestamp) -> Bool {
+    package func isAvailable(at now: Timestamp) -> Bool {
         (availableFrom.map { $0 <= now } ?? true) && (availableUntil.map { now < $0 } ?? true)
             && (expiresAt.map { now < $0 } ?? true)
     }
@@ -29,16 +29,16 @@ extension Offer {
 
 extension Reward {
     /// Redeemable at `now`: not redeemed, not expired.
-    public func isLive(at now: Timestamp) -> Bool { redeemedAt == nil && (expiresAt.map { now < $0 } ?? true) }
+    package func isLive(at now: Timestamp) -> Bool { redeemedAt == nil && (expiresAt.map { now < $0 } ?? true) }
 }
 
 /// Redemption codes: short, unambiguous, upper-case.
-public enum RedemptionCode {
+package enum RedemptionCode {
     /// Letters and digits without look-alikes (no 0/O, 1/I/L).
-    public static let alphabet = Array("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
+    package static let alphabet = Array("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
 
     /// A random 8-character code.
-    public static func random() -> String {
+    package static func random() -> String {
         var generator = SystemRandomNumberGenerator()
         return String((0..<8).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
     }

@@ -6,7 +6,7 @@ import HeraldStore
 /// Sends offer-expiry reminders: every `interval`, each business's rewards expiring within its lead time get
 /// one reminder. What was sent is in the store (marked in the transaction that writes the entry), so a restart
 /// neither loses nor repeats a reminder, and several nodes may run it at once.
-public struct ReminderScheduler: Worker {
+package struct ReminderScheduler: Worker {
     let store: Store
     let loyalty: LoyaltyService
     let clock: WallClock
@@ -14,7 +14,7 @@ public struct ReminderScheduler: Worker {
     let logger: Logger
 
     /// A scheduler passing every `interval` on `clock`.
-    public init(store: Store, loyalty: LoyaltyService, clock: WallClock, interval: Duration, logger: Logger) {
+    package init(store: Store, loyalty: LoyaltyService, clock: WallClock, interval: Duration, logger: Logger) {
         self.store = store
         self.loyalty = loyalty
         self.clock = clock
@@ -23,7 +23,7 @@ public struct ReminderScheduler: Worker {
     }
 
     /// Passes at once, then every `interval`, until asked to stop.
-    public func run() async throws {
+    package func run() async throws {
         let wakeup = Wakeup()
         GracefulShutdown.onRequest { wakeup.signal() }
         while !GracefulShutdown.isRequested {
@@ -34,7 +34,7 @@ public struct ReminderScheduler: Worker {
 
     /// One pass over every business. Returns how many reminders went out.
     @discardableResult
-    public func runOnce() -> Int {
+    package func runOnce() -> Int {
         var sent = 0
         do {
             for business in try store.read({ try $0.businesses.all() })

@@ -7,7 +7,7 @@
 /// ```swift
 /// Base64URL.encode(Array("{\"alg\":\"ES256\"}".utf8))   // "eyJhbGciOiJFUzI1NiJ9"
 /// ```
-public enum Base64URL {
+package enum Base64URL {
     private static let alphabet: [UInt8] = Array(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
@@ -22,7 +22,7 @@ public enum Base64URL {
     }()
 
     /// The unpadded base64url text for `bytes`.
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         let input = Array(bytes)
         let outputCount = (input.count / 3) * 4 + [0, 2, 3][input.count % 3]
         return String(unsafeUninitializedCapacity: outputCount) { output in
@@ -57,7 +57,7 @@ public enum Base64URL {
     }
 
     /// The bytes spelled by `text`, or nil if it is not canonical base64url (see the type's documentation).
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         if let decoded = text.utf8.withContiguousStorageIfAvailable({ decode(UnsafeRawBufferPointer($0)) }) {
             return decoded
         }

@@ -4,11 +4,11 @@
 /// Hex.encode([0xde, 0xad])   // "dead"
 /// Hex.decode("DEAD")         // [0xde, 0xad]
 /// ```
-public enum Hex {
+package enum Hex {
     private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Two lowercase hex digits per byte.
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         let input = Array(bytes)
         return String(unsafeUninitializedCapacity: input.count * 2) { output in
             var index = 0
@@ -23,7 +23,7 @@ public enum Hex {
 
     /// The bytes spelled by `text`, or nil if it has an odd length or a character that is not a hex digit.
     /// Whitespace and `0x` prefixes are not accepted.
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         if let decoded = text.utf8.withContiguousStorageIfAvailable({ decode(UnsafeRawBufferPointer($0)) }) {
             return decoded
         }

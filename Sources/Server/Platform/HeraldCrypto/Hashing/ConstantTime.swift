@@ -5,10 +5,10 @@ import COpenSSL
 /// ```swift
 /// ConstantTime.equals(expectedMAC, presentedMAC)
 /// ```
-public enum ConstantTime {
+package enum ConstantTime {
     /// Whether `a` and `b` hold the same bytes (`CRYPTO_memcmp`). Inputs of different lengths are unequal at once:
     /// only the contents are protected, not the length.
-    public static func equals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    package static func equals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         guard !a.isEmpty else { return true }
         return a.withUnsafeBytes { left in

@@ -9,18 +9,18 @@ import COpenSSL
 /// let mac = HMACSHA256.authenticationCode(for: body, key: secret)
 /// guard ConstantTime.equals(mac, presented) else { throw … }
 /// ```
-public enum HMACSHA256 {
+package enum HMACSHA256 {
     /// The length of a code in bytes.
-    public static let byteCount = SHA256.byteCount
+    package static let byteCount = SHA256.byteCount
 
     /// The 32-byte HMAC-SHA256 of `message` under `key`. Keys of any length are accepted; keys longer than 64 bytes
     /// are hashed first, as RFC 2104 specifies.
-    public static func authenticationCode(for message: [UInt8], key: [UInt8]) -> [UInt8] {
+    package static func authenticationCode(for message: [UInt8], key: [UInt8]) -> [UInt8] {
         message.withUnsafeBytes { authenticationCode(for: $0, key: key) }
     }
 
     /// The 32-byte HMAC-SHA256 of the bytes in `message` under `key`.
-    public static func authenticationCode(for message: UnsafeRawBufferPointer, key: [UInt8]) -> [UInt8] {
+    package static func authenticationCode(for message: UnsafeRawBufferPointer, key: [UInt8]) -> [UInt8] {
         let blockCount = SHA256.blockByteCount
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: blockCount + byteCount) { scratch in
             let pad = UnsafeMutableBufferPointer(rebasing: scratch[0..<blockCount])

@@ -5,14 +5,14 @@ import COpenSSL
 /// ```swift
 /// let digest = SHA256.hash("abc".utf8)   // 32 bytes, ba7816bf…
 /// ```
-public enum SHA256 {
+package enum SHA256 {
     /// The length of a digest in bytes.
-    public static let byteCount = 32
+    package static let byteCount = 32
     /// The length of the internal block in bytes (what HMAC pads keys to).
-    public static let blockByteCount = 64
+    package static let blockByteCount = 64
 
     /// The 32-byte digest of `bytes`. Arrays, `Data` and native strings' `utf8` views are hashed without copying.
-    public static func hash(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+    package static func hash(_ bytes: some Sequence<UInt8>) -> [UInt8] {
         if let digest = bytes.withContiguousStorageIfAvailable({ hash(UnsafeRawBufferPointer($0)) }) {
             return digest
         }
@@ -20,7 +20,7 @@ public enum SHA256 {
     }
 
     /// The 32-byte digest of the bytes in `buffer`.
-    public static func hash(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
+    package static func hash(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: byteCount) { output, initialized in
             var length: UInt32 = 0
             let status = EVP_Digest(

@@ -10,11 +10,11 @@
 ///     claimsJSON: #"{"iss":"\#(teamID)","iat":\#(issuedAt)}"#,
 ///     key: apnsKey)
 /// ```
-public enum JWT {
+package enum JWT {
     /// `base64url(header).base64url(claims).base64url(signature)` with an ES256 signature (64-byte `r ‖ s`).
     ///
     /// Throws ``CryptoError/Code/signingFailed`` if OpenSSL fails.
-    public static func signES256(headerJSON: String, claimsJSON: String, key: P256PrivateKey) throws -> String {
+    package static func signES256(headerJSON: String, claimsJSON: String, key: P256PrivateKey) throws -> String {
         let input = signingInput(headerJSON: headerJSON, claimsJSON: claimsJSON)
         return input + "." + Base64URL.encode(try key.signature(for: Array(input.utf8)))
     }
@@ -22,7 +22,7 @@ public enum JWT {
     /// `base64url(header).base64url(claims).base64url(signature)` with an RS256 signature.
     ///
     /// Throws ``CryptoError/Code/signingFailed`` if OpenSSL fails.
-    public static func signRS256(headerJSON: String, claimsJSON: String, key: RSAPrivateKey) throws -> String {
+    package static func signRS256(headerJSON: String, claimsJSON: String, key: RSAPrivateKey) throws -> String {
         let input = signingInput(headerJSON: headerJSON, claimsJSON: claimsJSON)
         return input + "." + Base64URL.encode(try key.signatureRS256(for: Array(input.utf8)))
     }

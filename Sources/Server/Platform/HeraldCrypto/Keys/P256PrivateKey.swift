@@ -17,14 +17,14 @@ public final class P256PrivateKey: @unchecked Sendable {
     let key: PKey
 
     /// The matching public key.
-    public let publicKey: P256PublicKey
+    package let publicKey: P256PublicKey
 
     /// Reads a private key from PEM: PKCS#8 `-----BEGIN PRIVATE KEY-----` (Apple's .p8 files) or SEC1
     /// `-----BEGIN EC PRIVATE KEY-----`. Surrounding whitespace and `\r\n` line ends are fine.
     ///
     /// Throws ``CryptoError/Code/invalidKey`` if the text holds no readable private key, and
     /// ``CryptoError/Code/unsupportedKey`` for another algorithm (e.g. RSA), another curve, or an encrypted key.
-    public init(pemRepresentation: String) throws {
+    package init(pemRepresentation: String) throws {
         let key = try PKey.parse(pem: pemRepresentation, as: .privateKey)
         try Self.checkIsP256(key, kind: "private")
         self.key = key
@@ -37,18 +37,18 @@ public final class P256PrivateKey: @unchecked Sendable {
     }
 
     /// A new random key.
-    public static func generate() -> P256PrivateKey {
+    package static func generate() -> P256PrivateKey {
         P256PrivateKey(generated: PKey.generate(algorithm: "EC") { EVP_PKEY_CTX_set_group_name($0, "P-256") })
     }
 
     /// The key as PKCS#8 PEM, the format of a .p8 file. This is the secret itself: store it sealed.
-    public var pemRepresentation: String { key.privateKeyPEM }
+    package var pemRepresentation: String { key.privateKeyPEM }
 
     /// The ES256 signature of `message`: ECDSA over SHA-256(`message`), as the 64-byte `r ‖ s` that JWS uses (each
     /// half left-padded to 32 bytes), not DER. Randomised: two signatures of one message differ.
     ///
     /// Throws ``CryptoError/Code/signingFailed`` if OpenSSL fails.
-    public func signature(for message: [UInt8]) throws -> [UInt8] {
+    package func signature(for message: [UInt8]) throws -> [UInt8] {
         let der = try key.signSHA256(message)
         guard let raw = ECDSASignature.raw(fromDER: der, componentByteCount: Self.componentByteCount) else {
             throw CryptoError(code: .signingFailed, message: "OpenSSL returned a malformed ECDSA signature")

@@ -6,14 +6,14 @@ import COpenSSL
 /// let publicKey = try P256PublicKey(pemRepresentation: spkiText)
 /// publicKey.isValidSignature(signature, for: message)
 /// ```
-public final class P256PublicKey: @unchecked Sendable {
+package final class P256PublicKey: @unchecked Sendable {
     let key: PKey
 
     /// Reads a SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`).
     ///
     /// Throws ``CryptoError/Code/invalidKey`` if the text holds no readable public key and
     /// ``CryptoError/Code/unsupportedKey`` if it is not a P-256 key.
-    public init(pemRepresentation: String) throws {
+    package init(pemRepresentation: String) throws {
         let key = try PKey.parse(pem: pemRepresentation, as: .publicKey)
         try P256PrivateKey.checkIsP256(key, kind: "public")
         self.key = key
@@ -25,11 +25,11 @@ public final class P256PublicKey: @unchecked Sendable {
     }
 
     /// The key as SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`).
-    public var pemRepresentation: String { key.publicKeyPEM }
+    package var pemRepresentation: String { key.publicKeyPEM }
 
     /// Whether `rawRS`, a 64-byte `r ‖ s` signature, is a valid ES256 signature of `message` under this key.
     /// Anything malformed (other lengths, DER) is simply invalid.
-    public func isValidSignature(_ rawRS: [UInt8], for message: [UInt8]) -> Bool {
+    package func isValidSignature(_ rawRS: [UInt8], for message: [UInt8]) -> Bool {
         guard let der = ECDSASignature.der(fromRaw: rawRS, componentByteCount: P256PrivateKey.componentByteCount)
         else { return false }
         return key.isValidSHA256Signature(der, for: message)

@@ -10,14 +10,14 @@ import COpenSSL
 /// ```
 public final class RSAPrivateKey: @unchecked Sendable {
     /// The smallest accepted modulus.
-    public static let minimumBits = 2048
+    package static let minimumBits = 2048
     /// The largest accepted modulus (bigger keys only cost CPU).
-    public static let maximumBits = 16384
+    package static let maximumBits = 16384
 
     let key: PKey
 
     /// The matching public key.
-    public let publicKey: RSAPublicKey
+    package let publicKey: RSAPublicKey
 
     /// Reads a private key from PEM: PKCS#8 `-----BEGIN PRIVATE KEY-----` (the `private_key` of a Google
     /// service-account JSON, once its `\n` escapes are decoded) or PKCS#1 `-----BEGIN RSA PRIVATE KEY-----`.
@@ -25,7 +25,7 @@ public final class RSAPrivateKey: @unchecked Sendable {
     /// Throws ``CryptoError/Code/invalidKey`` if the text holds no readable private key, and
     /// ``CryptoError/Code/unsupportedKey`` for another algorithm, a modulus outside 2048…16384 bits, or an
     /// encrypted key.
-    public init(pemRepresentation: String) throws {
+    package init(pemRepresentation: String) throws {
         let key = try PKey.parse(pem: pemRepresentation, as: .privateKey)
         try Self.checkIsRSA(key, kind: "private")
         self.key = key
@@ -38,22 +38,22 @@ public final class RSAPrivateKey: @unchecked Sendable {
     }
 
     /// A new random key with a `bits`-bit modulus (2048…16384) and exponent 65537. Slow: ~0.1 s at 2048 bits.
-    public static func generate(bits: Int = 2048) -> RSAPrivateKey {
+    package static func generate(bits: Int = 2048) -> RSAPrivateKey {
         precondition((minimumBits...maximumBits).contains(bits), "RSA key size must be in 2048…16384 bits")
         return RSAPrivateKey(
             generated: PKey.generate(algorithm: "RSA") { EVP_PKEY_CTX_set_rsa_keygen_bits($0, Int32(bits)) })
     }
 
     /// The modulus size in bits.
-    public var bits: Int { key.bits }
+    package var bits: Int { key.bits }
 
     /// The key as PKCS#8 PEM. This is the secret itself: store it sealed.
-    public var pemRepresentation: String { key.privateKeyPEM }
+    package var pemRepresentation: String { key.privateKeyPEM }
 
     /// The RS256 signature of `message`: RSASSA-PKCS1-v1_5 with SHA-256, as many bytes as the modulus.
     ///
     /// Throws ``CryptoError/Code/signingFailed`` if OpenSSL fails.
-    public func signatureRS256(for message: [UInt8]) throws -> [UInt8] {
+    package func signatureRS256(for message: [UInt8]) throws -> [UInt8] {
         try key.signSHA256(message)
     }
 

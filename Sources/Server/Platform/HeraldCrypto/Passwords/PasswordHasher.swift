@@ -12,19 +12,19 @@ import COpenSSL
 /// let stored = try hasher.hash("correct horse")
 /// hasher.verify("correct horse", against: stored)   // true
 /// ```
-public struct PasswordHasher: Sendable {
+package struct PasswordHasher: Sendable {
     /// The prefix that names the scheme in a hash.
     static let scheme = "scrypt"
     /// Length of the random salt in new hashes.
-    public static let saltByteCount = 16
+    package static let saltByteCount = 16
     /// Length of the derived key in new hashes.
-    public static let keyByteCount = 32
+    package static let keyByteCount = 32
 
     /// The parameters used for new hashes.
-    public let parameters: Parameters
+    package let parameters: Parameters
 
     /// Creates a hasher that hashes with `parameters`; verification always uses the parameters in the hash.
-    public init(parameters: Parameters = .default) {
+    package init(parameters: Parameters = .default) {
         self.parameters = parameters
     }
 
@@ -32,7 +32,7 @@ public struct PasswordHasher: Sendable {
     ///
     /// Throws ``CryptoError/Code/invalidInput`` if ``parameters`` are outside ``Parameters/isAcceptable``, and
     /// ``CryptoError/Code/randomFailed`` if no salt could be drawn.
-    public func hash(_ password: String) throws -> String {
+    package func hash(_ password: String) throws -> String {
         guard parameters.isAcceptable else {
             throw CryptoError(code: .invalidInput, message: "scrypt parameters out of range: \(parameters)")
         }
@@ -51,7 +51,7 @@ public struct PasswordHasher: Sendable {
     ///
     /// Uses the parameters, salt and key length written in `encoded` and compares in constant time. Returns false,
     /// without doing the work, for malformed text or parameters outside ``Parameters/isAcceptable``.
-    public func verify(_ password: String, against encoded: String) -> Bool {
+    package func verify(_ password: String, against encoded: String) -> Bool {
         guard let stored = StoredHash(encoded) else { return false }
         guard let key = Self.derive(password, salt: stored.salt, parameters: stored.parameters, count: stored.key.count)
         else { return false }
@@ -60,7 +60,7 @@ public struct PasswordHasher: Sendable {
 
     /// Whether `encoded` was made with parameters other than this hasher's (or cannot be read), so the password
     /// should be hashed again after its next successful verification.
-    public func needsRehash(_ encoded: String) -> Bool {
+    package func needsRehash(_ encoded: String) -> Bool {
         guard let stored = StoredHash(encoded) else { return true }
         return stored.parameters != parameters || stored.key.count != Self.keyByteCount
     }

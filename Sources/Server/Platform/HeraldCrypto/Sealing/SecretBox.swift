@@ -12,22 +12,22 @@ import COpenSSL
 /// let sealed = try box.seal(Array(p8Text.utf8), associatedData: Array(businessID.utf8))
 /// let p8 = try box.open(sealed, associatedData: Array(businessID.utf8))
 /// ```
-public struct SecretBox: Sendable, CustomStringConvertible, CustomReflectable {
+package struct SecretBox: Sendable, CustomStringConvertible, CustomReflectable {
     /// The key length: 32 bytes (AES-256).
-    public static let keyByteCount = 32
+    package static let keyByteCount = 32
     /// The nonce length: 12 bytes.
-    public static let nonceByteCount = 12
+    package static let nonceByteCount = 12
     /// The authentication tag length: 16 bytes.
-    public static let tagByteCount = 16
+    package static let tagByteCount = 16
     /// The format version written as the first byte.
-    public static let formatVersion: UInt8 = 0x01
+    package static let formatVersion: UInt8 = 0x01
     /// How many bytes sealing adds to a plaintext.
-    public static let overheadByteCount = 1 + nonceByteCount + tagByteCount
+    package static let overheadByteCount = 1 + nonceByteCount + tagByteCount
 
     private let key: [UInt8]
 
     /// Creates a box with a 32-byte key; any other length throws ``CryptoError/Code/invalidKey``.
-    public init(key: [UInt8]) throws {
+    package init(key: [UInt8]) throws {
         guard key.count == Self.keyByteCount else {
             throw CryptoError(
                 code: .invalidKey, message: "SecretBox needs a \(Self.keyByteCount)-byte key, got \(key.count) bytes")
@@ -36,21 +36,21 @@ public struct SecretBox: Sendable, CustomStringConvertible, CustomReflectable {
     }
 
     /// A new random 32-byte key.
-    public static func generateKey() -> [UInt8] {
+    package static func generateKey() -> [UInt8] {
         SecureRandom.bytes(count: keyByteCount)
     }
 
     /// Does not show the key.
-    public var description: String { "SecretBox(AES-256-GCM)" }
+    package var description: String { "SecretBox(AES-256-GCM)" }
 
     /// No children, so `dump` and debuggers do not show the key either.
-    public var customMirror: Mirror { Mirror(self, children: [:]) }
+    package var customMirror: Mirror { Mirror(self, children: [:]) }
 
     /// Encrypts and authenticates `plaintext`, binding it to `associatedData`.
     ///
     /// Throws ``CryptoError/Code/randomFailed`` if no nonce could be drawn and ``CryptoError/Code/invalidInput``
     /// for inputs over 2 GiB.
-    public func seal(_ plaintext: [UInt8], associatedData: [UInt8] = []) throws -> [UInt8] {
+    package func seal(_ plaintext: [UInt8], associatedData: [UInt8] = []) throws -> [UInt8] {
         guard plaintext.count < Int(Int32.max) - Self.overheadByteCount, associatedData.count < Int(Int32.max) else {
             throw CryptoError(code: .invalidInput, message: "SecretBox input too large")
         }
@@ -96,7 +96,7 @@ public struct SecretBox: Sendable, CustomStringConvertible, CustomReflectable {
     ///
     /// Throws ``CryptoError/Code/decryptionFailed`` if it was altered or truncated, sealed under another key or with
     /// other associated data, or has an unknown version byte.
-    public func open(_ sealed: [UInt8], associatedData: [UInt8] = []) throws -> [UInt8] {
+    package func open(_ sealed: [UInt8], associatedData: [UInt8] = []) throws -> [UInt8] {
         guard sealed.count >= Self.overheadByteCount, sealed.count < Int(Int32.max),
             associatedData.count < Int(Int32.max), sealed[0] == Self.formatVersion
         else {

@@ -7,7 +7,7 @@ import HeraldStore
 /// Every statement is prepared once per connection (`PQprepare`, keyed by its SQL text) and then executed with
 /// its values bound (`PQexecPrepared`); results come back in text format and are decoded once, by column type,
 /// into `SQLValue`s (`PostgresValueDecoder`). Errors come out as `StoreError` (`PostgresError.storeError`).
-public final class PostgresConnection: SQLConnection, @unchecked Sendable {  // used by one thread at a time
+package final class PostgresConnection: SQLConnection, @unchecked Sendable {  // used by one thread at a time
     private struct Statement {
         let name: String
         let types: [PostgresType]
@@ -22,7 +22,7 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {  // 
 
     /// Whether the connection is gone (the server closed it, or it failed in a way that leaves it unusable); the
     /// pool drops it.
-    public private(set) var isBroken = false
+    package private(set) var isBroken = false
     /// Statements started since the pool lent the connection: a `read` whose first statement found the connection
     /// broken may run again on another.
     var statementsStarted = 0
@@ -59,7 +59,7 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {  // 
     // MARK: - SQLConnection
 
     @discardableResult
-    public func execute(_ query: SQLQuery) throws -> Int {
+    package func execute(_ query: SQLQuery) throws -> Int {
         do {
             let result = try run(query)
             defer { PQclear(result) }
@@ -69,7 +69,7 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {  // 
         }
     }
 
-    public func forEachRow(_ query: SQLQuery, _ body: (SQLRow) throws -> Void) throws {
+    package func forEachRow(_ query: SQLQuery, _ body: (SQLRow) throws -> Void) throws {
         let result: OpaquePointer
         do { result = try run(query) } catch { throw error.storeError }
         defer { PQclear(result) }
@@ -97,19 +97,19 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {  // 
         }
     }
 
-    public func executeScript(_ sql: String) throws {
+    package func executeScript(_ sql: String) throws {
         statementsStarted += 1
         do { PQclear(try checked(PQexec(handle, sql))) } catch { throw error.storeError }
     }
 
     /// 256: a statement is a round trip here, and each carries its own bind, start and end (measured against 64
     /// on a campaign's fan-out: bench/RESULTS.md).
-    public var rowsPerInsert: Int { 256 }
+    package var rowsPerInsert: Int { 256 }
 
     /// 1,024: `insertRows` binds each column's values as one array here (see `SQLConnection.rowsPerArrayInsert`).
-    public var rowsPerArrayInsert: Int { 1_024 }
+    package var rowsPerArrayInsert: Int { 1_024 }
 
-    public func afterCommit(_ action: @escaping @Sendable () -> Void) {
+    package func afterCommit(_ action: @escaping @Sendable () -> Void) {
         if isInTransaction { commitActions.append(action) } else { action() }
     }
 

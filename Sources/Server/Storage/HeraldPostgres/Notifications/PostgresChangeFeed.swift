@@ -10,30 +10,30 @@ import HeraldStore
 /// let subscription = try feed.subscribe(.deliveryQueue) { _ in engine.wake() }
 /// try await WorkerGroup([("changes", feed), ("delivery", engine)], logger: logger).run()
 /// ```
-public final class PostgresChangeFeed: ChangeFeed, Worker {
+package final class PostgresChangeFeed: ChangeFeed, Worker {
     /// The listener (`run` starts and stops it; tests may `start` and `stop` it by hand).
-    public let notifications: PostgresNotifications
+    package let notifications: PostgresNotifications
     private let channelPrefix: String
 
     /// A feed over `notifications`; channel names are `channelPrefix` and the topic (at most 63 bytes in all).
-    public init(notifications: PostgresNotifications, channelPrefix: String = "herald.") {
+    package init(notifications: PostgresNotifications, channelPrefix: String = "herald.") {
         self.notifications = notifications
         self.channelPrefix = channelPrefix
     }
 
     /// A feed with its own listener connection to `url`.
-    public convenience init(url: String, options: PostgresNotifications.Options = .init()) throws {
+    package convenience init(url: String, options: PostgresNotifications.Options = .init()) throws {
         self.init(notifications: try PostgresNotifications(url: url, options: options))
     }
 
     /// Runs the listener until asked to stop (`PostgresNotifications.run`).
-    public func run() async throws { await notifications.run() }
+    package func run() async throws { await notifications.run() }
 
-    public func publish(_ topic: ChangeTopic, payload: String, in transaction: any SQLConnection) throws {
+    package func publish(_ topic: ChangeTopic, payload: String, in transaction: any SQLConnection) throws {
         try PostgresNotifications.notify(channel: channelPrefix + topic.rawValue, payload: payload, on: transaction)
     }
 
-    public func subscribe(_ topic: ChangeTopic, _ handler: @escaping @Sendable (ChangeEvent) -> Void) throws
+    package func subscribe(_ topic: ChangeTopic, _ handler: @escaping @Sendable (ChangeEvent) -> Void) throws
         -> ChangeSubscription
     {
         try notifications.listen(channelPrefix + topic.rawValue) { notification in

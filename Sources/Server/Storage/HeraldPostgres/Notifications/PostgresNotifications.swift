@@ -26,9 +26,9 @@ import Synchronization
 /// }
 /// notifications.stop()
 /// ```
-public final class PostgresNotifications: Worker {
+package final class PostgresNotifications: Worker {
     /// A listener's handler.
-    public typealias Handler = @Sendable (PostgresNotification) -> Void
+    package typealias Handler = @Sendable (PostgresNotification) -> Void
 
     private struct State {
         var handlers: [String: [UInt64: Handler]] = [:]
@@ -51,7 +51,7 @@ public final class PostgresNotifications: Worker {
     private let wake: WakePipe
 
     /// A listener for the database at `url` (as `PostgresDatabase` reads it). Connects when started.
-    public init(url: String, options: Options = Options()) throws {
+    package init(url: String, options: Options = Options()) throws {
         self.options = options
         do {
             settings = try PostgresConnectionSettings(url: url, parameters: options.parameters)
@@ -64,11 +64,11 @@ public final class PostgresNotifications: Worker {
     deinit { stop() }
 
     /// Connections the listener has made so far (a number above 1 means it reconnected).
-    public var connectionCount: Int { state.withLock { $0.connections } }
+    package var connectionCount: Int { state.withLock { $0.connections } }
 
     /// Starts the listener thread and returns once its first attempt to connect has ended (so that `listen` calls
     /// made next wait for their LISTEN when the server is up). Does nothing if it is running.
-    public func start() {
+    package func start() {
         let finished: DispatchSemaphore? = state.withLock { state in
             guard state.thread == nil else { return nil }
             state.stopping = false
@@ -88,7 +88,7 @@ public final class PostgresNotifications: Worker {
 
     /// Stops the listener thread and closes its connection; returns when it has ended. `start` may follow. Call it
     /// (or cancel `run`) to end the listener: its thread keeps it alive until then. Never from a handler.
-    public func stop() {
+    package func stop() {
         guard
             let finished = state.withLock({ state -> DispatchSemaphore? in
                 state.stopping = true
@@ -102,7 +102,7 @@ public final class PostgresNotifications: Worker {
 
     /// Runs the listener as a service: starts it (unless `start` was called), listens until asked to stop
     /// (`GracefulShutdown`) or cancelled, then stops it — its thread ended, its connection closed — and returns.
-    public func run() async {
+    package func run() async {
         start()
         await GracefulShutdown.wait()
         stop()
@@ -112,7 +112,7 @@ public final class PostgresNotifications: Worker {
     /// `mayHaveMissed` after any gap in listening. Waits (up to `Options.listenTimeout`) for the LISTEN to take
     /// effect when the listener is connected; otherwise returns at once and the handler hears a missed-notifications
     /// word once it is listening.
-    public func listen(_ channel: String, _ handler: @escaping Handler) throws -> ChangeSubscription {
+    package func listen(_ channel: String, _ handler: @escaping Handler) throws -> ChangeSubscription {
         guard (1...63).contains(channel.utf8.count), !channel.utf8.contains(0) else {
             throw StoreError(.database, "a PostgreSQL channel name is 1 to 63 bytes")
         }
@@ -142,7 +142,7 @@ public final class PostgresNotifications: Worker {
 
     /// Sends `payload` (at most 7,999 bytes) on `channel` from the transaction `connection` is in: listeners hear it
     /// when that transaction commits, never if it rolls back (outside a transaction, at once).
-    public static func notify(channel: String, payload: String, on connection: any SQLConnection) throws {
+    package static func notify(channel: String, payload: String, on connection: any SQLConnection) throws {
         try connection.execute("SELECT pg_notify(\(channel), \(payload))")
     }
 

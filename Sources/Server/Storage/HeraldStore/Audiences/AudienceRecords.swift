@@ -18,17 +18,17 @@ import HeraldModel
 ///
 /// Normally the live devices: SDK installs of the live workspace and devices only the Punchh API knows. With
 /// `sandboxOnly`, only sandbox installs approved as test devices and seen within 30 days.
-public struct AudienceRecords {
+package struct AudienceRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
     /// How long an approved test device stays one without being seen.
-    public static let testDeviceIdleLimit: Duration = .seconds(30 * 86_400)
+    package static let testDeviceIdleLimit: Duration = .seconds(30 * 86_400)
 
     /// Devices of `businessID` matching the audience, ids > `cursor`, ascending, at most `limit`: live devices
     /// (workspace 'live' or a Punchh device) normally; with `sandboxOnly`, only sandbox installs whose test_status
     /// is 'approved' and seen within 30 days.
-    public func targets(
+    package func targets(
         businessID: Int64, audience: Audience, sandboxOnly: Bool, after cursor: Int64, limit: Int, at now: Timestamp
     ) throws -> [AudienceTarget] {
         let query: SQLQuery = """
@@ -47,7 +47,7 @@ public struct AudienceRecords {
     }
 
     /// How many devices of `businessID` the audience reaches (as `targets` would list them all).
-    public func count(businessID: Int64, audience: Audience, sandboxOnly: Bool, at now: Timestamp) throws -> Int {
+    package func count(businessID: Int64, audience: Audience, sandboxOnly: Bool, at now: Timestamp) throws -> Int {
         Int(
             try tx.connection.scalar(
                 """

@@ -1,7 +1,7 @@
 import HeraldModel
 
 /// Segments: named filters, unique by name in a business (a taken name is `StoreError.conflict` on `name`).
-public struct SegmentRecords {
+package struct SegmentRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -20,7 +20,7 @@ public struct SegmentRecords {
     }
 
     /// Creates a segment.
-    public func insert(businessID: Int64, name: String, filter: SegmentFilter, at now: Timestamp) throws -> Segment {
+    package func insert(businessID: Int64, name: String, filter: SegmentFilter, at now: Timestamp) throws -> Segment {
         try Self.decode(
             try tx.connection.row(
                 """
@@ -31,14 +31,14 @@ public struct SegmentRecords {
     }
 
     /// The segment `id` of `businessID`.
-    public func find(businessID: Int64, id: Int64) throws -> Segment? {
+    package func find(businessID: Int64, id: Int64) throws -> Segment? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM segments WHERE id = \(id) AND business_id = \(businessID)"
         ).map(Self.decode)
     }
 
     /// A business's segments by id, after `cursor`, at most `limit`.
-    public func all(businessID: Int64, after cursor: Int64 = 0, limit: Int) throws -> [Segment] {
+    package func all(businessID: Int64, after cursor: Int64 = 0, limit: Int) throws -> [Segment] {
         try tx.connection.rows(
             """
             SELECT \(raw: Self.columns) FROM segments WHERE business_id = \(businessID) AND id > \(cursor)
@@ -48,7 +48,7 @@ public struct SegmentRecords {
     }
 
     /// Deletes the segment `id` of `businessID`; false when there was none.
-    public func delete(businessID: Int64, id: Int64) throws -> Bool {
+    package func delete(businessID: Int64, id: Int64) throws -> Bool {
         try tx.connection.execute("DELETE FROM segments WHERE id = \(id) AND business_id = \(businessID)") > 0
     }
 }

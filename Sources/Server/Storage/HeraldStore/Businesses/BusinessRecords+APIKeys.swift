@@ -4,7 +4,7 @@ extension BusinessRecords {
     /// Sets the hashes of a business's device-API keys: `live` (`api_key`) and `sandbox` (`sandbox_api_key`);
     /// nil keeps the one stored. False when there is no such business.
     @discardableResult
-    public func setAPIKeys(id: Int64, liveHash: String?, sandboxHash: String?) throws -> Bool {
+    package func setAPIKeys(id: Int64, liveHash: String?, sandboxHash: String?) throws -> Bool {
         try tx.connection.execute(
             """
             UPDATE businesses SET api_key_hash = COALESCE(\(liveHash), api_key_hash),
@@ -14,7 +14,7 @@ extension BusinessRecords {
     }
 
     /// The business one of whose device-API keys hashes to `hash`, and which of the two it is.
-    public func find(apiKeyHash hash: String) throws -> (business: Business, workspace: Install.Workspace)? {
+    package func find(apiKeyHash hash: String) throws -> (business: Business, workspace: Install.Workspace)? {
         try tx.connection.row(
             """
             SELECT \(raw: Self.columns), CASE WHEN api_key_hash = \(hash) THEN 'live' ELSE 'sandbox' END
@@ -25,7 +25,7 @@ extension BusinessRecords {
 
     /// The business `id`, locked to the transaction where rows can be locked: what is decided from its rows (the
     /// number of its test devices) stays true until the commit.
-    public func lock(id: Int64) throws -> Business? {
+    package func lock(id: Int64) throws -> Business? {
         try tx.connection.row("SELECT \(raw: Self.columns) FROM businesses WHERE id = \(id) \(tx.forUpdate)").map {
             Self.decode($0)
         }

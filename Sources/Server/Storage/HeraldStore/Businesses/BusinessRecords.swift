@@ -1,7 +1,7 @@
 import HeraldModel
 
 /// Businesses: `client_id` and `pos_key_hash` are unique.
-public struct BusinessRecords {
+package struct BusinessRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -15,7 +15,7 @@ public struct BusinessRecords {
     }
 
     /// Creates a business with default settings.
-    public func insert(name: String, clientID: String, sealedSecret: [UInt8], posKeyHash: String, at now: Timestamp)
+    package func insert(name: String, clientID: String, sealedSecret: [UInt8], posKeyHash: String, at now: Timestamp)
         throws -> Business
     {
         let settings = BusinessSettings().json.encodedString
@@ -29,39 +29,39 @@ public struct BusinessRecords {
     }
 
     /// The business with `id`.
-    public func find(id: Int64) throws -> Business? {
+    package func find(id: Int64) throws -> Business? {
         try tx.connection.row("SELECT \(raw: Self.columns) FROM businesses WHERE id = \(id)").map { Self.decode($0) }
     }
 
     /// The business whose app signs as `clientID`.
-    public func find(clientID: String) throws -> Business? {
+    package func find(clientID: String) throws -> Business? {
         try tx.connection.row("SELECT \(raw: Self.columns) FROM businesses WHERE client_id = \(clientID)").map {
             Self.decode($0)
         }
     }
 
     /// The business whose POS key hashes to `posKeyHash`.
-    public func find(posKeyHash: String) throws -> Business? {
+    package func find(posKeyHash: String) throws -> Business? {
         try tx.connection.row("SELECT \(raw: Self.columns) FROM businesses WHERE pos_key_hash = \(posKeyHash)").map {
             Self.decode($0)
         }
     }
 
     /// Every business, by id.
-    public func all() throws -> [Business] {
+    package func all() throws -> [Business] {
         try tx.connection.rows("SELECT \(raw: Self.columns) FROM businesses ORDER BY id").map { Self.decode($0) }
     }
 
     /// Replaces a business's settings; false when there is no such business.
     @discardableResult
-    public func updateSettings(id: Int64, _ settings: BusinessSettings) throws -> Bool {
+    package func updateSettings(id: Int64, _ settings: BusinessSettings) throws -> Bool {
         try tx.connection.execute(
             "UPDATE businesses SET settings = \(settings.json.encodedString) WHERE id = \(id)") > 0
     }
 }
 
 /// Push credentials, one per business and platform.
-public struct CredentialRecords {
+package struct CredentialRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -75,7 +75,7 @@ public struct CredentialRecords {
     }
 
     /// Sets (replaces) a business's credential for `credential.platform`, healthy.
-    public func save(_ credential: PushCredential) throws {
+    package func save(_ credential: PushCredential) throws {
         try tx.connection.execute(
             """
             INSERT INTO credentials (business_id, platform, settings, sealed_key, broken_reason, updated_at)
@@ -87,7 +87,7 @@ public struct CredentialRecords {
     }
 
     /// The credential of `businessID` for `platform`.
-    public func find(businessID: Int64, platform: PushPlatform) throws -> PushCredential? {
+    package func find(businessID: Int64, platform: PushPlatform) throws -> PushCredential? {
         try tx.connection.row(
             """
             SELECT \(raw: Self.columns) FROM credentials
@@ -97,7 +97,7 @@ public struct CredentialRecords {
     }
 
     /// The Firebase project `businessID`'s FCM credential sends as (nil: no credential, or none named).
-    public func fcmProjectID(businessID: Int64) throws -> String? {
+    package func fcmProjectID(businessID: Int64) throws -> String? {
         guard let projectID = try find(businessID: businessID, platform: .fcm)?.settings["project_id"],
             !projectID.isEmpty
         else { return nil }
@@ -106,7 +106,7 @@ public struct CredentialRecords {
 }
 
 /// The templates businesses saved (events without one use the default).
-public struct TemplateRecords {
+package struct TemplateRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -120,7 +120,7 @@ public struct TemplateRecords {
     }
 
     /// Saves a template, replacing the business's earlier one for that event.
-    public func save(businessID: Int64, _ template: NotificationTemplate, at now: Timestamp) throws {
+    package func save(businessID: Int64, _ template: NotificationTemplate, at now: Timestamp) throws {
         try tx.connection.execute(
             """
             INSERT INTO templates (business_id, event, title, subtitle, body, sound, enabled, media_url, media_type, updated_at)
@@ -133,7 +133,7 @@ public struct TemplateRecords {
     }
 
     /// The business's own template for `event`, if it saved one.
-    public func find(businessID: Int64, event: EventName) throws -> NotificationTemplate? {
+    package func find(businessID: Int64, event: EventName) throws -> NotificationTemplate? {
         try tx.connection.row(
             """
             SELECT \(raw: Self.columns) FROM templates WHERE business_id = \(businessID) AND event = \(event.rawValue)
@@ -142,14 +142,14 @@ public struct TemplateRecords {
     }
 
     /// Every template the business saved.
-    public func all(businessID: Int64) throws -> [NotificationTemplate] {
+    package func all(businessID: Int64) throws -> [NotificationTemplate] {
         try tx.connection.rows("SELECT \(raw: Self.columns) FROM templates WHERE business_id = \(businessID)").map(
             Self.decode)
     }
 }
 
 /// A business's locations.
-public struct LocationRecords {
+package struct LocationRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -162,7 +162,7 @@ public struct LocationRecords {
     }
 
     /// Creates a location.
-    public func insert(businessID: Int64, name: String, storeNumber: String?, at now: Timestamp) throws -> Location {
+    package func insert(businessID: Int64, name: String, storeNumber: String?, at now: Timestamp) throws -> Location {
         Self.decode(
             try tx.connection.row(
                 """
@@ -172,7 +172,7 @@ public struct LocationRecords {
     }
 
     /// The location `id` of `businessID` (nil for another business's).
-    public func find(businessID: Int64, id: Int64) throws -> Location? {
+    package func find(businessID: Int64, id: Int64) throws -> Location? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM locations WHERE id = \(id) AND business_id = \(businessID)"
         ).map(Self.decode)
@@ -180,7 +180,7 @@ public struct LocationRecords {
 
     /// Places beacon `minor` of `businessID` at `locationID` (a minor is one beacon of the business: a conflict on
     /// `beacon_minors` when another location has it).
-    public func addBeacon(businessID: Int64, minor: Int64, locationID: Int64) throws {
+    package func addBeacon(businessID: Int64, minor: Int64, locationID: Int64) throws {
         try tx.connection.execute(
             """
             INSERT INTO location_beacons (business_id, minor, location_id)
@@ -189,14 +189,14 @@ public struct LocationRecords {
     }
 
     /// The beacon minors of `locationID`, in order.
-    public func beacons(locationID: Int64) throws -> [Int64] {
+    package func beacons(locationID: Int64) throws -> [Int64] {
         try tx.connection.rows(
             "SELECT minor FROM location_beacons WHERE location_id = \(locationID) ORDER BY minor"
         ).map { $0.int(0) }
     }
 
     /// The location of `businessID` where beacon `minor` is, if any.
-    public func find(businessID: Int64, beaconMinor minor: Int64) throws -> Location? {
+    package func find(businessID: Int64, beaconMinor minor: Int64) throws -> Location? {
         try tx.connection.row(
             """
             SELECT \(raw: Columns.qualified(Self.columns, "l")) FROM location_beacons b

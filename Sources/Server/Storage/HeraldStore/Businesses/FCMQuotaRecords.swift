@@ -1,16 +1,16 @@
 import HeraldModel
 
 /// A stretch of a Firebase project's send time one node leased: from `start` to `end`, nobody else's.
-public struct FCMQuotaLease: Sendable, Equatable {
+package struct FCMQuotaLease: Sendable, Equatable {
     /// When the stretch starts (now, or where the last lease of another node ends).
-    public var start: Timestamp
+    package var start: Timestamp
     /// When it ends: the next lease starts here.
-    public var end: Timestamp
+    package var end: Timestamp
     /// The project's quota as the operator overrode it (nil: the node's `--fcm-quota-per-minute`).
-    public var quotaPerMinute: Int?
+    package var quotaPerMinute: Int?
 
     /// A lease.
-    public init(start: Timestamp, end: Timestamp, quotaPerMinute: Int?) {
+    package init(start: Timestamp, end: Timestamp, quotaPerMinute: Int?) {
         self.start = start
         self.end = end
         self.quotaPerMinute = quotaPerMinute
@@ -19,13 +19,13 @@ public struct FCMQuotaLease: Sendable, Equatable {
 
 /// FCM's send quota per Firebase project, shared by the nodes: the time leased of it so far, and the operator's
 /// override of its size.
-public struct FCMQuotaRecords {
+package struct FCMQuotaRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
     /// Leases the next `duration` of `projectID`'s send time at `now`, in one statement: from the end of the last
     /// lease, or from `now` when that is past (time nobody spent is not saved up for a burst).
-    public func lease(projectID: String, duration: Duration, at now: Timestamp) throws -> FCMQuotaLease {
+    package func lease(projectID: String, duration: Duration, at now: Timestamp) throws -> FCMQuotaLease {
         let length = max(1, Int64(duration / .milliseconds(1)))
         let row = try tx.connection.row(
             """
@@ -42,13 +42,13 @@ public struct FCMQuotaRecords {
     }
 
     /// The operator's quota for `projectID` (nil: none set, the default applies).
-    public func quotaPerMinute(projectID: String) throws -> Int? {
+    package func quotaPerMinute(projectID: String) throws -> Int? {
         try tx.connection.row("SELECT quota_per_minute FROM fcm_quotas WHERE project_id = \(projectID)")?
             .optionalInt(0).map { Int($0) }
     }
 
     /// Sets (nil: clears) the operator's quota for `projectID`.
-    public func setQuotaPerMinute(_ perMinute: Int?, projectID: String) throws {
+    package func setQuotaPerMinute(_ perMinute: Int?, projectID: String) throws {
         let value = perMinute.map { Int64($0) }
         try tx.connection.execute(
             """

@@ -1,52 +1,29 @@
 import HeraldModel
 
-/// An identity key of a business as stored: sealed, and when it stopped vouching.
-public struct StoredIdentityKey: Sendable, Equatable {
-    /// Its business.
-    public var businessID: Int64
-    /// Its name, which tokens signed with it carry (`<kid>.<hex>`).
-    public var kid: String
-    /// The sealed key text; nil for the original key, which is derived rather than stored.
-    public var sealedKey: [UInt8]?
-    /// When it was made.
-    public var createdAt: Timestamp
-    /// When it was retired: from then on it vouches for nobody.
-    public var retiredAt: Timestamp?
-
-    /// A stored key.
-    public init(businessID: Int64, kid: String, sealedKey: [UInt8]?, createdAt: Timestamp, retiredAt: Timestamp?) {
-        self.businessID = businessID
-        self.kid = kid
-        self.sealedKey = sealedKey
-        self.createdAt = createdAt
-        self.retiredAt = retiredAt
-    }
-}
-
 /// The identity keys of the businesses, read by every node at each check: a key retired on one node vouches for
 /// nobody on any from the commit on.
-public struct IdentityKeyRecords {
+package struct IdentityKeyRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
     private static let columns = "business_id, kid, sealed_key, created_at, retired_at"
 
     /// Every key stored for `businessID`, oldest first.
-    public func all(businessID: Int64) throws -> [StoredIdentityKey] {
+    package func all(businessID: Int64) throws -> [StoredIdentityKey] {
         try tx.connection.rows(
             "SELECT \(raw: Self.columns) FROM identity_keys WHERE business_id = \(businessID) ORDER BY created_at, kid"
         ).map(Self.decode)
     }
 
     /// The key `kid` of `businessID`, if one is stored.
-    public func find(businessID: Int64, kid: String) throws -> StoredIdentityKey? {
+    package func find(businessID: Int64, kid: String) throws -> StoredIdentityKey? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM identity_keys WHERE business_id = \(businessID) AND kid = \(kid)"
         ).map(Self.decode)
     }
 
     /// Stores `key`; a conflict (on `kid`) when the business has one of that name.
-    public func insert(_ key: StoredIdentityKey) throws {
+    package func insert(_ key: StoredIdentityKey) throws {
         try tx.connection.execute(
             """
             INSERT INTO identity_keys (business_id, kid, sealed_key, created_at, retired_at)
@@ -55,7 +32,7 @@ public struct IdentityKeyRecords {
     }
 
     /// Retires the key `kid` of `businessID` at `now`, unless it is retired already (its first retirement stands).
-    public func retire(businessID: Int64, kid: String, at now: Timestamp) throws {
+    package func retire(businessID: Int64, kid: String, at now: Timestamp) throws {
         try tx.connection.execute(
             """
             UPDATE identity_keys SET retired_at = \(now)

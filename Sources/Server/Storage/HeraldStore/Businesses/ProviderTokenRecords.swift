@@ -1,18 +1,18 @@
 import HeraldModel
 
 /// A provider token as stored: sealed, with the credential it was made with and its times.
-public struct StoredProviderToken: Sendable, Equatable {
+package struct StoredProviderToken: Sendable, Equatable {
     /// The sealed token text.
-    public var sealedToken: [UInt8]
+    package var sealedToken: [UInt8]
     /// The credential it was made with (its `updated_at`): a business's token of a replaced credential is not used.
-    public var credentialVersion: Timestamp
+    package var credentialVersion: Timestamp
     /// When it was made.
-    public var issuedAt: Timestamp
+    package var issuedAt: Timestamp
     /// When it stops being accepted.
-    public var expiresAt: Timestamp
+    package var expiresAt: Timestamp
 
     /// A stored token.
-    public init(sealedToken: [UInt8], credentialVersion: Timestamp, issuedAt: Timestamp, expiresAt: Timestamp) {
+    package init(sealedToken: [UInt8], credentialVersion: Timestamp, issuedAt: Timestamp, expiresAt: Timestamp) {
         self.sealedToken = sealedToken
         self.credentialVersion = credentialVersion
         self.issuedAt = issuedAt
@@ -23,18 +23,18 @@ public struct StoredProviderToken: Sendable, Equatable {
 /// The provider tokens the credentials send with, one per signer and platform, shared by every node; and the lease
 /// that lets one node at a time renew one. A signer is a business's own credential (`signer(businessID:)`) or a
 /// signing key every business holding it shares (`signer(keyFingerprint:)`).
-public struct ProviderTokenRecords {
+package struct ProviderTokenRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
     /// The signer of a token of `businessID`'s own credential.
-    public static func signer(businessID: Int64) -> String { "business:\(businessID)" }
+    package static func signer(businessID: Int64) -> String { "business:\(businessID)" }
 
     /// The signer of a token of the key whose fingerprint is `keyFingerprint`, whichever business holds it.
-    public static func signer(keyFingerprint: String) -> String { "key:" + keyFingerprint }
+    package static func signer(keyFingerprint: String) -> String { "key:" + keyFingerprint }
 
     /// The token stored for `signer` on `platform`, if one was saved.
-    public func find(signer: String, platform: PushPlatform) throws -> StoredProviderToken? {
+    package func find(signer: String, platform: PushPlatform) throws -> StoredProviderToken? {
         try tx.connection.row(
             """
             SELECT sealed_token, credential_version, issued_at, expires_at FROM provider_tokens
@@ -49,7 +49,7 @@ public struct ProviderTokenRecords {
 
     /// Takes the lease to renew the token of `signer` on `platform` for `owner` until `until`, unless another owner
     /// holds it past `now`; returns whether `owner` holds it now.
-    public func beginRenewal(
+    package func beginRenewal(
         signer: String, platform: PushPlatform, owner: String, until: Timestamp, at now: Timestamp
     ) throws -> Bool {
         // A row for the lease alone (no token yet) if there is none; else the lease, if no other owner holds it.
@@ -66,7 +66,7 @@ public struct ProviderTokenRecords {
     }
 
     /// Saves `token` as the one every node uses for `signer` on `platform`, and ends the renewal lease.
-    public func save(_ token: StoredProviderToken, signer: String, platform: PushPlatform) throws {
+    package func save(_ token: StoredProviderToken, signer: String, platform: PushPlatform) throws {
         try tx.connection.execute(
             """
             INSERT INTO provider_tokens (platform, signer, credential_version, sealed_token, issued_at, expires_at)

@@ -1,7 +1,7 @@
 import HeraldModel
 
 /// Campaigns, their counters, and the devices their fan-out walks.
-public struct CampaignRecords {
+package struct CampaignRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -22,7 +22,7 @@ public struct CampaignRecords {
     }
 
     /// Creates a campaign (its id is the store's).
-    public func insert(_ campaign: Campaign) throws -> Campaign {
+    package func insert(_ campaign: Campaign) throws -> Campaign {
         let channels = JSON.array(campaign.channels.map { .string($0) }).encodedString
         return Self.decode(
             try tx.connection.row(
@@ -38,20 +38,20 @@ public struct CampaignRecords {
     }
 
     /// The campaign `id` of `businessID`.
-    public func find(businessID: Int64, id: Int64) throws -> Campaign? {
+    package func find(businessID: Int64, id: Int64) throws -> Campaign? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM campaigns WHERE id = \(id) AND business_id = \(businessID)"
         ).map(Self.decode)
     }
 
     /// The campaign `id`, locked to the transaction where rows can be locked.
-    public func lock(id: Int64) throws -> Campaign? {
+    package func lock(id: Int64) throws -> Campaign? {
         try tx.connection.row("SELECT \(raw: Self.columns) FROM campaigns WHERE id = \(id) \(tx.forUpdate)").map(
             Self.decode)
     }
 
     /// A business's campaigns, newest first.
-    public func all(businessID: Int64, limit: Int, offset: Int) throws -> [Campaign] {
+    package func all(businessID: Int64, limit: Int, offset: Int) throws -> [Campaign] {
         try tx.connection.rows(
             """
             SELECT \(raw: Self.columns) FROM campaigns WHERE business_id = \(businessID)
@@ -61,7 +61,7 @@ public struct CampaignRecords {
     }
 
     /// Moves a campaign from one of `from` to `status`; false when it was in none of them (another call moved it).
-    public func changeStatus(
+    package func changeStatus(
         id: Int64, from: [Campaign.Status], to status: Campaign.Status, at now: Timestamp,
         launched: Bool = false, finished: Bool = false
     ) throws -> Bool {
@@ -76,7 +76,7 @@ public struct CampaignRecords {
 
     /// Running campaigns whose sending may be due at `now` (started, and with targets left or trigger-driven),
     /// oldest first.
-    public func running(at now: Timestamp, limit: Int) throws -> [Campaign] {
+    package func running(at now: Timestamp, limit: Int) throws -> [Campaign] {
         try tx.connection.rows(
             """
             SELECT \(raw: Self.columns) FROM campaigns
@@ -87,7 +87,7 @@ public struct CampaignRecords {
     }
 
     /// Moves a campaign's fan-out cursor forward to `cursor` (never back).
-    public func advanceCursor(id: Int64, to cursor: Int64, at now: Timestamp) throws {
+    package func advanceCursor(id: Int64, to cursor: Int64, at now: Timestamp) throws {
         try tx.connection.execute(
             """
             UPDATE campaigns SET fanout_cursor = \(cursor), updated_at = \(now)
@@ -96,7 +96,7 @@ public struct CampaignRecords {
     }
 
     /// Adds `amount` to a campaign's counter `metric`.
-    public func count(_ metric: String, by amount: Int64 = 1, campaignID: Int64) throws {
+    package func count(_ metric: String, by amount: Int64 = 1, campaignID: Int64) throws {
         guard amount != 0 else { return }
         try tx.connection.execute(
             """
@@ -106,16 +106,16 @@ public struct CampaignRecords {
     }
 
     /// How long each row of `campaign_answers` counts answers for.
-    public static let answerPeriodLength: Duration = .seconds(10)
+    package static let answerPeriodLength: Duration = .seconds(10)
 
     /// The start of the answer period `time` falls in.
-    public static func answerPeriod(of time: Timestamp) -> Timestamp {
+    package static func answerPeriod(of time: Timestamp) -> Timestamp {
         let length = answerPeriodLength.components.seconds * 1000
         return Timestamp(milliseconds: time.milliseconds - time.milliseconds % length)
     }
 
     /// Adds `amount` pushes of `campaignID` answered at `now` to its answer period's row.
-    public func countAnswers(_ amount: Int64, campaignID: Int64, at now: Timestamp) throws {
+    package func countAnswers(_ amount: Int64, campaignID: Int64, at now: Timestamp) throws {
         guard amount != 0 else { return }
         let period = Self.answerPeriod(of: now)
         try tx.connection.execute(
@@ -126,7 +126,7 @@ public struct CampaignRecords {
     }
 
     /// Pushes of `campaignID` answered in the answer periods starting at or after `since` (by primary key).
-    public func answers(campaignID: Int64, since: Timestamp) throws -> Int64 {
+    package func answers(campaignID: Int64, since: Timestamp) throws -> Int64 {
         try tx.connection.scalar(
             """
             SELECT COALESCE(SUM(count), 0) FROM campaign_answers
@@ -135,7 +135,7 @@ public struct CampaignRecords {
     }
 
     /// A campaign's counters.
-    public func counters(campaignID: Int64) throws -> [String: Int64] {
+    package func counters(campaignID: Int64) throws -> [String: Int64] {
         var counters: [String: Int64] = [:]
         try tx.connection.forEachRow(
             "SELECT metric, count FROM campaign_stats WHERE campaign_id = \(campaignID)"
@@ -145,7 +145,7 @@ public struct CampaignRecords {
 
     /// How many campaign messages went to `deviceID` since `since` (of `campaignID` only, when given), and when the
     /// newest was made: what caps, cooldowns and per-install maximums are checked against.
-    public func messages(toDevice deviceID: Int64, campaignID: Int64? = nil, since: Timestamp) throws -> (
+    package func messages(toDevice deviceID: Int64, campaignID: Int64? = nil, since: Timestamp) throws -> (
         count: Int, latest: Timestamp?
     ) {
         let campaign: SQLQuery =
@@ -160,7 +160,7 @@ public struct CampaignRecords {
 
     /// How many campaign entries went to `userID` themselves (not to one of their devices) since `since` (of
     /// `campaignID` only, when given), and when the newest was made: the caps and cooldowns of a Punchh app's user.
-    public func messages(toUser userID: Int64, campaignID: Int64? = nil, since: Timestamp) throws -> (
+    package func messages(toUser userID: Int64, campaignID: Int64? = nil, since: Timestamp) throws -> (
         count: Int, latest: Timestamp?
     ) {
         let campaign: SQLQuery =
@@ -175,7 +175,7 @@ public struct CampaignRecords {
 
     /// The entry of `campaignID` for `triggerKey` addressed to `userID` (rather than to one device), if there is
     /// one.
-    public func userEntry(campaignID: Int64, userID: Int64, triggerKey: String) throws -> InboxEntry? {
+    package func userEntry(campaignID: Int64, userID: Int64, triggerKey: String) throws -> InboxEntry? {
         try userEntries(campaignID: campaignID, userIDs: [userID], triggerKey: triggerKey)[userID]
     }
 
@@ -183,7 +183,7 @@ public struct CampaignRecords {
     /// user: a fan-out's batch reads them in one statement, not one per target (a round trip each on PostgreSQL),
     /// each by the campaign's unique index (an `IN` list was planned as a scan of the campaign's entries so far until
     /// autovacuum analyzed the table: 15 ms a batch at 200,000).
-    public func userEntries(campaignID: Int64, userIDs: [Int64], triggerKey: String) throws -> [Int64: InboxEntry] {
+    package func userEntries(campaignID: Int64, userIDs: [Int64], triggerKey: String) throws -> [Int64: InboxEntry] {
         guard !userIDs.isEmpty else { return [:] }
         var entries: [Int64: InboxEntry] = [:]
         let campaign: SQLQuery = "campaign_id = \(campaignID) AND trigger_key = \(triggerKey) AND device_id IS NULL"
@@ -194,5 +194,12 @@ public struct CampaignRecords {
             if let userID = entry.userID { entries[userID] = entry }
         }
         return entries
+    }
+}
+
+extension CampaignRecords {
+    /// Adds `amount` (negative to take back) to a campaign's counter `metric`.
+    package func count(_ metric: CampaignMetric, by amount: Int64 = 1, campaignID: Int64) throws {
+        try count(metric.rawValue, by: amount, campaignID: campaignID)
     }
 }

@@ -1,12 +1,12 @@
 import HeraldModel
 
 /// What devices report (the device API's lifecycle events), each kept once per device and event id.
-public struct DeviceEventRecords {
+package struct DeviceEventRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
     /// Keeps an event; false when the device had sent this event id before (a retried batch).
-    public func insert(
+    package func insert(
         deviceID: Int64, businessID: Int64, eventID: String, type: String, notificationID: Int64?,
         occurredAt: Timestamp, data: JSON?, at now: Timestamp
     ) throws -> Bool {
@@ -21,12 +21,12 @@ public struct DeviceEventRecords {
     }
 
     /// How many events a device has sent.
-    public func count(deviceID: Int64) throws -> Int {
+    package func count(deviceID: Int64) throws -> Int {
         Int(try tx.connection.scalar("SELECT COUNT(*) FROM device_events WHERE device_id = \(deviceID)"))
     }
 
     /// The answer kept for a device's `key` (an `Idempotency-Key`), if it sent that key before.
-    public func answer(deviceID: Int64, key: String) throws -> (answer: JSON, requestHash: String?)? {
+    package func answer(deviceID: Int64, key: String) throws -> (answer: JSON, requestHash: String?)? {
         try tx.connection.row(
             "SELECT answer, request_hash FROM idempotency_keys WHERE device_id = \(deviceID) AND key = \(key)"
         ).map { (Columns.json($0.text(0)), $0.optionalText(1)) }
@@ -34,7 +34,7 @@ public struct DeviceEventRecords {
 
     /// Keeps the answer to a device's `key`, and the digest of the request it answered; false when one was kept
     /// already (a concurrent twin).
-    public func keep(answer: JSON, requestHash: String?, deviceID: Int64, key: String, at now: Timestamp) throws
+    package func keep(answer: JSON, requestHash: String?, deviceID: Int64, key: String, at now: Timestamp) throws
         -> Bool
     {
         try tx.connection.execute(
@@ -46,7 +46,7 @@ public struct DeviceEventRecords {
     }
 
     /// Replaces the answer kept for a device's `key` (a reservation made with `keep`, now filled in).
-    public func replace(answer: JSON, deviceID: Int64, key: String) throws {
+    package func replace(answer: JSON, deviceID: Int64, key: String) throws {
         try tx.connection.execute(
             """
             UPDATE idempotency_keys SET answer = \(answer.encodedString) WHERE device_id = \(deviceID) AND key = \(key)
@@ -54,7 +54,7 @@ public struct DeviceEventRecords {
     }
 
     /// Forgets the answers kept for a device's keys starting `prefix` (no `%` or `_` in it) before `cutoff`.
-    public func forget(deviceID: Int64, keysStarting prefix: String, before cutoff: Timestamp) throws {
+    package func forget(deviceID: Int64, keysStarting prefix: String, before cutoff: Timestamp) throws {
         try tx.connection.execute(
             """
             DELETE FROM idempotency_keys

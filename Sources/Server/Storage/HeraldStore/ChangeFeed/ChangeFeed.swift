@@ -16,7 +16,7 @@
 /// ```
 /// `LocalChangeFeed` serves one process (SQLite, memory); HeraldPostgres's `PostgresChangeFeed` serves every node
 /// on one PostgreSQL database (LISTEN/NOTIFY).
-public protocol ChangeFeed: Sendable {
+package protocol ChangeFeed: Sendable {
     /// Announces that `topic` changed, as part of the write transaction `transaction` is in: subscribers (on every
     /// node) hear it once the transaction commits, never if it rolls back. `payload` (at most 7,000 bytes) says
     /// what changed, an id for instance; it is not secret-safe: never put a token or a secret in it.

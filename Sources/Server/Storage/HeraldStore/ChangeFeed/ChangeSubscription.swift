@@ -1,16 +1,16 @@
 import Synchronization
 
 /// A `ChangeFeed` subscription: its handler is called until `cancel()` (or until the subscription is released).
-public final class ChangeSubscription: Sendable {
+package final class ChangeSubscription: Sendable {
     private let onCancel: Mutex<(@Sendable () -> Void)?>
 
     /// A subscription that runs `onCancel` once, when first cancelled or released.
-    public init(onCancel: @escaping @Sendable () -> Void) {
+    package init(onCancel: @escaping @Sendable () -> Void) {
         self.onCancel = Mutex(onCancel)
     }
 
     /// Stops the handler being called (a call already under way may finish).
-    public func cancel() {
+    package func cancel() {
         let action = onCancel.withLock { action in
             defer { action = nil }
             return action

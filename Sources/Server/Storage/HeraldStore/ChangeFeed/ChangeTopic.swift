@@ -2,18 +2,18 @@
 ///
 /// Names are short lowercase words (letters, digits, `_`, `.`; at most 48 bytes) so that every backend can carry
 /// them as they are (PostgreSQL channel names are identifiers).
-public struct ChangeTopic: Hashable, Sendable, CustomStringConvertible {
+package struct ChangeTopic: Hashable, Sendable, CustomStringConvertible {
     /// The name.
-    public let rawValue: String
+    package let rawValue: String
 
     /// The topic named `rawValue`, which must follow the naming rule above.
-    public init(_ rawValue: String) {
+    package init(_ rawValue: String) {
         precondition(Self.isValid(rawValue), "a change topic is 1–48 of a-z, 0-9, '_' and '.'")
         self.rawValue = rawValue
     }
 
     /// Whether `name` follows the naming rule.
-    public static func isValid(_ name: String) -> Bool {
+    package static func isValid(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 48
             && name.utf8.allSatisfy { byte in
                 (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
@@ -22,5 +22,5 @@ public struct ChangeTopic: Hashable, Sendable, CustomStringConvertible {
             }
     }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }

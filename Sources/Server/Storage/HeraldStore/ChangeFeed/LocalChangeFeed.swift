@@ -2,7 +2,7 @@ import Synchronization
 
 /// A `ChangeFeed` for one process: for SQLite and the memory store, where every writer is in this process.
 /// Subscribers are called on the thread that committed, after the commit (and after the database is free again).
-public final class LocalChangeFeed: ChangeFeed {
+package final class LocalChangeFeed: ChangeFeed {
     private struct Subscribers {
         var handlers: [ChangeTopic: [UInt64: @Sendable (ChangeEvent) -> Void]] = [:]
         var nextID: UInt64 = 0
@@ -11,20 +11,20 @@ public final class LocalChangeFeed: ChangeFeed {
     private let subscribers = Mutex(Subscribers())
 
     /// An empty feed.
-    public init() {}
+    package init() {}
 
-    public func publish(_ topic: ChangeTopic, payload: String, in transaction: any SQLConnection) throws {
+    package func publish(_ topic: ChangeTopic, payload: String, in transaction: any SQLConnection) throws {
         transaction.afterCommit { [weak self] in self?.publish(topic, payload: payload) }
     }
 
     /// Tells subscribers of `topic` at once (a store without transactions, such as the memory store).
-    public func publish(_ topic: ChangeTopic, payload: String) {
+    package func publish(_ topic: ChangeTopic, payload: String) {
         let handlers = subscribers.withLock { Array(($0.handlers[topic] ?? [:]).values) }
         let event = ChangeEvent(topic: topic, payload: payload)
         for handler in handlers { handler(event) }
     }
 
-    public func subscribe(_ topic: ChangeTopic, _ handler: @escaping @Sendable (ChangeEvent) -> Void)
+    package func subscribe(_ topic: ChangeTopic, _ handler: @escaping @Sendable (ChangeEvent) -> Void)
         -> ChangeSubscription
     {
         let id = subscribers.withLock { state in

@@ -1,7 +1,7 @@
 import HeraldModel
 
 /// Delivery jobs as the domain writes and admins read them (the engine works through `DeliveryQueue`).
-public struct DeliveryRecords {
+package struct DeliveryRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -24,14 +24,6 @@ public struct DeliveryRecords {
             apnsID: apnsID, createdAt: row.timestamp(11), updatedAt: row.timestamp(12))
     }
 
-    /// Queues `entry` for one device, due at `dueAt` (at once by default), with its own stable `apns-id`. The
-    /// delivery engine is woken when the transaction commits.
-    public func enqueue(
-        _ entry: InboxEntry, deviceID: Int64, platform: PushPlatform, dueAt: Timestamp? = nil, at now: Timestamp
-    ) throws {
-        try enqueue([(entry, deviceID, platform, dueAt ?? now)], at: now)
-    }
-
     /// `statement` (writing `deliveries` rows as queued) followed by writing the jobs it returns on to the due table,
     /// where the queue keeps one (`SQLDialect.queueTables`).
     static func writingDue(_ statement: String) -> String {
@@ -39,7 +31,11 @@ public struct DeliveryRecords {
             + "INSERT INTO delivery_due (id, due_at, business_id, platform) SELECT * FROM job"
     }
 
-    /// Queues several entries, each for its device, due at its time, many a statement (a campaign's batch).
+    /// Queues several entries, each for its device, due at its time, many a statement (a campaign's batch), each job
+    /// with its own stable `apns-id`. The delivery engine is woken when the transaction commits.
+    ///
+    /// Only `NotificationService` queues jobs: behind `@_spi(NotificationWriter)`, like `InboxRecords.insert`.
+    @_spi(NotificationWriter)
     public func enqueue(
         _ jobs: [(entry: InboxEntry, deviceID: Int64, platform: PushPlatform, dueAt: Timestamp)], at now: Timestamp
     ) throws {
@@ -62,7 +58,7 @@ public struct DeliveryRecords {
     }
 
     /// A page of the jobs of one inbox entry, by id.
-    public func all(notificationID: Int64, limit: Int, offset: Int) throws -> [Delivery] {
+    package func all(notificationID: Int64, limit: Int, offset: Int) throws -> [Delivery] {
         try tx.connection.rows(
             """
             SELECT \(raw: Self.columns) FROM deliveries WHERE notification_id = \(notificationID)
@@ -72,7 +68,7 @@ public struct DeliveryRecords {
     }
 
     /// The jobs of one inbox entry, by id.
-    public func all(notificationID: Int64) throws -> [Delivery] {
+    package func all(notificationID: Int64) throws -> [Delivery] {
         try tx.connection.rows(
             "SELECT \(raw: Self.columns) FROM deliveries WHERE notification_id = \(notificationID) ORDER BY id"
         ).map(Self.decode)

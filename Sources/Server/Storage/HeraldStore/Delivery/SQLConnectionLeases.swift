@@ -11,15 +11,15 @@ import HeraldModel
 /// let nodes = try leases.claimants(of: "apns/1", owner: "node-a", until: now.adding(.seconds(30)), at: now)
 /// let held = try leases.hold(2, of: "apns/1", budget: 4, owner: "node-a", until: now.adding(.seconds(30)), at: now)
 /// ```
-public struct SQLConnectionLeases: Sendable {
+package struct SQLConnectionLeases: Sendable {
     let database: any SQLDatabase
 
     /// The leases kept in `database`.
-    public init(database: any SQLDatabase) { self.database = database }
+    package init(database: any SQLDatabase) { self.database = database }
 
     /// Records that `owner` wants connections for `credential` until `until`, and returns every node that wants
     /// them at `now` (`owner` included), ordered by name: the same list on every node.
-    public func claimants(of credential: String, owner: String, until: Timestamp, at now: Timestamp) throws
+    package func claimants(of credential: String, owner: String, until: Timestamp, at now: Timestamp) throws
         -> [String]
     {
         try database.write { connection in
@@ -41,7 +41,7 @@ public struct SQLConnectionLeases: Sendable {
     /// holds, gives up those at or above `budget` and its highest beyond `count`, and takes free ones (never held,
     /// or whose lease ran out by `now`) while it holds fewer. Returns how many it holds; fewer than `count` when
     /// other nodes hold the rest.
-    public func hold(
+    package func hold(
         _ count: Int, of credential: String, budget: Int, owner: String, until: Timestamp, at now: Timestamp
     ) throws -> Int {
         try database.write { connection in
@@ -84,7 +84,7 @@ public struct SQLConnectionLeases: Sendable {
     }
 
     /// Gives up `owner`'s slots of `credential` and its claim to them.
-    public func release(_ credential: String, owner: String) throws {
+    package func release(_ credential: String, owner: String) throws {
         try database.write { connection in
             try connection.execute(
                 "DELETE FROM connection_leases WHERE credential = \(credential) AND owner = \(owner)")
@@ -94,7 +94,7 @@ public struct SQLConnectionLeases: Sendable {
     }
 
     /// The slots of `credential` leased at `now`, by number, with the node holding each.
-    public func leases(of credential: String, at now: Timestamp) throws -> [(slot: Int, owner: String)] {
+    package func leases(of credential: String, at now: Timestamp) throws -> [(slot: Int, owner: String)] {
         try database.read { connection in
             try connection.rows(
                 """

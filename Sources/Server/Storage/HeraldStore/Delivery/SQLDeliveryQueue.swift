@@ -8,7 +8,7 @@ import Synchronization
 /// On PostgreSQL (`SQLDialect.queueTables`) the due jobs wait in a table of their own and each claim is a row of
 /// `delivery_claims` (see `Schema.queueTables` and `SQLDeliveryQueue+QueueTables.swift`); SQLite walks the partial
 /// indexes of `deliveries`.
-public final class SQLDeliveryQueue: DeliveryQueue {
+package final class SQLDeliveryQueue: DeliveryQueue {
     let database: any SQLDatabase
     let changes: ChangeSignals
     /// This process's claims still holding jobs not yet answered (PostgreSQL): a claim's row is deleted with its
@@ -20,10 +20,10 @@ public final class SQLDeliveryQueue: DeliveryQueue {
         self.changes = changes
     }
 
-    public func onJobsAdded(_ wake: @escaping @Sendable () -> Void) { changes.onDeliveriesAdded(wake) }
+    package func onJobsAdded(_ wake: @escaping @Sendable () -> Void) { changes.onDeliveriesAdded(wake) }
 
     /// Jobs may have been added by another process (its notification arrived): wakes the engine.
-    public func jobsAddedElsewhere() { changes.deliveriesAdded() }
+    package func jobsAddedElsewhere() { changes.deliveriesAdded() }
 
     /// The entry's columns a push is worded from (`QueuedNotification`), and whom it is for.
     static let notificationColumns = """
@@ -73,7 +73,7 @@ public final class SQLDeliveryQueue: DeliveryQueue {
             apnsEnvironment: row.optionalText(12))
     }
 
-    public func claim(owner: String, limit: Int, leaseUntil: Timestamp, at now: Timestamp) throws
+    package func claim(owner: String, limit: Int, leaseUntil: Timestamp, at now: Timestamp) throws
         -> [ClaimedDelivery]
     {
         guard limit > 0 else { return [] }
@@ -122,7 +122,7 @@ public final class SQLDeliveryQueue: DeliveryQueue {
     }
 
     @discardableResult
-    public func record(_ completions: [DeliveryCompletion], at now: Timestamp) throws -> Int {
+    package func record(_ completions: [DeliveryCompletion], at now: Timestamp) throws -> Int {
         guard !completions.isEmpty else { return 0 }
         defer { changes.queueWritten() }
         return try database.write { db in
@@ -321,7 +321,7 @@ public final class SQLDeliveryQueue: DeliveryQueue {
     }
 
     @discardableResult
-    public func handBack(owner: String, at now: Timestamp) throws -> Int {
+    package func handBack(owner: String, at now: Timestamp) throws -> Int {
         if database.dialect.queueTables { return try handBackClaims(owner: owner, at: now) }
         defer { changes.queueWritten() }
         return try database.write { db in
@@ -334,7 +334,7 @@ public final class SQLDeliveryQueue: DeliveryQueue {
         }
     }
 
-    public func depth(at now: Timestamp) throws -> QueueDepth {
+    package func depth(at now: Timestamp) throws -> QueueDepth {
         if database.dialect.queueTables { return try queueTablesDepth(at: now) }
         return try database.read { db in
             let row = try db.row(
@@ -348,7 +348,7 @@ public final class SQLDeliveryQueue: DeliveryQueue {
         }
     }
 
-    public func brokenCredentials() throws -> [BrokenCredential] {
+    package func brokenCredentials() throws -> [BrokenCredential] {
         try database.read { db in
             try db.rows(
                 """
@@ -361,7 +361,7 @@ public final class SQLDeliveryQueue: DeliveryQueue {
         }
     }
 
-    public func markCredentialBroken(businessID: Int64, platform: PushPlatform, reason: String, observedAt: Timestamp)
+    package func markCredentialBroken(businessID: Int64, platform: PushPlatform, reason: String, observedAt: Timestamp)
         throws -> Bool
     {
         defer { changes.queueWritten() }
@@ -374,7 +374,7 @@ public final class SQLDeliveryQueue: DeliveryQueue {
         }
     }
 
-    public func reschedule(businessID: Int64, platform: PushPlatform, dueAt: Timestamp) throws {
+    package func reschedule(businessID: Int64, platform: PushPlatform, dueAt: Timestamp) throws {
         try database.write { db in
             let update: SQLQuery = """
                 UPDATE deliveries SET next_attempt_at = \(dueAt)

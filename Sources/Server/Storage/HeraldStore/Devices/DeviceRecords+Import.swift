@@ -2,7 +2,7 @@ import HeraldModel
 
 extension DeviceRecords {
     /// The devices of `businessID` with these keys.
-    public func find(businessID: Int64, keys: [String]) throws -> [Device] {
+    package func find(businessID: Int64, keys: [String]) throws -> [Device] {
         guard !keys.isEmpty else { return [] }
         return try tx.connection.rows(
             tx.rows(Self.columns, of: "devices", where: "business_id = \(businessID)", "device_key", in: keys)
@@ -10,7 +10,7 @@ extension DeviceRecords {
     }
 
     /// The devices of `businessID` holding any of these tokens of `platform`.
-    public func find(businessID: Int64, platform: PushPlatform, tokens: [String]) throws -> [Device] {
+    package func find(businessID: Int64, platform: PushPlatform, tokens: [String]) throws -> [Device] {
         guard !tokens.isEmpty else { return [] }
         let business: SQLQuery = "business_id = \(businessID) AND platform = \(platform.rawValue)"
         return try tx.connection.rows(tx.rows(Self.columns, of: "devices", where: business, "token", in: tokens))
@@ -18,7 +18,7 @@ extension DeviceRecords {
     }
 
     /// Creates a device known from an import (no install details: the SDK adds them if it registers it).
-    public func insertImported(
+    package func insertImported(
         businessID: Int64, key: String, userID: Int64?, platform: PushPlatform, token: String, at now: Timestamp
     ) throws -> Device {
         try insertImported([
@@ -31,7 +31,7 @@ extension DeviceRecords {
     /// Creates devices known from an import (their ids ignored; no install details), many a statement; returns
     /// them with their ids, in the order given, each read back by its key (one business's devices, keys of their
     /// own).
-    public func insertImported(_ devices: [Device]) throws -> [Device] {
+    package func insertImported(_ devices: [Device]) throws -> [Device] {
         guard !devices.isEmpty else { return [] }
         var ids: [String: Int64] = [:]
         ids.reserveCapacity(devices.count)

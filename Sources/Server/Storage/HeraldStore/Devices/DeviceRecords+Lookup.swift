@@ -1,32 +1,12 @@
 import HeraldModel
 
-/// What a support person looks a device up by (the admin console's device lookup). Every condition given must
-/// hold; none given lists the business's devices.
-public struct DeviceLookup: Sendable, Equatable {
-    /// The device's owner.
-    public var userID: Int64?
-    /// The owner's email (already normalized: lower-cased).
-    public var email: String?
-    /// The install id (or Punchh device id) the app registered with.
-    public var installID: String?
-    /// The first characters of its push token.
-    public var tokenPrefix: String?
-
-    public init(userID: Int64? = nil, email: String? = nil, installID: String? = nil, tokenPrefix: String? = nil) {
-        self.userID = userID
-        self.email = email
-        self.installID = installID
-        self.tokenPrefix = tokenPrefix
-    }
-}
-
 extension DeviceRecords {
     /// The devices of `businessID` matching `lookup`, by id, with their owner's email.
     ///
     /// A token prefix is compared with `substr` (not `LIKE`, whose `_` and `%` a token could hold, nor a range, which
     /// a PostgreSQL collation other than C would order differently): it reads the business's devices, a support
     /// tool's query, paged.
-    public func lookup(businessID: Int64, _ lookup: DeviceLookup, limit: Int, offset: Int) throws -> [(
+    package func lookup(businessID: Int64, _ lookup: DeviceLookup, limit: Int, offset: Int) throws -> [(
         device: Device, email: String?
     )] {
         var query: SQLQuery = """
@@ -52,7 +32,7 @@ extension DeviceRecords {
 
 extension DeliveryRecords {
     /// The newest `limit` jobs of one device, newest first.
-    public func recent(deviceID: Int64, limit: Int) throws -> [Delivery] {
+    package func recent(deviceID: Int64, limit: Int) throws -> [Delivery] {
         try tx.connection.rows(
             """
             SELECT \(raw: Self.columns) FROM deliveries WHERE device_id = \(deviceID)
@@ -64,7 +44,7 @@ extension DeliveryRecords {
 
 extension BusinessRecords {
     /// A page of businesses, by id.
-    public func all(limit: Int, offset: Int) throws -> [Business] {
+    package func all(limit: Int, offset: Int) throws -> [Business] {
         try tx.connection.rows(
             """
             SELECT \(raw: Self.columns) FROM businesses ORDER BY id LIMIT \(max(0, limit)) OFFSET \(max(0, offset))

@@ -1,7 +1,7 @@
 import HeraldModel
 
 /// Devices: one per business and device key; a push token belongs to at most one device of a business.
-public struct DeviceRecords {
+package struct DeviceRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -29,7 +29,7 @@ public struct DeviceRecords {
     }
 
     /// The device `key` of `businessID`, locked to the transaction where rows can be locked.
-    public func lock(businessID: Int64, key: String) throws -> Device? {
+    package func lock(businessID: Int64, key: String) throws -> Device? {
         try tx.connection.row(
             """
             SELECT \(raw: Self.columns) FROM devices WHERE business_id = \(businessID) AND device_key = \(key)
@@ -39,7 +39,7 @@ public struct DeviceRecords {
     }
 
     /// The device `key` of `businessID`, made for `userID` if it is new (two callers racing get the same row).
-    public func findOrInsert(businessID: Int64, key: String, userID: Int64?, platform: PushPlatform, at now: Timestamp)
+    package func findOrInsert(businessID: Int64, key: String, userID: Int64?, platform: PushPlatform, at now: Timestamp)
         throws -> (device: Device, created: Bool)
     {
         if let existing = try lock(businessID: businessID, key: key) { return (existing, false) }
@@ -59,7 +59,7 @@ public struct DeviceRecords {
     /// Writes a device's owner, platform, token and user agent, and its install details. A device only the Punchh
     /// API knows keeps the APNs environment delivery learned for its token (`SQLDeliveryQueue.record`) while the
     /// token stays the same.
-    public func save(_ device: Device) throws {
+    package func save(_ device: Device) throws {
         let install = device.install
         let environment: SQLQuery =
             install.map { "\($0.apnsEnvironment)" } ?? "CASE WHEN token = \(device.token) THEN apns_environment END"
@@ -81,7 +81,7 @@ public struct DeviceRecords {
     /// Takes `token` from whichever other device of the business holds it (a phone given to someone else, an
     /// app reinstalled under a new device id). Whose a token is, and why, is the domain's rule
     /// (`StoreTransaction.claimPushToken`).
-    public func releaseToken(
+    package func releaseToken(
         _ token: String, platform: PushPlatform, businessID: Int64, except deviceID: Int64,
         at now: Timestamp
     ) throws {
@@ -94,45 +94,45 @@ public struct DeviceRecords {
     }
 
     /// Clears a device's token.
-    public func clearToken(id: Int64, at now: Timestamp) throws {
+    package func clearToken(id: Int64, at now: Timestamp) throws {
         try tx.connection.execute(
             "UPDATE devices SET token = NULL, token_updated_at = \(now), updated_at = \(now) WHERE id = \(id)")
     }
 
     /// The devices signed in as `userID`, by id.
-    public func all(userID: Int64) throws -> [Device] {
+    package func all(userID: Int64) throws -> [Device] {
         try tx.connection.rows("SELECT \(raw: Self.columns) FROM devices WHERE user_id = \(userID) ORDER BY id").map(
             Self.decode)
     }
 
     /// The devices of `userID` that have a push token: where its notifications go.
-    public func withTokens(userID: Int64) throws -> [(id: Int64, platform: PushPlatform)] {
+    package func withTokens(userID: Int64) throws -> [(id: Int64, platform: PushPlatform)] {
         try tx.connection.rows(
             "SELECT id, platform FROM devices WHERE user_id = \(userID) AND token IS NOT NULL ORDER BY id"
         ).map { ($0.int(0), PushPlatform($0.text(1))) }
     }
 
     /// The device `id`.
-    public func find(id: Int64) throws -> Device? {
+    package func find(id: Int64) throws -> Device? {
         try tx.connection.row("SELECT \(raw: Self.columns) FROM devices WHERE id = \(id)").map(Self.decode)
     }
 }
 
 extension DeviceRecords {
     /// The install whose credential's key id is `keyID`.
-    public func find(keyID: String) throws -> Device? {
+    package func find(keyID: String) throws -> Device? {
         try tx.connection.row("SELECT \(raw: Self.columns) FROM devices WHERE key_id = \(keyID)").map(Self.decode)
     }
 
     /// The device `key` of `businessID`, without locking it.
-    public func find(businessID: Int64, key: String) throws -> Device? {
+    package func find(businessID: Int64, key: String) throws -> Device? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM devices WHERE business_id = \(businessID) AND device_key = \(key)"
         ).map(Self.decode)
     }
 
     /// Notes that a device called at `now` (at most once a minute is written: the audience's "last seen").
-    public func markSeen(id: Int64, at now: Timestamp) throws {
+    package func markSeen(id: Int64, at now: Timestamp) throws {
         try tx.connection.execute(
             """
             UPDATE devices SET last_seen_at = \(now)
@@ -141,7 +141,7 @@ extension DeviceRecords {
     }
 
     /// Replaces a device's segments.
-    public func setSegments(id: Int64, _ segments: [String]) throws {
+    package func setSegments(id: Int64, _ segments: [String]) throws {
         try tx.connection.execute("DELETE FROM device_segments WHERE device_id = \(id)")
         for segment in Set(segments) {
             try tx.connection.execute(
@@ -150,7 +150,7 @@ extension DeviceRecords {
     }
 
     /// A device's segments, sorted.
-    public func segments(id: Int64) throws -> [String] {
+    package func segments(id: Int64) throws -> [String] {
         try tx.connection.rows("SELECT segment FROM device_segments WHERE device_id = \(id) ORDER BY segment").map {
             $0.text(0)
         }
@@ -158,7 +158,7 @@ extension DeviceRecords {
 
     /// Deletes a device and everything about it: its segments, events, idempotency keys, the messages addressed to
     /// it and every delivery to it; sessions issued on it forget it.
-    public func delete(id: Int64) throws {
+    package func delete(id: Int64) throws {
         let connection = tx.connection
         try connection.execute("DELETE FROM device_segments WHERE device_id = \(id)")
         try connection.execute("DELETE FROM device_events WHERE device_id = \(id)")
@@ -195,7 +195,7 @@ extension DeviceRecords {
     }
 
     /// The sandbox install of `businessID` showing `approvalCode`.
-    public func find(businessID: Int64, approvalCode: String) throws -> Device? {
+    package func find(businessID: Int64, approvalCode: String) throws -> Device? {
         try tx.connection.row(
             """
             SELECT \(raw: Self.columns) FROM devices
@@ -205,7 +205,7 @@ extension DeviceRecords {
     }
 
     /// How many of `businessID`'s sandbox installs are approved test devices seen since `since`.
-    public func approvedTestDevices(businessID: Int64, seenSince since: Timestamp) throws -> Int {
+    package func approvedTestDevices(businessID: Int64, seenSince since: Timestamp) throws -> Int {
         Int(
             try tx.connection.scalar(
                 """

@@ -1,7 +1,7 @@
 import HeraldModel
 
 /// Geofences.
-public struct GeofenceRecords {
+package struct GeofenceRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -25,7 +25,7 @@ public struct GeofenceRecords {
     }
 
     /// Creates a geofence (its id is the store's).
-    public func insert(_ geofence: Geofence) throws -> Geofence {
+    package func insert(_ geofence: Geofence) throws -> Geofence {
         let polygon = geofence.polygon.map { points in
             JSON.array(
                 points.map { .object([("latitude", .double($0.latitude)), ("longitude", .double($0.longitude))]) }
@@ -44,14 +44,14 @@ public struct GeofenceRecords {
     }
 
     /// The geofence `id` of `businessID`.
-    public func find(businessID: Int64, id: Int64) throws -> Geofence? {
+    package func find(businessID: Int64, id: Int64) throws -> Geofence? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM geofences WHERE id = \(id) AND business_id = \(businessID)"
         ).map(Self.decode)
     }
 
     /// The geofences of `businessID` whose centers lie in a latitude/longitude box, at most `limit`.
-    public func within(
+    package func within(
         businessID: Int64, latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>, limit: Int
     ) throws -> [Geofence] {
         try tx.connection.rows(
@@ -66,7 +66,7 @@ public struct GeofenceRecords {
     }
 
     /// A business's geofences, by id.
-    public func all(businessID: Int64, limit: Int, offset: Int) throws -> [Geofence] {
+    package func all(businessID: Int64, limit: Int, offset: Int) throws -> [Geofence] {
         try tx.connection.rows(
             """
             SELECT \(raw: Self.columns) FROM geofences WHERE business_id = \(businessID)
@@ -76,14 +76,14 @@ public struct GeofenceRecords {
     }
 
     /// The ids of `businessID`'s geofences drawn around `locationID`.
-    public func ids(businessID: Int64, locationID: Int64) throws -> [Int64] {
+    package func ids(businessID: Int64, locationID: Int64) throws -> [Int64] {
         try tx.connection.rows(
             "SELECT id FROM geofences WHERE business_id = \(businessID) AND location_id = \(locationID) ORDER BY id"
         ).map { $0.int(0) }
     }
 
     /// Deletes a geofence; false when it was not the business's.
-    public func delete(businessID: Int64, id: Int64) throws -> Bool {
+    package func delete(businessID: Int64, id: Int64) throws -> Bool {
         try tx.connection.execute("DELETE FROM geofences WHERE id = \(id) AND business_id = \(businessID)") == 1
     }
 }

@@ -2,7 +2,7 @@ import HeraldModel
 
 /// Inbox entries and the events apps report about them. Every change to what a user's inbox shows bumps the
 /// user's `inbox_version`.
-public struct InboxRecords {
+package struct InboxRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -32,6 +32,10 @@ public struct InboxRecords {
     /// Writes entries (no delivery jobs: see `DeliveryRecords.enqueue`) many a statement, in the order given. Each entry of a batch has a
     /// recipient of its own — a device, or a user's inbox — by which its id is read back (not by the order
     /// `RETURNING` happens to give).
+    ///
+    /// Only `NotificationService` writes entries (it queues their pushes alongside): the method is behind
+    /// `@_spi(NotificationWriter)`, which only its file and the store's tests import (scripts/check-seams).
+    @_spi(NotificationWriter)
     public func insert(_ entries: [(draft: NotificationDraft, createdAt: Timestamp)]) throws -> [InboxEntry] {
         struct Recipient: Hashable {
             let deviceID: Int64?
@@ -79,7 +83,7 @@ public struct InboxRecords {
     }
 
     /// A user's visible entries, newest first, at most `limit`, skipping `offset`.
-    public func page(userID: Int64, limit: Int, offset: Int) throws -> [InboxEntry] {
+    package func page(userID: Int64, limit: Int, offset: Int) throws -> [InboxEntry] {
         try tx.connection.rows(
             """
             SELECT \(raw: Self.columns) FROM notifications
@@ -90,7 +94,7 @@ public struct InboxRecords {
     }
 
     /// A user's visible entry `id` (nil for another user's or a deleted one).
-    public func find(userID: Int64, id: Int64) throws -> InboxEntry? {
+    package func find(userID: Int64, id: Int64) throws -> InboxEntry? {
         try tx.connection.row(
             """
             SELECT \(raw: Self.columns) FROM notifications
@@ -100,21 +104,21 @@ public struct InboxRecords {
     }
 
     /// The entry `id` of a business (nil for another business's), deleted or not.
-    public func find(businessID: Int64, id: Int64) throws -> InboxEntry? {
+    package func find(businessID: Int64, id: Int64) throws -> InboxEntry? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM notifications WHERE id = \(id) AND business_id = \(businessID)"
         ).map { Self.decode($0) }
     }
 
     /// The entry `id`, whoever's it is.
-    public func find(id: Int64) throws -> InboxEntry? {
+    package func find(id: Int64) throws -> InboxEntry? {
         try tx.connection.row("SELECT \(raw: Self.columns) FROM notifications WHERE id = \(id)").map {
             Self.decode($0)
         }
     }
 
     /// Deletes a user's visible entry; false when it isn't theirs or is already gone.
-    public func delete(userID: Int64, id: Int64, at now: Timestamp) throws -> Bool {
+    package func delete(userID: Int64, id: Int64, at now: Timestamp) throws -> Bool {
         let deleted =
             try tx.connection.execute(
                 """
@@ -127,7 +131,7 @@ public struct InboxRecords {
 
     /// Which of `ids` are the user's entries, not deleted: in their inbox, or only pushed (a push-only campaign's,
     /// whose `n` the app marks read all the same).
-    public func owned(userID: Int64, among ids: [Int64]) throws -> Set<Int64> {
+    package func owned(userID: Int64, among ids: [Int64]) throws -> Set<Int64> {
         guard !ids.isEmpty else { return [] }
         var owned = Set<Int64>()
         try tx.connection.forEachRow(
@@ -140,7 +144,7 @@ public struct InboxRecords {
     }
 
     /// Marks a user's entries read (those unread and not deleted); returns how many changed.
-    public func markRead(userID: Int64, ids: [Int64], at now: Timestamp) throws -> Int {
+    package func markRead(userID: Int64, ids: [Int64], at now: Timestamp) throws -> Int {
         guard !ids.isEmpty else { return 0 }
         let changed = try tx.connection.execute(
             """
@@ -152,7 +156,7 @@ public struct InboxRecords {
     }
 
     /// The user's unread visible entries: the badge.
-    public func unreadCount(userID: Int64) throws -> Int {
+    package func unreadCount(userID: Int64) throws -> Int {
         Int(
             try tx.connection.scalar(
                 """
@@ -162,12 +166,12 @@ public struct InboxRecords {
     }
 
     /// Whether entry `id` is the user's (visible, deleted or silent).
-    public func belongs(id: Int64, to userID: Int64) throws -> Bool {
+    package func belongs(id: Int64, to userID: Int64) throws -> Bool {
         try tx.connection.row("SELECT id FROM notifications WHERE id = \(id) AND user_id = \(userID)") != nil
     }
 
     /// Records an app-reported event about an entry.
-    public func recordEvent(notificationID: Int64, userID: Int64, kind: NotificationEventKind, at now: Timestamp)
+    package func recordEvent(notificationID: Int64, userID: Int64, kind: NotificationEventKind, at now: Timestamp)
         throws
     {
         try tx.connection.execute(
@@ -178,7 +182,7 @@ public struct InboxRecords {
     }
 
     /// How many events of `kind` an entry has.
-    public func eventCount(notificationID: Int64, kind: NotificationEventKind) throws -> Int {
+    package func eventCount(notificationID: Int64, kind: NotificationEventKind) throws -> Int {
         Int(
             try tx.connection.scalar(
                 """
@@ -191,7 +195,7 @@ extension InboxRecords {
     /// Hands a device up to `limit` of the messages waiting for its pull, oldest first, marking them handed: each
     /// message goes to one pull, however many run at once (the update re-checks each row it takes). A message made
     /// to go out later (its `created_at` is when: a local time, the end of quiet hours) waits until then.
-    public func pull(deviceID: Int64, limit: Int, at now: Timestamp) throws -> [InboxEntry] {
+    package func pull(deviceID: Int64, limit: Int, at now: Timestamp) throws -> [InboxEntry] {
         try tx.connection.rows(
             """
             UPDATE notifications SET pulled_at = \(now)
@@ -205,7 +209,7 @@ extension InboxRecords {
     }
 
     /// The campaign message `id` addressed to `deviceID` (nil for any other).
-    public func message(deviceID: Int64, id: Int64) throws -> InboxEntry? {
+    package func message(deviceID: Int64, id: Int64) throws -> InboxEntry? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM notifications WHERE id = \(id) AND device_id = \(deviceID)"
         ).map { Self.decode($0) }
@@ -213,7 +217,7 @@ extension InboxRecords {
 
     /// Records that `notificationID` reached milestone `type` (received, displayed, opened, …), once: false when
     /// it had already.
-    public func reachMilestone(notificationID: Int64, type: String, at now: Timestamp) throws -> Bool {
+    package func reachMilestone(notificationID: Int64, type: String, at now: Timestamp) throws -> Bool {
         try tx.connection.execute(
             """
             INSERT INTO notification_milestones (notification_id, type, at) VALUES (\(notificationID), \(type), \(now))
@@ -222,7 +226,7 @@ extension InboxRecords {
     }
 
     /// Whether `notificationID` reached milestone `type`.
-    public func hasMilestone(notificationID: Int64, type: String) throws -> Bool {
+    package func hasMilestone(notificationID: Int64, type: String) throws -> Bool {
         try tx.connection.row(
             "SELECT at FROM notification_milestones WHERE notification_id = \(notificationID) AND type = \(type)")
             != nil
@@ -230,7 +234,7 @@ extension InboxRecords {
 
     /// The campaign messages delivered to `deviceID` (their push accepted) from `since` on, newest first: what an
     /// app opening then may have been influenced by.
-    public func deliveredCampaignMessages(deviceID: Int64, since: Timestamp, until: Timestamp) throws -> [InboxEntry] {
+    package func deliveredCampaignMessages(deviceID: Int64, since: Timestamp, until: Timestamp) throws -> [InboxEntry] {
         try tx.connection.rows(
             """
             SELECT \(raw: Self.columns) FROM notifications

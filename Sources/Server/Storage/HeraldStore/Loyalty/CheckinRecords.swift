@@ -1,7 +1,7 @@
 import HeraldModel
 
 /// Check-ins: a transaction id is unique per business.
-public struct CheckinRecords {
+package struct CheckinRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -19,7 +19,7 @@ public struct CheckinRecords {
     }
 
     /// Records a check-in (its id and times are the store's).
-    public func insert(_ checkin: Checkin, at now: Timestamp) throws -> Checkin {
+    package func insert(_ checkin: Checkin, at now: Timestamp) throws -> Checkin {
         Self.decode(
             try tx.connection.row(
                 """
@@ -33,14 +33,14 @@ public struct CheckinRecords {
     }
 
     /// The check-in `id` of `businessID`.
-    public func find(businessID: Int64, id: Int64) throws -> Checkin? {
+    package func find(businessID: Int64, id: Int64) throws -> Checkin? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM checkins WHERE id = \(id) AND business_id = \(businessID)"
         ).map(Self.decode)
     }
 
     /// The check-in of `businessID` with `transactionID`.
-    public func find(businessID: Int64, transactionID: String) throws -> Checkin? {
+    package func find(businessID: Int64, transactionID: String) throws -> Checkin? {
         try tx.connection.row(
             """
             SELECT \(raw: Self.columns) FROM checkins
@@ -50,20 +50,20 @@ public struct CheckinRecords {
     }
 
     /// A user's check-in with `transactionID`.
-    public func find(userID: Int64, transactionID: String) throws -> Checkin? {
+    package func find(userID: Int64, transactionID: String) throws -> Checkin? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM checkins WHERE user_id = \(userID) AND transaction_id = \(transactionID)"
         ).map(Self.decode)
     }
 
     /// Whether the user has an approved check-in.
-    public func hasApproved(userID: Int64) throws -> Bool {
+    package func hasApproved(userID: Int64) throws -> Bool {
         try tx.connection.row("SELECT id FROM checkins WHERE user_id = \(userID) AND status = 'approved' LIMIT 1")
             != nil
     }
 
     /// The user's latest approved check-in, at `locationID` when given.
-    public func latestApproved(userID: Int64, locationID: Int64?) throws -> Checkin? {
+    package func latestApproved(userID: Int64, locationID: Int64?) throws -> Checkin? {
         let at: SQLQuery = locationID.map { id -> SQLQuery in "AND location_id = \(id)" } ?? ""
         return try tx.connection.row(
             """
@@ -74,7 +74,7 @@ public struct CheckinRecords {
     }
 
     /// The users whose check-ins and redemptions carry `transactionID`.
-    public func transactionOwners(businessID: Int64, transactionID: String) throws -> [Int64] {
+    package func transactionOwners(businessID: Int64, transactionID: String) throws -> [Int64] {
         try tx.connection.rows(
             """
             SELECT user_id FROM checkins WHERE business_id = \(businessID) AND transaction_id = \(transactionID)
@@ -85,7 +85,7 @@ public struct CheckinRecords {
 
     /// Moves a check-in to `status` only if it is in one of `from` (another transaction may have moved it first):
     /// returns whether it moved.
-    public func changeStatus(
+    package func changeStatus(
         id: Int64, from: [Checkin.Status], to status: Checkin.Status, isFirst: Bool, at now: Timestamp
     ) throws -> Bool {
         try tx.connection.execute(
@@ -96,13 +96,13 @@ public struct CheckinRecords {
     }
 
     /// Links a check-in to its latest inbox entry.
-    public func setNotification(checkinID: Int64, notificationID: Int64) throws {
+    package func setNotification(checkinID: Int64, notificationID: Int64) throws {
         try tx.connection.execute("UPDATE checkins SET notification_id = \(notificationID) WHERE id = \(checkinID)")
     }
 }
 
 /// Redemptions at the POS.
-public struct RedemptionRecords {
+package struct RedemptionRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -117,7 +117,7 @@ public struct RedemptionRecords {
     }
 
     /// Records a redemption (its id and time are the store's).
-    public func insert(_ redemption: Redemption, at now: Timestamp) throws -> Redemption {
+    package func insert(_ redemption: Redemption, at now: Timestamp) throws -> Redemption {
         Self.decode(
             try tx.connection.row(
                 """
@@ -130,13 +130,13 @@ public struct RedemptionRecords {
     }
 
     /// Links a redemption to its inbox entry.
-    public func setNotification(redemptionID: Int64, notificationID: Int64) throws {
+    package func setNotification(redemptionID: Int64, notificationID: Int64) throws {
         try tx.connection.execute(
             "UPDATE redemptions SET notification_id = \(notificationID) WHERE id = \(redemptionID)")
     }
 
     /// The redemptions applied to a POS transaction, by id.
-    public func all(businessID: Int64, transactionID: String) throws -> [Redemption] {
+    package func all(businessID: Int64, transactionID: String) throws -> [Redemption] {
         try tx.connection.rows(
             """
             SELECT \(raw: Self.columns) FROM redemptions
@@ -147,7 +147,7 @@ public struct RedemptionRecords {
 }
 
 /// Gift cards: a processor's uuid is unique per business.
-public struct GiftCardRecords {
+package struct GiftCardRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -161,7 +161,7 @@ public struct GiftCardRecords {
 
     /// Stores a card's balance: creates the card for `userID`, or updates it if it is `userID`'s. Nil when the card
     /// is another user's (nothing is written then).
-    public func saveBalance(businessID: Int64, uuid: String, userID: Int64, balance: Money, at now: Timestamp) throws
+    package func saveBalance(businessID: Int64, uuid: String, userID: Int64, balance: Money, at now: Timestamp) throws
         -> GiftCard?
     {
         try tx.connection.row(
@@ -177,14 +177,14 @@ public struct GiftCardRecords {
     }
 
     /// The gift card `uuid` of `businessID`.
-    public func find(businessID: Int64, uuid: String) throws -> GiftCard? {
+    package func find(businessID: Int64, uuid: String) throws -> GiftCard? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM gift_cards WHERE business_id = \(businessID) AND uuid = \(uuid)"
         ).map(Self.decode)
     }
 
     /// The gift card of `businessID` whose store id is `id` (the push's `gc`).
-    public func find(businessID: Int64, id: Int64) throws -> GiftCard? {
+    package func find(businessID: Int64, id: Int64) throws -> GiftCard? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM gift_cards WHERE business_id = \(businessID) AND id = \(id)"
         ).map(Self.decode)
@@ -192,7 +192,7 @@ public struct GiftCardRecords {
 }
 
 /// Surveys, and the ones sent to users.
-public struct SurveyRecords {
+package struct SurveyRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -214,7 +214,7 @@ public struct SurveyRecords {
     }
 
     /// Creates a survey.
-    public func insert(businessID: Int64, title: String, definition: JSON, url: String?, at now: Timestamp) throws
+    package func insert(businessID: Int64, title: String, definition: JSON, url: String?, at now: Timestamp) throws
         -> Survey
     {
         Self.decode(
@@ -226,14 +226,14 @@ public struct SurveyRecords {
     }
 
     /// The survey `id` of `businessID`.
-    public func find(businessID: Int64, id: Int64) throws -> Survey? {
+    package func find(businessID: Int64, id: Int64) throws -> Survey? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM surveys WHERE id = \(id) AND business_id = \(businessID)"
         ).map(Self.decode)
     }
 
     /// Sends a survey to a user, about a visit at `locationID`.
-    public func send(_ survey: Survey, to userID: Int64, locationID: Int64?, at now: Timestamp) throws -> UserSurvey {
+    package func send(_ survey: Survey, to userID: Int64, locationID: Int64?, at now: Timestamp) throws -> UserSurvey {
         Self.decodeUserSurvey(
             try tx.connection.row(
                 """
@@ -244,7 +244,7 @@ public struct SurveyRecords {
     }
 
     /// The user survey `id` with its survey.
-    public func userSurvey(id: Int64) throws -> (userSurvey: UserSurvey, survey: Survey)? {
+    package func userSurvey(id: Int64) throws -> (userSurvey: UserSurvey, survey: Survey)? {
         guard
             let userSurvey = try tx.connection.row(
                 "SELECT \(raw: Self.userSurveyColumns) FROM user_surveys WHERE id = \(id)"
@@ -257,7 +257,7 @@ public struct SurveyRecords {
     }
 
     /// Stores a user's answers, once: false when the survey isn't theirs or was already answered.
-    public func submit(userID: Int64, id: Int64, answers: JSON, at now: Timestamp) throws -> Bool {
+    package func submit(userID: Int64, id: Int64, answers: JSON, at now: Timestamp) throws -> Bool {
         try tx.connection.execute(
             """
             UPDATE user_surveys SET submitted_at = \(now), answers = \(answers.encodedString)

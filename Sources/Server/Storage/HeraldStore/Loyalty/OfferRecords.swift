@@ -1,7 +1,7 @@
 import HeraldModel
 
 /// Offers, and the rewards granted from them. A redemption code is unique per business.
-public struct OfferRecords {
+package struct OfferRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -45,7 +45,7 @@ public struct OfferRecords {
     // MARK: Offers
 
     /// Creates an offer (its `id` and `createdAt` are the store's).
-    public func insert(_ offer: Offer, at now: Timestamp) throws -> Offer {
+    package func insert(_ offer: Offer, at now: Timestamp) throws -> Offer {
         Self.decode(
             try tx.connection.row(
                 """
@@ -59,7 +59,7 @@ public struct OfferRecords {
     }
 
     /// The offer `id` of `businessID`.
-    public func find(businessID: Int64, id: Int64) throws -> Offer? {
+    package func find(businessID: Int64, id: Int64) throws -> Offer? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM offers WHERE id = \(id) AND business_id = \(businessID)"
         ).map { Self.decode($0) }
@@ -68,7 +68,7 @@ public struct OfferRecords {
     // MARK: Rewards
 
     /// Grants `offer` to `userID`, expiring at `expiresAt`.
-    public func grant(_ offer: Offer, to userID: Int64, source: String, expiresAt: Timestamp?, at now: Timestamp)
+    package func grant(_ offer: Offer, to userID: Int64, source: String, expiresAt: Timestamp?, at now: Timestamp)
         throws -> Reward
     {
         Self.decodeReward(
@@ -81,12 +81,12 @@ public struct OfferRecords {
     }
 
     /// Links a reward to the inbox entry that announced it.
-    public func setNotification(rewardID: Int64, notificationID: Int64) throws {
+    package func setNotification(rewardID: Int64, notificationID: Int64) throws {
         try tx.connection.execute("UPDATE rewards SET notification_id = \(notificationID) WHERE id = \(rewardID)")
     }
 
     /// A user's rewards not redeemed and not expired at `now`, with their offers, newest first.
-    public func live(userID: Int64, at now: Timestamp) throws -> [(reward: Reward, offer: Offer)] {
+    package func live(userID: Int64, at now: Timestamp) throws -> [(reward: Reward, offer: Offer)] {
         try tx.connection.rows(
             """
             SELECT \(raw: Self.rewardAndOfferColumns) FROM rewards r JOIN offers o ON o.id = r.offer_id
@@ -97,7 +97,7 @@ public struct OfferRecords {
     }
 
     /// A user's reward `id` with its offer (nil for someone else's).
-    public func reward(userID: Int64, id: Int64) throws -> (reward: Reward, offer: Offer)? {
+    package func reward(userID: Int64, id: Int64) throws -> (reward: Reward, offer: Offer)? {
         try tx.connection.row(
             """
             SELECT \(raw: Self.rewardAndOfferColumns) FROM rewards r JOIN offers o ON o.id = r.offer_id
@@ -107,7 +107,7 @@ public struct OfferRecords {
     }
 
     /// The reward of `businessID` holding redemption code `code`, with its offer.
-    public func reward(businessID: Int64, code: String) throws -> (reward: Reward, offer: Offer)? {
+    package func reward(businessID: Int64, code: String) throws -> (reward: Reward, offer: Offer)? {
         try tx.connection.row(
             """
             SELECT \(raw: Self.rewardAndOfferColumns) FROM rewards r JOIN offers o ON o.id = r.offer_id
@@ -117,7 +117,7 @@ public struct OfferRecords {
     }
 
     /// Which of `ids` are the user's rewards, each with the entry that announced it.
-    public func owned(userID: Int64, among ids: [Int64]) throws -> [(id: Int64, notificationID: Int64?)] {
+    package func owned(userID: Int64, among ids: [Int64]) throws -> [(id: Int64, notificationID: Int64?)] {
         guard !ids.isEmpty else { return [] }
         return try tx.connection.rows(
             "SELECT id, notification_id FROM rewards WHERE user_id = \(userID) AND id \(in: ids, tx.dialect)"
@@ -125,27 +125,27 @@ public struct OfferRecords {
     }
 
     /// Marks rewards read (those not read yet).
-    public func markRead(ids: [Int64], at now: Timestamp) throws {
+    package func markRead(ids: [Int64], at now: Timestamp) throws {
         guard !ids.isEmpty else { return }
         try tx.connection.execute(
             "UPDATE rewards SET read_at = \(now) WHERE id \(in: ids, tx.dialect) AND read_at IS NULL")
     }
 
     /// Gives a reward `code` unless it has one already; false when it had.
-    public func setCode(rewardID: Int64, code: String) throws -> Bool {
+    package func setCode(rewardID: Int64, code: String) throws -> Bool {
         try tx.connection.execute(
             "UPDATE rewards SET redemption_code = \(code) WHERE id = \(rewardID) AND redemption_code IS NULL") == 1
     }
 
     /// Marks a reward redeemed, once: false when it was already.
-    public func redeem(rewardID: Int64, at now: Timestamp) throws -> Bool {
+    package func redeem(rewardID: Int64, at now: Timestamp) throws -> Bool {
         try tx.connection.execute(
             "UPDATE rewards SET redeemed_at = \(now) WHERE id = \(rewardID) AND redeemed_at IS NULL") == 1
     }
 
     /// Up to `limit` rewards of `businessID`, live at `now`, expiring before `before`, whose reminder has not gone
     /// out, by id.
-    public func awaitingReminder(businessID: Int64, expiringBefore before: Timestamp, limit: Int, at now: Timestamp)
+    package func awaitingReminder(businessID: Int64, expiringBefore before: Timestamp, limit: Int, at now: Timestamp)
         throws -> [(reward: Reward, offer: Offer)]
     {
         try tx.connection.rows(
@@ -159,7 +159,7 @@ public struct OfferRecords {
     }
 
     /// Marks a reward's expiry reminder sent, once: false when another transaction sent it.
-    public func markReminderSent(rewardID: Int64, at now: Timestamp) throws -> Bool {
+    package func markReminderSent(rewardID: Int64, at now: Timestamp) throws -> Bool {
         try tx.connection.execute(
             "UPDATE rewards SET reminder_sent_at = \(now) WHERE id = \(rewardID) AND reminder_sent_at IS NULL") == 1
     }

@@ -1,14 +1,14 @@
 /// One change to the schema, applied once, in order, and recorded in `schema_migrations`.
-public struct Migration: Sendable {
+package struct Migration: Sendable {
     /// Position in the sequence; never reused.
-    public var version: Int
+    package var version: Int
     /// What it does.
-    public var name: String
+    package var name: String
     /// The statements, spelled for a dialect.
-    public var statements: @Sendable (SQLDialect) -> [String]
+    package var statements: @Sendable (SQLDialect) -> [String]
 
     /// A migration.
-    public init(version: Int, name: String, statements: @escaping @Sendable (SQLDialect) -> [String]) {
+    package init(version: Int, name: String, statements: @escaping @Sendable (SQLDialect) -> [String]) {
         self.version = version
         self.name = name
         self.statements = statements
@@ -16,12 +16,12 @@ public struct Migration: Sendable {
 }
 
 /// Applies migrations at start-up.
-public enum Migrator {
+package enum Migrator {
     /// Applies every migration the database has not recorded, in order of version, in one transaction. Returns the versions applied.
     /// A database newer than `migrations` is refused rather than written to. Processes that start at once take
     /// turns (the dialect's `migrationLock`): the first applies, the others find nothing left to do.
     @discardableResult
-    public static func migrate(_ database: any SQLDatabase, _ migrations: [Migration], at now: Int64) throws -> [Int] {
+    package static func migrate(_ database: any SQLDatabase, _ migrations: [Migration], at now: Int64) throws -> [Int] {
         try database.migrate { connection in
             if !database.dialect.migrationLock.isEmpty {
                 try connection.execute("\(raw: database.dialect.migrationLock)")

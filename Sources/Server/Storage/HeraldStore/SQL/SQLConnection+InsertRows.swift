@@ -47,10 +47,10 @@ extension SQLConnection {
     }
 
     /// 64: SQLite's measured best (its statement set-up against the row's own writes).
-    public var rowsPerInsert: Int { 64 }
+    package var rowsPerInsert: Int { 64 }
 
     /// 0: SQLite binds no arrays, so `insertRows` writes `VALUES` lists there.
-    public var rowsPerArrayInsert: Int { 0 }
+    package var rowsPerArrayInsert: Int { 0 }
 
     /// `insertRows` where arrays bind (PostgreSQL): each column's values of up to `rowsPerArrayInsert` rows bound as
     /// one array and the rows read back out of them, `INSERT … SELECT … FROM unnest(?::bigint[], ?::text[], …)`:

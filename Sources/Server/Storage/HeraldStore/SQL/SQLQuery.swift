@@ -7,14 +7,14 @@
 /// `\(raw:)` splices trusted SQL (column lists, a dialect's words); `\(list:)` expands to `?, ?, ?`; `\(in: values,
 /// dialect)` is a membership test that binds a list of any length as one array where the database can.
 /// Placeholders are written `?`; a backend whose driver wants `$1` rewrites them (`SQLQuery.numbered`).
-public struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
+package struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
     /// The SQL with `?` placeholders.
-    public private(set) var sql: String
+    package private(set) var sql: String
     /// The values, in placeholder order.
-    public private(set) var bindings: [SQLValue]
+    package private(set) var bindings: [SQLValue]
 
     /// A query with no values.
-    public init(stringLiteral value: String) {
+    package init(stringLiteral value: String) {
         sql = value
         bindings = []
     }
@@ -26,44 +26,44 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
         self.bindings = bindings
     }
 
-    public init(stringInterpolation: StringInterpolation) {
+    package init(stringInterpolation: StringInterpolation) {
         sql = stringInterpolation.sql
         bindings = stringInterpolation.bindings
     }
 
     /// Builds the text and bindings of an interpolated query.
-    public struct StringInterpolation: StringInterpolationProtocol {
+    package struct StringInterpolation: StringInterpolationProtocol {
         var sql = ""
         var bindings: [SQLValue] = []
 
-        public init(literalCapacity: Int, interpolationCount: Int) {
+        package init(literalCapacity: Int, interpolationCount: Int) {
             sql.reserveCapacity(literalCapacity + interpolationCount)
             bindings.reserveCapacity(interpolationCount)
         }
 
-        public mutating func appendLiteral(_ literal: String) { sql += literal }
+        package mutating func appendLiteral(_ literal: String) { sql += literal }
 
         /// A bound value.
-        public mutating func appendInterpolation(_ value: some SQLBindable) {
+        package mutating func appendInterpolation(_ value: some SQLBindable) {
             sql += "?"
             bindings.append(value.sqlValue)
         }
 
         /// A bound value that may be NULL.
-        public mutating func appendInterpolation<Value: SQLBindable>(_ value: Value?) {
+        package mutating func appendInterpolation<Value: SQLBindable>(_ value: Value?) {
             sql += "?"
             bindings.append(value?.sqlValue ?? .null)
         }
 
         /// Trusted SQL text, spliced as is. Never pass user input here.
-        public mutating func appendInterpolation(raw text: String) { sql += text }
+        package mutating func appendInterpolation(raw text: String) { sql += text }
 
         /// A comma-separated list of bound values for `IN (...)`; an empty list binds one NULL so `IN (NULL)`
         /// matches nothing. Up to 1,024 values the list is padded to a power of two by repeating its last value
         /// (which changes nothing in an `IN`), so that lists of any length share a few statements in a driver's
         /// cache instead of each length preparing its own; longer lists are bound as they are (padding must not
         /// take one past SQLite's or PostgreSQL's limit on bound values).
-        public mutating func appendInterpolation(list values: [some SQLBindable]) {
+        package mutating func appendInterpolation(list values: [some SQLBindable]) {
             guard let last = values.last else {
                 sql += "NULL"
                 return
@@ -79,7 +79,7 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
         /// Values bound as one PostgreSQL array (`SQLArray`'s text form: a single `?`), for a statement that reads
         /// a list of any length through one prepared statement (`unnest(\(array: ids)::bigint[])`). PostgreSQL only:
         /// SQLite has no arrays (see `appendInterpolation(in:_:)`).
-        public mutating func appendInterpolation(array values: [some SQLBindable]) {
+        package mutating func appendInterpolation(array values: [some SQLBindable]) {
             sql += "?"
             bindings.append(.text(SQLArray.literal(values.lazy.map(\.sqlValue))))
         }
@@ -94,7 +94,7 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
         /// ```swift
         /// let query: SQLQuery = "DELETE FROM delivery_claims WHERE id \(in: ids, dialect)"
         /// ```
-        public mutating func appendInterpolation(in values: [some SQLBindable], _ dialect: SQLDialect) {
+        package mutating func appendInterpolation(in values: [some SQLBindable], _ dialect: SQLDialect) {
             let elements = values.lazy.map(\.sqlValue)
             guard dialect.bindsArrays, let type = SQLArray.type(of: elements) else {
                 sql += "IN ("
@@ -107,14 +107,14 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
         }
 
         /// Another query, spliced with its bindings.
-        public mutating func appendInterpolation(_ query: SQLQuery) {
+        package mutating func appendInterpolation(_ query: SQLQuery) {
             sql += query.sql
             bindings += query.bindings
         }
     }
 
     /// Appends another query.
-    public static func + (lhs: SQLQuery, rhs: SQLQuery) -> SQLQuery {
+    package static func + (lhs: SQLQuery, rhs: SQLQuery) -> SQLQuery {
         var result = lhs
         result += rhs
         return result
@@ -122,13 +122,13 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
 
     /// Appends another query in place: building a long query row by row with `+=` stays linear, where
     /// `query = query + row` copies every binding so far for each row.
-    public static func += (lhs: inout SQLQuery, rhs: SQLQuery) {
+    package static func += (lhs: inout SQLQuery, rhs: SQLQuery) {
         lhs.sql += rhs.sql
         lhs.bindings += rhs.bindings
     }
 
     /// The SQL with `$1, $2, …` instead of `?` (for PostgreSQL). `?` inside quotes is left alone.
-    public var numbered: String {
+    package var numbered: String {
         var out = ""
         out.reserveCapacity(sql.utf8.count + bindings.count * 2)
         var number = 0

@@ -1,15 +1,15 @@
 import HeraldModel
 
 /// One result row, read by column position (queries list their columns, so positions are known).
-public struct SQLRow: Sendable {
+package struct SQLRow: Sendable {
     /// The values, in the query's column order.
-    public var values: [SQLValue]
+    package var values: [SQLValue]
 
     /// A row of `values`.
-    public init(values: [SQLValue]) { self.values = values }
+    package init(values: [SQLValue]) { self.values = values }
 
     /// The column at `index` as an integer (0 for NULL; text digits are parsed).
-    public func int(_ index: Int) -> Int64 {
+    package func int(_ index: Int) -> Int64 {
         switch values[index] {
         case .integer(let value): return value
         case .real(let value): return Int64(value)
@@ -19,13 +19,13 @@ public struct SQLRow: Sendable {
     }
 
     /// The column at `index` as an optional integer.
-    public func optionalInt(_ index: Int) -> Int64? {
+    package func optionalInt(_ index: Int) -> Int64? {
         if case .null = values[index] { return nil }
         return int(index)
     }
 
     /// The column at `index` as a Double.
-    public func double(_ index: Int) -> Double {
+    package func double(_ index: Int) -> Double {
         switch values[index] {
         case .integer(let value): return Double(value)
         case .real(let value): return value
@@ -35,10 +35,10 @@ public struct SQLRow: Sendable {
     }
 
     /// The column at `index` as text ("" for NULL).
-    public func text(_ index: Int) -> String { optionalText(index) ?? "" }
+    package func text(_ index: Int) -> String { optionalText(index) ?? "" }
 
     /// The column at `index` as optional text.
-    public func optionalText(_ index: Int) -> String? {
+    package func optionalText(_ index: Int) -> String? {
         switch values[index] {
         case .text(let text): return text
         case .integer(let value): return String(value)
@@ -49,7 +49,7 @@ public struct SQLRow: Sendable {
     }
 
     /// The column at `index` as bytes.
-    public func blob(_ index: Int) -> [UInt8] {
+    package func blob(_ index: Int) -> [UInt8] {
         switch values[index] {
         case .blob(let bytes): return bytes
         case .text(let text): return Array(text.utf8)
@@ -58,15 +58,15 @@ public struct SQLRow: Sendable {
     }
 
     /// The column at `index` as a boolean (non-zero).
-    public func bool(_ index: Int) -> Bool { int(index) != 0 }
+    package func bool(_ index: Int) -> Bool { int(index) != 0 }
 
     /// The column at `index` as a timestamp in milliseconds.
-    public func timestamp(_ index: Int) -> Timestamp { Timestamp(milliseconds: int(index)) }
+    package func timestamp(_ index: Int) -> Timestamp { Timestamp(milliseconds: int(index)) }
 
     /// The column at `index` as an optional timestamp.
-    public func optionalTimestamp(_ index: Int) -> Timestamp? { optionalInt(index).map(Timestamp.init(milliseconds:)) }
+    package func optionalTimestamp(_ index: Int) -> Timestamp? { optionalInt(index).map(Timestamp.init(milliseconds:)) }
 }
 
 extension Timestamp: SQLBindable {
-    public var sqlValue: SQLValue { .integer(milliseconds) }
+    package var sqlValue: SQLValue { .integer(milliseconds) }
 }

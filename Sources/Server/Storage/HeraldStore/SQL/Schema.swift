@@ -1,7 +1,7 @@
 /// Herald's schema, as migrations. Append; never edit a released one.
-public enum Schema {
+package enum Schema {
     /// Every migration, in order.
-    public static let migrations: [Migration] = [
+    package static let migrations: [Migration] = [
         foundation, inboxVersion, loyalty, collapseID, leaseIndexes, moneyInCents, devicesAndCampaigns, sandboxDevices,
         deviceAPIIndexes, queueIndexes, locationBeacons, idempotencyRequests, providerTokens, queueTables,
         importForeignKeys, fcmQuotas, connectionLeases, sharedPushTokens, campaignAnswers, identityKeys,

@@ -38,19 +38,19 @@
 ///
 /// A key not listed (a table added later) reports its columns other than `business_id`, joined by commas, when
 /// the driver knows them (SQLite), and `<table>_pkey` reports `id`. Add a row here with every new unique key.
-public struct UniqueKey: Sendable, Equatable {
+package struct UniqueKey: Sendable, Equatable {
     /// The table.
-    public var table: String
+    package var table: String
     /// Its columns, in the key's order.
-    public var columns: [String]
+    package var columns: [String]
     /// PostgreSQL's name for it: the index's name, or the one PostgreSQL gives a table constraint
     /// (`<table>_<columns>_key`, `<table>_pkey`).
-    public var name: String
+    package var name: String
     /// The field a violation is reported on.
-    public var field: String
+    package var field: String
 
     /// A key of `table` on `columns`, named `name` by PostgreSQL, reported on `field`.
-    public init(table: String, columns: [String], name: String, field: String) {
+    package init(table: String, columns: [String], name: String, field: String) {
         self.table = table
         self.columns = columns
         self.name = name
@@ -58,7 +58,7 @@ public struct UniqueKey: Sendable, Equatable {
     }
 
     /// Every unique key of `Schema.migrations`.
-    public static let schema: [UniqueKey] = [
+    package static let schema: [UniqueKey] = [
         UniqueKey(table: "businesses", columns: ["client_id"], name: "businesses_client_id_key", field: "client"),
         UniqueKey(
             table: "businesses", columns: ["pos_key_hash"], name: "businesses_pos_key_hash_key", field: "pos_key_hash"),
@@ -124,14 +124,14 @@ public struct UniqueKey: Sendable, Equatable {
 
     /// The field for a violation of the constraint or index PostgreSQL calls `name`; nil for a name not listed
     /// (except `<table>_pkey`: `id`).
-    public static func field(constraint name: String) -> String? {
+    package static func field(constraint name: String) -> String? {
         if let key = schema.first(where: { $0.name == name }) { return key.field }
         return name.hasSuffix("_pkey") ? "id" : nil
     }
 
     /// The field for a violation on `columns` of `table` (what SQLite reports); a key not listed reports its
     /// columns other than `business_id`.
-    public static func field(table: String, columns: [String]) -> String? {
+    package static func field(table: String, columns: [String]) -> String? {
         if let key = schema.first(where: { $0.table == table && $0.columns == columns }) { return key.field }
         let own = columns.filter { $0 != "business_id" }
         return own.isEmpty ? nil : own.joined(separator: ",")

@@ -10,14 +10,14 @@ import HeraldModel
 /// }
 /// let stored = try tx.emailCodes.takeAttempt(userID: id, most: 5, at: now)   // nil: expired, used up or none
 /// ```
-public struct EmailCodeRecords {
+package struct EmailCodeRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
     /// Stores a new code for `userID` in place of its last one (untried, until `expiresAt`), unless `most` codes were
     /// issued to it since `windowStart` already; whether it was stored. Codes are counted in windows: the first code
     /// after `windowStart` passed the last window's start opens a new one at `now`.
-    public func issue(
+    package func issue(
         userID: Int64, codeHash: [UInt8], expiresAt: Timestamp, windowStart: Timestamp, most: Int, at now: Timestamp
     ) throws -> Bool {
         try tx.connection.execute(
@@ -35,13 +35,14 @@ public struct EmailCodeRecords {
     }
 
     /// When the window of `userID`'s codes started (nil: no code was ever issued to it).
-    public func windowStart(userID: Int64) throws -> Timestamp? {
+    package func windowStart(userID: Int64) throws -> Timestamp? {
         try tx.connection.row("SELECT window_start FROM email_codes WHERE user_id = \(userID)")?.timestamp(0)
     }
 
     /// Counts one try of `userID`'s code, if it has one that has not expired at `now` and was tried fewer than `most`
     /// times: its hash and the tries counted so far, this one included. Nil when there is none to try.
-    public func takeAttempt(userID: Int64, most: Int, at now: Timestamp) throws -> (codeHash: [UInt8], attempts: Int)? {
+    package func takeAttempt(userID: Int64, most: Int, at now: Timestamp) throws -> (codeHash: [UInt8], attempts: Int)?
+    {
         try tx.connection.row(
             """
             UPDATE email_codes SET attempts = attempts + 1
@@ -52,7 +53,7 @@ public struct EmailCodeRecords {
     }
 
     /// Forgets `userID`'s code (it proved the email, which is claimed now).
-    public func delete(userID: Int64) throws {
+    package func delete(userID: Int64) throws {
         try tx.connection.execute("DELETE FROM email_codes WHERE user_id = \(userID)")
     }
 }

@@ -1,7 +1,7 @@
 import HeraldModel
 
 /// Signed-in sessions, found by the hash of their access token.
-public struct SessionRecords {
+package struct SessionRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -18,7 +18,7 @@ public struct SessionRecords {
     }
 
     /// Stores a new session.
-    public func insert(
+    package func insert(
         tokenHash: String, businessID: Int64, userID: Int64, deviceID: Int64?, expiresAt: Timestamp, at now: Timestamp
     ) throws -> Session {
         Self.decode(
@@ -31,13 +31,13 @@ public struct SessionRecords {
     }
 
     /// The session whose token hashes to `tokenHash` (active or not).
-    public func find(tokenHash: String) throws -> Session? {
+    package func find(tokenHash: String) throws -> Session? {
         try tx.connection.row("SELECT \(raw: Self.columns) FROM sessions WHERE token_hash = \(tokenHash)").map(
             Self.decode)
     }
 
     /// The session whose token hashes to `tokenHash` with its user, in one read (every signed-in call does this).
-    public func findWithUser(tokenHash: String) throws -> (session: Session, user: User)? {
+    package func findWithUser(tokenHash: String) throws -> (session: Session, user: User)? {
         try tx.connection.row(
             """
             SELECT \(raw: Self.withUserColumns) FROM sessions s JOIN users u ON u.id = s.user_id
@@ -47,7 +47,7 @@ public struct SessionRecords {
     }
 
     /// Revokes a session (once; a second revocation changes nothing).
-    public func revoke(id: Int64, at now: Timestamp) throws {
+    package func revoke(id: Int64, at now: Timestamp) throws {
         try tx.connection.execute("UPDATE sessions SET revoked_at = \(now) WHERE id = \(id) AND revoked_at IS NULL")
     }
 }

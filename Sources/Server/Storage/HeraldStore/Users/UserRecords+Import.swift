@@ -3,7 +3,7 @@ import HeraldModel
 extension UserRecords {
     /// The users of `businessID` with these external ids (as many as SQL binds at once: callers batch by the
     /// thousand).
-    public func find(businessID: Int64, externalIDs: [String]) throws -> [User] {
+    package func find(businessID: Int64, externalIDs: [String]) throws -> [User] {
         guard !externalIDs.isEmpty else { return [] }
         return try tx.connection.rows(
             tx.rows(Self.columns, of: "users", where: "business_id = \(businessID)", "external_id", in: externalIDs)
@@ -11,7 +11,7 @@ extension UserRecords {
     }
 
     /// The users of `businessID` with these emails (lower-cased).
-    public func find(businessID: Int64, emails: [String]) throws -> [User] {
+    package func find(businessID: Int64, emails: [String]) throws -> [User] {
         guard !emails.isEmpty else { return [] }
         return try tx.connection.rows(
             tx.rows(Self.columns, of: "users", where: "business_id = \(businessID)", "email", in: emails)
@@ -19,7 +19,7 @@ extension UserRecords {
     }
 
     /// Creates a user known only from an import: no password (nobody signs in as them until they sign up).
-    public func insertImported(
+    package func insertImported(
         businessID: Int64, externalID: String?, email: String?, firstName: String, lastName: String, attributes: JSON,
         at now: Timestamp
     ) throws -> User {
@@ -33,7 +33,7 @@ extension UserRecords {
     /// Creates users known only from an import (their ids ignored, no password), many a statement; returns them
     /// with their ids, in the order given. Each has an external id, else an email, of its own: its id is read back
     /// by it (an import's batch takes a statement per row on PostgreSQL otherwise, a round trip each).
-    public func insertImported(_ users: [User]) throws -> [User] {
+    package func insertImported(_ users: [User]) throws -> [User] {
         guard !users.isEmpty else { return [] }
         func identity(externalID: String?, email: String?) -> String {
             externalID.map { "x" + $0 } ?? "e" + (email ?? "")
@@ -69,7 +69,7 @@ extension UserRecords {
     /// where it has them: they sign up into their own record, keeping its id, attributes and devices. Nil when the
     /// user has a password by now (another sign-up got there first: the update waits for its row lock, then finds
     /// the password set).
-    public func claimImported(id: Int64, by new: NewUser, at now: Timestamp) throws -> User? {
+    package func claimImported(id: Int64, by new: NewUser, at now: Timestamp) throws -> User? {
         try tx.connection.row(
             """
             UPDATE users SET password_hash = \(new.passwordHash),
@@ -83,7 +83,7 @@ extension UserRecords {
     }
 
     /// Writes what an import sets of a user: external id, email, names and attributes.
-    public func saveImported(_ user: User) throws {
+    package func saveImported(_ user: User) throws {
         try tx.connection.execute(
             """
             UPDATE users SET external_id = \(user.externalID), email = \(user.email), first_name = \(user.firstName),

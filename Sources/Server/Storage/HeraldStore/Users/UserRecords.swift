@@ -1,7 +1,7 @@
 import HeraldModel
 
 /// Users. Email (and phone, when set) are unique per business: a taken one is `StoreError.conflict` naming it.
-public struct UserRecords {
+package struct UserRecords {
     let tx: StoreTransaction
     init(_ tx: StoreTransaction) { self.tx = tx }
 
@@ -20,7 +20,7 @@ public struct UserRecords {
     }
 
     /// Creates a user.
-    public func insert(_ new: NewUser, at now: Timestamp) throws -> User {
+    package func insert(_ new: NewUser, at now: Timestamp) throws -> User {
         Self.decode(
             try tx.connection.row(
                 """
@@ -32,7 +32,7 @@ public struct UserRecords {
     }
 
     /// The user `id` of `businessID` (nil for another business's user).
-    public func find(businessID: Int64, id: Int64) throws -> User? {
+    package func find(businessID: Int64, id: Int64) throws -> User? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM users WHERE id = \(id) AND business_id = \(businessID)"
         ).map { Self.decode($0) }
@@ -40,28 +40,28 @@ public struct UserRecords {
 
     /// The user `id` of `businessID`, locked to the transaction where the database locks rows: what is read
     /// (points, banked currency) may be written back from it.
-    public func lock(businessID: Int64, id: Int64) throws -> User? {
+    package func lock(businessID: Int64, id: Int64) throws -> User? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM users WHERE id = \(id) AND business_id = \(businessID) \(tx.forUpdate)"
         ).map { Self.decode($0) }
     }
 
     /// The user with `email` (lower-cased) in `businessID`.
-    public func find(businessID: Int64, email: String) throws -> User? {
+    package func find(businessID: Int64, email: String) throws -> User? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM users WHERE business_id = \(businessID) AND email = \(email)"
         ).map { Self.decode($0) }
     }
 
     /// The user with `phone` in `businessID`.
-    public func find(businessID: Int64, phone: String) throws -> User? {
+    package func find(businessID: Int64, phone: String) throws -> User? {
         try tx.connection.row(
             "SELECT \(raw: Self.columns) FROM users WHERE business_id = \(businessID) AND phone = \(phone)"
         ).map { Self.decode($0) }
     }
 
     /// Writes a user's profile fields (email, password hash, names, phone).
-    public func saveProfile(_ user: User) throws {
+    package func saveProfile(_ user: User) throws {
         try tx.connection.execute(
             """
             UPDATE users SET email = \(user.email), password_hash = \(user.passwordHash), first_name = \(user.firstName),
@@ -72,7 +72,7 @@ public struct UserRecords {
 
     /// Adds `points` (negative to take some back, never below zero) and `currency` to a user's balances, in the
     /// database (concurrent changes add up); returns the balances after.
-    public func addToBalance(id: Int64, points: Int64, currency: Money = .zero) throws -> (
+    package func addToBalance(id: Int64, points: Int64, currency: Money = .zero) throws -> (
         points: Int64, banked: Money
     ) {
         let row = try tx.connection.row(
@@ -86,7 +86,7 @@ public struct UserRecords {
     }
 
     /// Counts a change to a user's inbox (validating cached pages and ETags).
-    public func bumpInboxVersion(id: Int64) throws {
+    package func bumpInboxVersion(id: Int64) throws {
         try tx.connection.execute("UPDATE users SET inbox_version = inbox_version + 1 WHERE id = \(id)")
     }
 }

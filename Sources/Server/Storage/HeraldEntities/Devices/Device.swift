@@ -3,31 +3,31 @@ import HeraldModel
 /// A phone or tablet a user signed in on, and its push token.
 public struct Device: Sendable, Equatable {
     /// Store id.
-    public var id: Int64
+    package var id: Int64
     /// Owning business.
-    public var businessID: Int64
+    package var businessID: Int64
     /// The user signed in on it now (nil: an install nobody has signed in on, or imported without a user).
-    public var userID: Int64?
+    package var userID: Int64?
     /// The app's `punchh-app-device-id` (an SDK install's `install_id` is the same key: one phone, one device), or
     /// a key derived from the user and platform when the app sends none.
-    public var deviceKey: String
+    package var deviceKey: String
     /// APNs (iOS) or FCM (Android).
-    public var platform: PushPlatform
+    package var platform: PushPlatform
     /// The push token; nil once cleared (logout, `""`, or pruned as dead).
-    public var token: String?
+    package var token: String?
     /// When the token was last registered; APNs' 410 timestamp is compared with it.
-    public var tokenUpdatedAt: Timestamp?
+    package var tokenUpdatedAt: Timestamp?
     /// The app's User-Agent.
-    public var userAgent: String?
+    package var userAgent: String?
     /// When the device was first seen.
-    public var createdAt: Timestamp
+    package var createdAt: Timestamp
     /// When it last changed.
-    public var updatedAt: Timestamp
+    package var updatedAt: Timestamp
     /// What the SDK registered about it, if it is an install (nil for a device only the Punchh API knows).
-    public var install: Install?
+    package var install: Install?
 
     /// A device record.
-    public init(
+    package init(
         id: Int64, businessID: Int64, userID: Int64?, deviceKey: String, platform: PushPlatform, token: String?,
         tokenUpdatedAt: Timestamp?, userAgent: String?, createdAt: Timestamp, updatedAt: Timestamp,
         install: Install? = nil
@@ -47,53 +47,53 @@ public struct Device: Sendable, Equatable {
 }
 
 /// What an SDK install registers about its device (README: "The device API"), beside the push token the device holds.
-public struct Install: Sendable, Equatable {
+package struct Install: Sendable, Equatable {
     /// `live` or `sandbox`: the API key it registered with.
-    public var workspace: Workspace
+    package var workspace: Workspace
     /// Its credential's public id (`X-Herald-Key-Id`).
-    public var keyID: String
+    package var keyID: String
     /// Its credential's secret, sealed by the server.
-    public var sealedSecret: [UInt8]
+    package var sealedSecret: [UInt8]
     /// `sandbox` or `production` for an APNs token.
-    public var apnsEnvironment: String?
+    package var apnsEnvironment: String?
     /// The app's version.
-    public var appVersion: String?
+    package var appVersion: String?
     /// The OS's version.
-    public var osVersion: String?
+    package var osVersion: String?
     /// The device model.
-    public var deviceModel: String?
+    package var deviceModel: String?
     /// BCP 47 locale (`en-US`).
-    public var locale: String?
+    package var locale: String?
     /// IANA time zone (`America/New_York`): what local times and quiet hours are in.
-    public var timeZone: String?
+    package var timeZone: String?
     /// The SDK's version.
-    public var sdkVersion: String?
+    package var sdkVersion: String?
     /// Whether the user allows notifications.
-    public var notificationsEnabled: Bool?
+    package var notificationsEnabled: Bool?
     /// `always`, `when_in_use` or `none`.
-    public var locationPermission: String?
+    package var locationPermission: String?
     /// A sandbox install's standing as a test device: `pending` until approved, then `approved`.
-    public var testStatus: String?
+    package var testStatus: String?
     /// The code an admin approves a sandbox install with.
-    public var approvalCode: String?
+    package var approvalCode: String?
     /// When it last called.
-    public var lastSeenAt: Timestamp?
+    package var lastSeenAt: Timestamp?
 
     /// The workspace an install belongs to.
-    public struct Workspace: Sendable, Hashable, CustomStringConvertible {
+    package struct Workspace: Sendable, Hashable, CustomStringConvertible {
         /// Its name.
-        public let rawValue: String
+        package let rawValue: String
         /// The workspace named `rawValue`.
-        public init(_ rawValue: String) { self.rawValue = rawValue }
+        package init(_ rawValue: String) { self.rawValue = rawValue }
         /// The business's real users.
-        public static let live = Workspace("live")
+        package static let live = Workspace("live")
         /// Test devices: sandbox campaigns only.
-        public static let sandbox = Workspace("sandbox")
-        public var description: String { rawValue }
+        package static let sandbox = Workspace("sandbox")
+        package var description: String { rawValue }
     }
 
     /// An install's details.
-    public init(
+    package init(
         workspace: Workspace, keyID: String, sealedSecret: [UInt8], apnsEnvironment: String? = nil,
         appVersion: String? = nil, osVersion: String? = nil, deviceModel: String? = nil, locale: String? = nil,
         timeZone: String? = nil, sdkVersion: String? = nil, notificationsEnabled: Bool? = nil,

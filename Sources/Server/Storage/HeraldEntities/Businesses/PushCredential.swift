@@ -1,22 +1,22 @@
 import HeraldModel
 
 /// A business's credential for one push service. The key material is sealed by the server.
-public struct PushCredential: Sendable, Equatable {
+package struct PushCredential: Sendable, Equatable {
     /// Owning business.
-    public var businessID: Int64
+    package var businessID: Int64
     /// Which service.
-    public var platform: PushPlatform
+    package var platform: PushPlatform
     /// Non-secret settings shown to operators: APNs key id, team id, topic, environment; FCM project id, client email.
-    public var settings: [String: String]
+    package var settings: [String: String]
     /// The sealed secret: the .p8 text or the service-account JSON.
-    public var sealedKey: [UInt8]
+    package var sealedKey: [UInt8]
     /// Set when the provider rejected the credential itself (403 InvalidProviderToken, …); nil when healthy.
-    public var brokenReason: String?
+    package var brokenReason: String?
     /// When it was last set.
-    public var updatedAt: Timestamp
+    package var updatedAt: Timestamp
 
     /// A credential record.
-    public init(
+    package init(
         businessID: Int64, platform: PushPlatform, settings: [String: String], sealedKey: [UInt8],
         brokenReason: String? = nil, updatedAt: Timestamp
     ) {

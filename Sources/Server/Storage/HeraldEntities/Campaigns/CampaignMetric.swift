@@ -10,72 +10,65 @@
 /// accepted the push) and `failed`, the device events and Punchh apps' read marks the lifecycle ones, redemptions
 /// `redeemed`. `opened` counts messages opened either way, so it is
 /// always `direct_opens + influenced_opens`.
-public struct CampaignMetric: Sendable, Hashable, CustomStringConvertible {
+package struct CampaignMetric: Sendable, Hashable, CustomStringConvertible {
     /// The name stored and shown.
-    public let rawValue: String
+    package let rawValue: String
     /// The metric named `rawValue`.
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    package init(_ rawValue: String) { self.rawValue = rawValue }
 
     /// Devices (or inboxes) the campaign's audience resolved to.
-    public static let targeted = CampaignMetric("targeted")
+    package static let targeted = CampaignMetric("targeted")
     /// Messages written for them (and, for push, queued).
-    public static let sent = CampaignMetric("sent")
+    package static let sent = CampaignMetric("sent")
     /// Pushes Apple or Google accepted.
-    public static let delivered = CampaignMetric("delivered")
+    package static let delivered = CampaignMetric("delivered")
     /// Pushes that failed for good.
-    public static let failed = CampaignMetric("failed")
+    package static let failed = CampaignMetric("failed")
     /// Messages the SDK first saw (`notification.received`).
-    public static let received = CampaignMetric("received")
+    package static let received = CampaignMetric("received")
     /// Messages the notification screen showed.
-    public static let displayed = CampaignMetric("displayed")
+    package static let displayed = CampaignMetric("displayed")
     /// Messages opened, directly or influenced: `direct_opens + influenced_opens`.
-    public static let opened = CampaignMetric("opened")
+    package static let opened = CampaignMetric("opened")
     /// Messages opened from their system notification (`notification.opened`).
-    public static let directOpens = CampaignMetric("direct_opens")
+    package static let directOpens = CampaignMetric("direct_opens")
     /// Messages whose device opened the app within the influence window after their delivery, without tapping them.
-    public static let influencedOpens = CampaignMetric("influenced_opens")
+    package static let influencedOpens = CampaignMetric("influenced_opens")
     /// Messages whose call to action was followed.
-    public static let ctaClicked = CampaignMetric("cta_clicked")
+    package static let ctaClicked = CampaignMetric("cta_clicked")
     /// Messages whose screen was closed.
-    public static let dismissed = CampaignMetric("dismissed")
+    package static let dismissed = CampaignMetric("dismissed")
     /// Messages whose media was played.
-    public static let mediaViewed = CampaignMetric("media_viewed")
+    package static let mediaViewed = CampaignMetric("media_viewed")
     /// Messages whose media played to the end.
-    public static let mediaCompleted = CampaignMetric("media_completed")
+    package static let mediaCompleted = CampaignMetric("media_completed")
     /// Surveys opened.
-    public static let surveyStarted = CampaignMetric("survey_started")
+    package static let surveyStarted = CampaignMetric("survey_started")
     /// Surveys answered.
-    public static let surveySubmitted = CampaignMetric("survey_submitted")
+    package static let surveySubmitted = CampaignMetric("survey_submitted")
     /// Users granted the campaign's offer.
-    public static let granted = CampaignMetric("granted")
+    package static let granted = CampaignMetric("granted")
     /// Rewards the campaign granted that were redeemed.
-    public static let redeemed = CampaignMetric("redeemed")
+    package static let redeemed = CampaignMetric("redeemed")
 
     /// Pushes queued for its messages, one per device (not in the report's list: what its pace waits on, less
     /// `delivered` and `failed`).
-    public static let pushes = CampaignMetric("pushes")
+    package static let pushes = CampaignMetric("pushes")
 
     /// Every metric of the report, in the order the report lists them.
-    public static let report: [CampaignMetric] = [
+    package static let report: [CampaignMetric] = [
         .targeted, .sent, .delivered, .failed, .received, .displayed, .opened, .directOpens, .influencedOpens,
         .ctaClicked, .dismissed, .mediaViewed, .mediaCompleted, .surveyStarted, .surveySubmitted, .granted, .redeemed,
     ]
 
     /// The `source` of a reward a campaign granted (`campaign:<id>`): what its redemption is counted by.
-    public static func rewardSource(campaignID: Int64) -> String { "campaign:\(campaignID)" }
+    package static func rewardSource(campaignID: Int64) -> String { "campaign:\(campaignID)" }
 
     /// The campaign that granted a reward of `source`, if one did.
-    public static func campaignID(rewardSource source: String) -> Int64? {
+    package static func campaignID(rewardSource source: String) -> Int64? {
         source.hasPrefix("campaign:") ? Int64(source.dropFirst("campaign:".count)) : nil
     }
 
     /// The name.
-    public var description: String { rawValue }
-}
-
-extension CampaignRecords {
-    /// Adds `amount` (negative to take back) to a campaign's counter `metric`.
-    public func count(_ metric: CampaignMetric, by amount: Int64 = 1, campaignID: Int64) throws {
-        try count(metric.rawValue, by: amount, campaignID: campaignID)
-    }
+    package var description: String { rawValue }
 }

@@ -2,7 +2,7 @@ import HeraldModel
 
 extension BusinessSettings {
     /// The settings as a JSON object (how the SQL store keeps them, and how the admin API shows them).
-    public var json: JSON {
+    package var json: JSON {
         .object([
             ("conversion_threshold", .int(conversionThreshold)),
             ("conversion_kind", .string(conversionKind)),
@@ -22,7 +22,7 @@ extension BusinessSettings {
     }
 
     /// Settings read from `json`; missing keys keep their defaults.
-    public init(json: JSON) {
+    package init(json: JSON) {
         self.init()
         if let value = json["conversion_threshold"]?.int64Value { conversionThreshold = value }
         if let value = json["conversion_kind"]?.stringValue { conversionKind = value }
@@ -43,10 +43,10 @@ extension BusinessSettings {
 
 extension Dictionary where Key == String, Value == String {
     /// A string map as a JSON object with sorted keys.
-    var json: JSON { .object(keys.sorted().map { (key: $0, value: .string(self[$0]!)) }) }
+    package var json: JSON { .object(keys.sorted().map { (key: $0, value: .string(self[$0]!)) }) }
 
     /// The string members of a JSON object.
-    init(json: JSON) {
+    package init(json: JSON) {
         self.init()
         for pair in json.objectValue ?? [] {
             if let value = pair.value.stringValue { self[pair.key] = value }

@@ -2,22 +2,22 @@ import HeraldModel
 
 /// One device an audience reaches, with what a campaign's fan-out decides by: whether it can be pushed to, the
 /// time zone its local times and quiet hours are in, whether the SDK runs on it.
-public struct AudienceTarget: Sendable, Equatable {
+package struct AudienceTarget: Sendable, Equatable {
     /// The device.
-    public var deviceID: Int64
+    package var deviceID: Int64
     /// Its user, if it has one.
-    public var userID: Int64?
+    package var userID: Int64?
     /// The push service it is reached through.
-    public var platform: PushPlatform
+    package var platform: PushPlatform
     /// Whether it has a push token now.
-    public var hasToken: Bool
+    package var hasToken: Bool
     /// Its IANA time zone, as its SDK reported it (nil when it never did).
-    public var timeZone: String?
+    package var timeZone: String?
     /// Whether it is an SDK install (it can pull and reports events), not only a device the Punchh API knows.
-    public var isInstall: Bool
+    package var isInstall: Bool
 
     /// A target.
-    public init(
+    package init(
         deviceID: Int64, userID: Int64?, platform: PushPlatform, hasToken: Bool, timeZone: String?, isInstall: Bool
     ) {
         self.deviceID = deviceID

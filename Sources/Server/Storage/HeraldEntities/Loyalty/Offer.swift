@@ -1,34 +1,34 @@
 import HeraldModel
 
 /// Something a business gives its users: a discount or a free item, shown on the offer-details screen.
-public struct Offer: Sendable, Equatable {
+package struct Offer: Sendable, Equatable {
     /// Store id.
-    public var id: Int64
+    package var id: Int64
     /// Owning business.
-    public var businessID: Int64
+    package var businessID: Int64
     /// Name ("Free Fries").
-    public var name: String
+    package var name: String
     /// What it is, for the details screen.
-    public var description: String
+    package var description: String
     /// The offer's picture (https or Herald's media URL).
-    public var imageURL: String?
+    package var imageURL: String?
     /// Rich media for its push.
-    public var media: MediaAttachment?
+    package var media: MediaAttachment?
     /// The discount applied when it is redeemed (in the business's currency).
-    public var discount: Money
+    package var discount: Money
     /// Grants and redemptions are possible from…
-    public var availableFrom: Timestamp?
+    package var availableFrom: Timestamp?
     /// …until.
-    public var availableUntil: Timestamp?
+    package var availableUntil: Timestamp?
     /// Every grant expires at this time (if set)…
-    public var expiresAt: Timestamp?
+    package var expiresAt: Timestamp?
     /// …or this many seconds after it was granted (if set; the earlier of the two applies).
-    public var validForSeconds: Int64?
+    package var validForSeconds: Int64?
     /// When it was created.
-    public var createdAt: Timestamp
+    package var createdAt: Timestamp
 
     /// An offer record.
-    public init(
+    package init(
         id: Int64, businessID: Int64, name: String, description: String, imageURL: String?, media: MediaAttachment?,
         discount: Money, availableFrom: Timestamp?, availableUntil: Timestamp?, expiresAt: Timestamp?,
         validForSeconds: Int64?, createdAt: Timestamp
@@ -50,34 +50,34 @@ public struct Offer: Sendable, Equatable {
 }
 
 /// An offer granted to one user (Punchh's "reward").
-public struct Reward: Sendable, Equatable {
+package struct Reward: Sendable, Equatable {
     /// Store id: the `reward_id` the app redeems.
-    public var id: Int64
+    package var id: Int64
     /// Owning business.
-    public var businessID: Int64
+    package var businessID: Int64
     /// Holder.
-    public var userID: Int64
+    package var userID: Int64
     /// What was granted.
-    public var offerID: Int64
+    package var offerID: Int64
     /// Why it was granted: `welcome_offer`, `campaign_offer`, `points_to_reward`.
-    public var source: String
+    package var source: String
     /// When.
-    public var grantedAt: Timestamp
+    package var grantedAt: Timestamp
     /// When it stops being redeemable.
-    public var expiresAt: Timestamp?
+    package var expiresAt: Timestamp?
     /// When the user read it (`mark_read`'s `rewards`).
-    public var readAt: Timestamp?
+    package var readAt: Timestamp?
     /// The code the app shows the POS, once asked for.
-    public var redemptionCode: String?
+    package var redemptionCode: String?
     /// When the POS honoured it.
-    public var redeemedAt: Timestamp?
+    package var redeemedAt: Timestamp?
     /// When its expiry reminder went out.
-    public var reminderSentAt: Timestamp?
+    package var reminderSentAt: Timestamp?
     /// The inbox entry announcing it.
-    public var notificationID: Int64?
+    package var notificationID: Int64?
 
     /// A reward record.
-    public init(
+    package init(
         id: Int64, businessID: Int64, userID: Int64, offerID: Int64, source: String, grantedAt: Timestamp,
         expiresAt: Timestamp?, readAt: Timestamp? = nil, redemptionCode: String? = nil, redeemedAt: Timestamp? = nil,
         reminderSentAt: Timestamp? = nil, notificationID: Int64? = nil

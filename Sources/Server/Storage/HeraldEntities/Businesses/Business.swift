@@ -3,22 +3,22 @@ import HeraldModel
 /// A business running an app on Herald: the unit everything else belongs to.
 public struct Business: Sendable, Equatable {
     /// Store id.
-    public var id: Int64
+    package var id: Int64
     /// Display name.
-    public var name: String
+    package var name: String
     /// The public client id the app sends as `"client"`.
-    public var clientID: String
+    package var clientID: String
     /// The signing secret, sealed (AES-256-GCM) by the server; the store never sees it in clear.
-    public var sealedSecret: [UInt8]
+    package var sealedSecret: [UInt8]
     /// SHA-256 (hex) of the POS key; the key itself is shown once, at creation.
-    public var posKeyHash: String
+    package var posKeyHash: String
     /// Business rules (point conversion, reminders).
-    public var settings: BusinessSettings
+    package var settings: BusinessSettings
     /// When it was created.
-    public var createdAt: Timestamp
+    package var createdAt: Timestamp
 
     /// A business record.
-    public init(
+    package init(
         id: Int64, name: String, clientID: String, sealedSecret: [UInt8], posKeyHash: String,
         settings: BusinessSettings = .init(), createdAt: Timestamp
     ) {
@@ -33,28 +33,28 @@ public struct Business: Sendable, Equatable {
 }
 
 /// Rules a business sets for its loyalty program.
-public struct BusinessSettings: Sendable, Equatable {
+package struct BusinessSettings: Sendable, Equatable {
     /// Points at which a user's balance converts (0 disables conversion).
-    public var conversionThreshold: Int64
+    package var conversionThreshold: Int64
     /// What a conversion grants: an offer (`reward`) or banked currency (`currency`).
-    public var conversionKind: String
+    package var conversionKind: String
     /// Currency granted per conversion, when `conversionKind` is `currency`.
-    public var conversionCurrencyAmount: Money
+    package var conversionCurrencyAmount: Money
     /// Offer granted per conversion, when `conversionKind` is `reward`.
-    public var conversionOfferID: Int64?
+    package var conversionOfferID: Int64?
     /// How long before an offer's expiry its reminder is sent, in seconds (0 disables reminders).
-    public var offerReminderLeadSeconds: Int64
+    package var offerReminderLeadSeconds: Int64
     /// An offer granted to every new user at sign-up, if set.
-    public var welcomeOfferID: Int64?
+    package var welcomeOfferID: Int64?
     /// The membership levels, lowest first, the first from 0 points (what Transaction Details names).
-    public var membershipLevels: [MembershipLevel]
+    package var membershipLevels: [MembershipLevel]
     /// Whether the business vouches for the emails of the customers it imports: then a sign-up with an imported
     /// email claims that record at once; otherwise only with the one-time code mailed to the address.
-    public var importTrusted = false
+    package var importTrusted = false
 
     /// Defaults: no conversion, reminders a day before expiry, no welcome offer, levels Member, Silver (500
     /// points) and Gold (2000).
-    public init(
+    package init(
         conversionThreshold: Int64 = 0, conversionKind: String = "reward", conversionCurrencyAmount: Money = .zero,
         conversionOfferID: Int64? = nil, offerReminderLeadSeconds: Int64 = 86_400, welcomeOfferID: Int64? = nil,
         membershipLevels: [MembershipLevel] = MembershipLevel.defaults
@@ -71,40 +71,40 @@ public struct BusinessSettings: Sendable, Equatable {
 }
 
 /// A membership level of a loyalty program: its name, from a balance of `fromPoints`.
-public struct MembershipLevel: Sendable, Equatable {
+package struct MembershipLevel: Sendable, Equatable {
     /// What the app shows (`Gold`).
-    public var name: String
+    package var name: String
     /// The balance it starts at.
-    public var fromPoints: Int64
+    package var fromPoints: Int64
 
     /// A level.
-    public init(name: String, fromPoints: Int64) {
+    package init(name: String, fromPoints: Int64) {
         self.name = name
         self.fromPoints = fromPoints
     }
 
     /// Member, Silver from 500 points, Gold from 2000.
-    public static let defaults = [
+    package static let defaults = [
         MembershipLevel(name: "Member", fromPoints: 0), MembershipLevel(name: "Silver", fromPoints: 500),
         MembershipLevel(name: "Gold", fromPoints: 2000),
     ]
 }
 
 /// A store location (where check-ins and redemptions happen).
-public struct Location: Sendable, Equatable {
+package struct Location: Sendable, Equatable {
     /// Store id.
-    public var id: Int64
+    package var id: Int64
     /// Owning business.
-    public var businessID: Int64
+    package var businessID: Int64
     /// Display name ("Brooklyn Location").
-    public var name: String
+    package var name: String
     /// The business's own number for the store.
-    public var storeNumber: String?
+    package var storeNumber: String?
     /// When it was created.
-    public var createdAt: Timestamp
+    package var createdAt: Timestamp
 
     /// A location record.
-    public init(id: Int64, businessID: Int64, name: String, storeNumber: String?, createdAt: Timestamp) {
+    package init(id: Int64, businessID: Int64, name: String, storeNumber: String?, createdAt: Timestamp) {
         self.id = id
         self.businessID = businessID
         self.name = name

@@ -1,53 +1,53 @@
 import HeraldModel
 
 /// A visit that earned (or will earn) points.
-public struct Checkin: Sendable, Equatable {
+package struct Checkin: Sendable, Equatable {
     /// Where it stands.
-    public struct Status: Sendable, Hashable, CustomStringConvertible {
+    package struct Status: Sendable, Hashable, CustomStringConvertible {
         /// The status name.
-        public let rawValue: String
+        package let rawValue: String
         /// The status named `rawValue`.
-        public init(_ rawValue: String) { self.rawValue = rawValue }
+        package init(_ rawValue: String) { self.rawValue = rawValue }
         /// Points credited.
-        public static let approved = Status("approved")
+        package static let approved = Status("approved")
         /// Waiting for confirmation (a receipt to check): no points yet.
-        public static let pending = Status("pending")
+        package static let pending = Status("pending")
         /// Confirmation failed: no points.
-        public static let failed = Status("failed")
+        package static let failed = Status("failed")
         /// Cancelled after approval: points taken back.
-        public static let void = Status("void")
-        public var description: String { rawValue }
+        package static let void = Status("void")
+        package var description: String { rawValue }
     }
 
     /// Store id: the payload's `i`.
-    public var id: Int64
+    package var id: Int64
     /// Owning business.
-    public var businessID: Int64
+    package var businessID: Int64
     /// Who checked in.
-    public var userID: Int64
+    package var userID: Int64
     /// Where.
-    public var locationID: Int64
+    package var locationID: Int64
     /// Points earned.
-    public var points: Int64
+    package var points: Int64
     /// `qr`, `phone`, `online_ordering` or `pos_scanner`.
-    public var source: String
+    package var source: String
     /// The POS transaction: the payload's `t`.
-    public var transactionID: String
+    package var transactionID: String
     /// Where it stands.
-    public var status: Status
+    package var status: Status
     /// The user's first approved check-in: the payload's `f`.
-    public var isFirst: Bool
+    package var isFirst: Bool
     /// A survey sent with it (its user survey id: the payload's `s`).
-    public var userSurveyID: Int64?
+    package var userSurveyID: Int64?
     /// Its latest inbox entry.
-    public var notificationID: Int64?
+    package var notificationID: Int64?
     /// When it was recorded.
-    public var createdAt: Timestamp
+    package var createdAt: Timestamp
     /// When it last changed.
-    public var updatedAt: Timestamp
+    package var updatedAt: Timestamp
 
     /// A check-in record.
-    public init(
+    package init(
         id: Int64, businessID: Int64, userID: Int64, locationID: Int64, points: Int64, source: String,
         transactionID: String, status: Status, isFirst: Bool, userSurveyID: Int64?, notificationID: Int64? = nil,
         createdAt: Timestamp, updatedAt: Timestamp
@@ -69,28 +69,28 @@ public struct Checkin: Sendable, Equatable {
 }
 
 /// A discount applied at the POS, from an offer's code or directly.
-public struct Redemption: Sendable, Equatable {
+package struct Redemption: Sendable, Equatable {
     /// Store id.
-    public var id: Int64
+    package var id: Int64
     /// Owning business.
-    public var businessID: Int64
+    package var businessID: Int64
     /// Who.
-    public var userID: Int64
+    package var userID: Int64
     /// Where.
-    public var locationID: Int64
+    package var locationID: Int64
     /// The discount: the payload's `rd`.
-    public var discount: Money
+    package var discount: Money
     /// The reward redeemed, if it came from an offer.
-    public var rewardID: Int64?
+    package var rewardID: Int64?
     /// The POS transaction it was applied to.
-    public var transactionID: String?
+    package var transactionID: String?
     /// Its inbox entry.
-    public var notificationID: Int64?
+    package var notificationID: Int64?
     /// When.
-    public var createdAt: Timestamp
+    package var createdAt: Timestamp
 
     /// A redemption record.
-    public init(
+    package init(
         id: Int64, businessID: Int64, userID: Int64, locationID: Int64, discount: Money, rewardID: Int64?,
         transactionID: String?, notificationID: Int64? = nil, createdAt: Timestamp
     ) {
@@ -107,22 +107,22 @@ public struct Redemption: Sendable, Equatable {
 }
 
 /// A gift card's balance, as the processor's webhook last reported it.
-public struct GiftCard: Sendable, Equatable {
+package struct GiftCard: Sendable, Equatable {
     /// Store id: the payload's `gc`.
-    public var id: Int64
+    package var id: Int64
     /// Owning business.
-    public var businessID: Int64
+    package var businessID: Int64
     /// The processor's id for the card.
-    public var uuid: String
+    package var uuid: String
     /// Holder.
-    public var userID: Int64
+    package var userID: Int64
     /// Balance.
-    public var balance: Money
+    package var balance: Money
     /// When the balance was reported.
-    public var updatedAt: Timestamp
+    package var updatedAt: Timestamp
 
     /// A gift card record.
-    public init(id: Int64, businessID: Int64, uuid: String, userID: Int64, balance: Money, updatedAt: Timestamp) {
+    package init(id: Int64, businessID: Int64, uuid: String, userID: Int64, balance: Money, updatedAt: Timestamp) {
         self.id = id
         self.businessID = businessID
         self.uuid = uuid
@@ -133,22 +133,22 @@ public struct GiftCard: Sendable, Equatable {
 }
 
 /// A survey a business defined (its questions as `SurveyDefinition` JSON).
-public struct Survey: Sendable, Equatable {
+package struct Survey: Sendable, Equatable {
     /// Store id.
-    public var id: Int64
+    package var id: Int64
     /// Owning business.
-    public var businessID: Int64
+    package var businessID: Int64
     /// Title.
-    public var title: String
+    package var title: String
     /// The definition's JSON.
-    public var definition: JSON
+    package var definition: JSON
     /// An external survey page (a TypeForm URL), if the business uses one instead of Herald's.
-    public var url: String?
+    package var url: String?
     /// When it was created.
-    public var createdAt: Timestamp
+    package var createdAt: Timestamp
 
     /// A survey record.
-    public init(id: Int64, businessID: Int64, title: String, definition: JSON, url: String?, createdAt: Timestamp) {
+    package init(id: Int64, businessID: Int64, title: String, definition: JSON, url: String?, createdAt: Timestamp) {
         self.id = id
         self.businessID = businessID
         self.title = title
@@ -159,26 +159,26 @@ public struct Survey: Sendable, Equatable {
 }
 
 /// A survey sent to one user, and their answers once submitted.
-public struct UserSurvey: Sendable, Equatable {
+package struct UserSurvey: Sendable, Equatable {
     /// Store id: the payload's `s`, the `user_survey_id` of Fetch User Survey.
-    public var id: Int64
+    package var id: Int64
     /// Owning business.
-    public var businessID: Int64
+    package var businessID: Int64
     /// The survey.
-    public var surveyID: Int64
+    package var surveyID: Int64
     /// Who answers.
-    public var userID: Int64
+    package var userID: Int64
     /// The visit it asks about, if any.
-    public var locationID: Int64?
+    package var locationID: Int64?
     /// When it was sent.
-    public var createdAt: Timestamp
+    package var createdAt: Timestamp
     /// When the answers came.
-    public var submittedAt: Timestamp?
+    package var submittedAt: Timestamp?
     /// The answers (validated by `SurveyDefinition`).
-    public var answers: JSON?
+    package var answers: JSON?
 
     /// A user survey record.
-    public init(
+    package init(
         id: Int64, businessID: Int64, surveyID: Int64, userID: Int64, locationID: Int64?, createdAt: Timestamp,
         submittedAt: Timestamp? = nil, answers: JSON? = nil
     ) {

@@ -17,7 +17,7 @@ import HeraldModel
 ///
 /// Every condition is true or false for every device (a device without a user has no attributes), so `not` is the
 /// exact opposite of what it wraps.
-public indirect enum SegmentFilter: Sendable, Equatable {
+package indirect enum SegmentFilter: Sendable, Equatable {
     /// Every one of the conditions (an empty list: every device).
     case all([SegmentFilter])
     /// At least one of the conditions (an empty list: no device).
@@ -34,7 +34,7 @@ public indirect enum SegmentFilter: Sendable, Equatable {
     case lastSeenWithinDays(Int)
 
     /// A test of one attribute.
-    public enum AttributeTest: Sendable, Equatable {
+    package enum AttributeTest: Sendable, Equatable {
         /// The attribute has this value (of the same kind: `"30"` is not `30`).
         case eq(AttributeValue)
         /// The exact opposite of `eq`: users without the attribute (and devices without a user) match too.
@@ -50,7 +50,7 @@ public indirect enum SegmentFilter: Sendable, Equatable {
     }
 
     /// A value an attribute is compared with: attributes are strings, numbers or booleans.
-    public enum AttributeValue: Sendable, Hashable {
+    package enum AttributeValue: Sendable, Hashable {
         /// A string, compared as a string.
         case string(String)
         /// A number, compared as a number (a double: integers exact up to 2^53).
@@ -62,21 +62,21 @@ public indirect enum SegmentFilter: Sendable, Equatable {
 
 extension SegmentFilter {
     /// The most nodes a filter may have.
-    public static let maximumNodes = 200
+    package static let maximumNodes = 200
     /// The deepest nesting of `all`, `any` and `not`.
-    public static let maximumDepth = 10
+    package static let maximumDepth = 10
     /// The most values of one `in`.
-    public static let maximumInValues = 500
+    package static let maximumInValues = 500
     /// The most values of all the `in`s of a filter.
-    public static let maximumValues = 2_000
+    package static let maximumValues = 2_000
     /// The longest attribute key, device segment or string value, in characters.
-    public static let maximumKeyLength = 100
+    package static let maximumKeyLength = 100
     /// The longest string value, in bytes.
-    public static let maximumStringBytes = 1_000
+    package static let maximumStringBytes = 1_000
 
     /// Whether `key` may name an attribute: 1–100 ASCII letters, digits, `_`, `-`, `.` and `:` (what an import
     /// accepts, so every stored attribute can be named).
-    public static func isAttributeKey(_ key: String) -> Bool {
+    package static func isAttributeKey(_ key: String) -> Bool {
         !key.isEmpty && key.utf8.count <= maximumKeyLength
             && key.utf8.allSatisfy {
                 ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F
@@ -85,7 +85,7 @@ extension SegmentFilter {
     }
 
     /// Whether the filter reads users' attributes (the device's user must be joined).
-    var readsAttributes: Bool {
+    package var readsAttributes: Bool {
         switch self {
         case .all(let filters), .any(let filters): return filters.contains { $0.readsAttributes }
         case .not(let filter): return filter.readsAttributes

@@ -1,19 +1,19 @@
 import HeraldModel
 
 /// What is wrong with a segment filter, and where: `path` names the node (`filter.all[2].op`).
-public struct SegmentFilterError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct SegmentFilterError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The path of the bad node or field, from `filter`.
-    public let path: String
+    package let path: String
     /// What is wrong with it.
-    public let message: String
+    package let message: String
 
     /// An error at `path`.
-    public init(path: String, _ message: String) {
+    package init(path: String, _ message: String) {
         self.path = path
         self.message = message
     }
 
-    public var description: String { "\(path): \(message)" }
+    package var description: String { "\(path): \(message)" }
 }
 
 extension SegmentFilter {
@@ -26,13 +26,13 @@ extension SegmentFilter {
     /// - `{"segment":"<device segment>"}`, `{"platform":"ios"|"android"}`, `{"last_seen_within_days":1…3650}`
     ///
     /// Throws the first problem found, its path starting at `path`.
-    public init(json: JSON, path: String = "filter") throws(SegmentFilterError) {
+    package init(json: JSON, path: String = "filter") throws(SegmentFilterError) {
         var budget = Budget()
         self = try Self.parse(json, path: path, depth: 0, &budget)
     }
 
     /// The JSON form (what `init(json:)` reads back to an equal filter).
-    public var json: JSON {
+    package var json: JSON {
         switch self {
         case .all(let filters): return ["all": .array(filters.map(\.json))]
         case .any(let filters): return ["any": .array(filters.map(\.json))]
@@ -193,7 +193,7 @@ extension SegmentFilter {
 
 extension SegmentFilter.AttributeValue {
     /// The value as JSON (a whole number as an integer).
-    public var json: JSON {
+    package var json: JSON {
         switch self {
         case .string(let text): return .string(text)
         case .bool(let flag): return .bool(flag)
