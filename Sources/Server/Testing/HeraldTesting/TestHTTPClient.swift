@@ -11,7 +11,7 @@ import HeraldHTTPServer
 /// the server answers over one (`HTTPServer.respond(inProcess:peer:)`).
 public final class TestHTTPClient: @unchecked Sendable {
     /// How requests reach the server.
-    public enum Transport: Sendable {
+    package enum Transport: Sendable {
         /// HTTP/1.1 over a TCP connection to `host`:`port`.
         case socket(host: String, port: Int)
         /// Handed to `server` in this process (it need not listen); `send(raw:)` has no connection to write to.
@@ -45,7 +45,7 @@ public final class TestHTTPClient: @unchecked Sendable {
     }
 
     /// How requests reach the server.
-    public let transport: Transport
+    package let transport: Transport
     private let host: String
     private let port: Int
     private var socket: Int32 = -1
@@ -68,7 +68,7 @@ public final class TestHTTPClient: @unchecked Sendable {
     }
 
     /// A client over `transport`.
-    public init(_ transport: Transport) {
+    package init(_ transport: Transport) {
         self.transport = transport
         switch transport {
         case .socket(let host, let port): (self.host, self.port) = (host, port)
