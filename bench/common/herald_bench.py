@@ -82,6 +82,62 @@ def nghttpd_command(port, key, cert, extra=()):
         + args + files
 
 
+def nginx_sink(directory, port, cert, key, cores=None):
+    """A next-door provider stand-in on Debian's nginx (HTTP/2 + TLS, one worker process, 1,000 streams a connection,
+    no request limit a connection): APNs pushes (`/3/device/…`) answered 200 with the apns-id they carry, FCM sends
+    (`/v1/projects/…`) with a message name as Google answers, `/token` with an OAuth access token (so
+    `fcm_credential`'s service account works against it), each at once and with no log. The fastest of the sinks here:
+    h2load drives it several times as fast as nghttpd --echo-upload, so the ratio to h2load asks most of the client.
+    Returns the process (stop it with terminate()); its CPU is the process's own (no master process)."""
+    config = os.path.join(directory, "nginx.conf")
+    with open(config, "w") as f:
+        f.write(f"""worker_processes 1;
+master_process off;
+daemon off;
+pid {directory}/nginx.pid;
+error_log {directory}/nginx-error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off;
+  keepalive_requests 1000000000;
+  keepalive_timeout 600s;
+  http2_max_concurrent_streams 1000;
+  client_body_buffer_size 16k;
+  client_body_temp_path {directory}/nginx-body;
+  proxy_temp_path {directory}/nginx-proxy;
+  fastcgi_temp_path {directory}/nginx-fastcgi;
+  uwsgi_temp_path {directory}/nginx-uwsgi;
+  scgi_temp_path {directory}/nginx-scgi;
+  server {{
+    listen 127.0.0.1:{port} ssl http2;
+    ssl_certificate {cert};
+    ssl_certificate_key {key};
+    location = /token {{
+      default_type application/json;
+      return 200 '{{"access_token":"bench","expires_in":3600,"token_type":"Bearer"}}';
+    }}
+    location /v1/projects/ {{
+      default_type application/json;
+      return 200 '{{"name":"projects/{FCM_PROJECT}/messages/0:1"}}';
+    }}
+    location / {{
+      add_header apns-id $http_apns_id always;
+      return 200;
+    }}
+  }}
+}}
+""")
+    process = subprocess.Popen(["nginx", "-c", config, "-p", directory], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, preexec_fn=on_cores(cores))
+    for _ in range(100):
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return process
+        time.sleep(0.05)
+    process.terminate()
+    raise RuntimeError("nginx did not start listening")
+
+
 def haproxy_sink(directory, port, cert, key, delay_ms=0, slow_prefix=None, slow_ms=2000, cores=None, capacity=0,
                  quota_per_minute=0):
     """An APNs-shaped HTTP/2 + TLS server (Debian's haproxy, with Lua) answering every POST 200 with its apns-id
@@ -94,8 +150,10 @@ def haproxy_sink(directory, port, cert, key, delay_ms=0, slow_prefix=None, slow_
     answers any beyond them at once with `503 {"reason":"ServiceUnavailable"}`, no Retry-After, as APNs does under
     load. `quota_per_minute` > 0 plays FCM's per-project quota: a bucket of a second's worth of sends refilled
     continuously; a send finding it empty is answered `429 RESOURCE_EXHAUSTED` (QUOTA_EXCEEDED) with a Retry-After of
-    one second. Both count in the Lua state, which is one thread's: `/stats` answers what was refused, and
-    (`quota_refused_late`) the 429s answered more than a minute after the first FCM send."""
+    one second. Both count in the Lua state, which is one thread's: `/stats` answers what was refused,
+    (`quota_refused_late`) the 429s answered more than a minute after the first FCM send, and under a quota the sends
+    accepted and refused in each 10 s since the first (`accepted_by_10s`, `refused_by_10s`: lists, the first window
+    first) and the seconds from the first send to the last accepted (`span`)."""
     combined = os.path.join(directory, "haproxy.pem")
     with open(combined, "w") as out, open(cert) as c, open(key) as k:
         out.write(c.read() + k.read())
@@ -105,26 +163,40 @@ def haproxy_sink(directory, port, cert, key, delay_ms=0, slow_prefix=None, slow_
 local capacity = {int(capacity)}
 local rate = {int(quota_per_minute)} / 60
 local inflight, shed, quota_refused, quota_refused_late, tokens, filled = 0, 0, 0, 0, rate, core.now()
-local first_send = nil
+local first_send, last_send = nil, nil
+-- FCM sends accepted and refused in each 10 s window since the first: [window + 1] = count
+local accepted_by_window, refused_by_window = {{}}, {{}}
+local function counts(list)
+  local out, last = {{}}, 0
+  for index, _ in pairs(list) do if index > last then last = index end end
+  for index = 1, last do out[index] = tostring(list[index] or 0) end
+  return "[" .. table.concat(out, ",") .. "]"
+end
 core.register_action("delay", {{ "http-req" }}, function(txn)
   local path = txn.sf:path()
   if path == "/stats" then
-    txn:set_var("txn.stats", string.format('{{"shed":%d,"quota_refused":%d,"quota_refused_late":%d}}', shed,
-      quota_refused, quota_refused_late))
+    txn:set_var("txn.stats", string.format(
+      '{{"shed":%d,"quota_refused":%d,"quota_refused_late":%d,"accepted_by_10s":%s,"refused_by_10s":%s,"span":%.3f}}',
+      shed, quota_refused, quota_refused_late, counts(accepted_by_window), counts(refused_by_window),
+      last_send and ((last_send.sec - first_send.sec) + (last_send.usec - first_send.usec) / 1e6) or 0))
     return
   end
   if rate > 0 and string.find(path, "/v1/projects/", 1, true) then
     local now = core.now()
     if first_send == nil then first_send = now end
+    local window = math.floor(((now.sec - first_send.sec) + (now.usec - first_send.usec) / 1e6) / 10) + 1
     local elapsed = (now.sec - filled.sec) + (now.usec - filled.usec) / 1e6
     tokens, filled = math.min(rate, tokens + elapsed * rate), now
     if tokens < 1 then
       quota_refused = quota_refused + 1
+      refused_by_window[window] = (refused_by_window[window] or 0) + 1
       if now.sec - first_send.sec > 60 then quota_refused_late = quota_refused_late + 1 end
       txn:set_var("txn.quota", 1)
       return
     end
     tokens = tokens - 1
+    accepted_by_window[window] = (accepted_by_window[window] or 0) + 1
+    last_send = now
   end
   if capacity > 0 and inflight >= capacity then
     shed = shed + 1

@@ -6,8 +6,9 @@ per credential, each with the 1,000 streams the server allows). Prints pushes/s,
 CPU per push has its reference in the same run too: h2load's own CPU per request, and the server's CPU per request
 while h2load and while Herald sends (the machine's speed drifts by a third from one minute to the next, so a CPU
 figure means something only next to one measured in the same minutes). `over h2load+server` divides Herald's CPU a
-push by what h2load and the server together spend on one of h2load's requests: the yardstick the issue's CPU goal was
-set against (30 µs where they spent ~20, so 1.5), which does not move with the machine's speed.
+push by what h2load and the server together spend on one of h2load's requests, which does not move with the
+machine's speed. `claims a send` is the jobs the engine claimed from the queue (every outcome in /metrics, the
+`deferred` ones handed back unsent included) over the requests it made (the deliveries' attempts).
 
     bench/delivery/run [N] [SCENARIO…] [--rounds=R]     (default N = 100000, every scenario, one round)
 
@@ -16,28 +17,31 @@ then a summary gives the median ratio and CPU per push, their range, and how man
 One round's ratio spreads by about ±7 points on this machine (its speed drifts between the reference's runs and
 Herald's), so a goal is judged on the median of several rounds, not on one.
 
-Scenarios: near  — nghttpd --echo-upload next door, answering at once;
+Scenarios: near  — an nginx sink next door (herald_bench.nginx_sink), answering at once; BENCH_SINK=nghttpd runs
+                   nghttpd --echo-upload instead (the sink of bench/RESULTS.md's sessions before issue 44);
            far   — an APNs-shaped HAProxy sink answering after 40 ms;
            slow  — the same, with one device token in ten (prefix c0ffee) answered after 2 s;
            fcm   — Android devices through FCM HTTP v1 (an OAuth token from the sink, then each send answered at
-                   once with a message name, as Google answers), against h2load posting the same message.
+                   once with a message name, as Google answers), against h2load posting the same message; next
+                   door (the nginx sink; BENCH_SINK=haproxy for issue 33's), the project's quota lifted.
            shed  — a provider 40 ms away that holds 500 requests at once and answers any beyond them at once with
                    503 ServiceUnavailable, no Retry-After (APNs under load), against h2load with 500 streams
                    (-c 1 -m 500: exactly what it holds). Also reports attempts per push (the deliveries' attempts,
-                   summed, over N) and the 503s the sink sent. Goal: 80 % of h2load, at most 1.1 attempts a push.
+                   summed, over N) and the 503s the sink sent. Goal: 85 % of h2load, at most 1.05 requests a push.
            quota — FCM with a project quota of QUOTA a minute (BENCH_QUOTA, default 120000), answered at once; beyond
                    it 429 RESOURCE_EXHAUSTED (QUOTA_EXCEEDED) with Retry-After 1. Reports Herald's rate against the
-                   quota, the 429s (all, and those after the sink's first minute of sends) and attempts per push;
-                   Herald runs with --fcm-quota-per-minute QUOTA when BENCH_PACE=1. The reference is the quota
-                   itself, not h2load. Goal: within 5 % of it, no 429 after the first minute, so N should take
-                   minutes (N = 300000 at the default quota: 2.5 minutes).
+                   quota, the 429s (all, and those after the sink's first minute of sends), attempts per push, and
+                   the sends the sink accepted and refused in each 10 s window; Herald runs with
+                   --fcm-quota-per-minute QUOTA when BENCH_PACE=1. The reference is the quota itself, not h2load.
+                   Goal: 95 % of it or more in every full 10 s window after the first, no 429, so N should take
+                   minutes (N = 240000 at the default quota: 2 minutes).
 
 In far and slow the sink plays a provider on other machines, so it gets a core of its own and Herald and h2load
 share the others (herald_bench.split_cores). Sharing every core, the sink (one thread, the bottleneck of both runs
 at 40 ms) was preempted by Herald's two busy threads ~600 times a second, and the ratio measured how the scheduler
 split two cores among three threads rather than how Herald bears a provider's latency: a median of 73 % shared,
 81-84 % split over the session's series (bench/RESULTS.md, sixth session). BENCH_SHARED_CORES=1 shares them again. Next
-door shares them: that is what next door means, and its CPU figure is the one with a goal.
+door shares them: that is what next door means, and its CPU figures are the ones with a goal.
 """
 import base64
 import json
@@ -62,14 +66,14 @@ SCENARIOS = [a for a in sys.argv[1:] if not a.isdigit() and not a.startswith("--
 FCM_PAYLOAD = ('{"message":{"token":"%s","notification":{"title":"Flash sale","body":"Everything is half price until '
                '6pm!"},"data":{"badge":"1","n":"123456","subtitle":"Today only","u":"654321"},"android":{"priority":'
                '"high","notification":{"sound":"default","notification_count":1}}}}')
-# The issue's goals: the ratio to h2load, and (next door) Herald's CPU per push.
-GOALS = {"near": (0.50, 30.0), "far": (0.80, None), "slow": (0.50, None), "shed": (0.80, None)}  # fcm: measured
+# The issue's goals (issue 44): the ratio to h2load, and (next door) Herald's CPU per push.
+GOALS = {"near": (0.50, 12.0), "fcm": (0.40, 12.0), "far": (0.80, None), "slow": (0.50, None), "shed": (0.85, None)}
+# Next door: the sink shares the cores with Herald and h2load. nginx unless BENCH_SINK names nghttpd (near only: the
+# sink of the issue 3-33 sessions) or haproxy (the FCM sink of issue 33's sessions).
+NEXT_DOOR = ("near", "fcm")
+NEXT_DOOR_SINK = os.environ.get("BENCH_SINK", "nginx")
 SHED_CAPACITY = 500
 QUOTA = int(os.environ.get("BENCH_QUOTA", "120000"))
-# The CPU goal as the issue set it: 30 µs a push where h2load and its server (nghttpd) together spent ~20 µs a
-# request on the machine it was measured on. This machine's speed moves by half from one hour to the next (h2load's
-# own CPU a request has ranged 3.9-10.3 µs over the sessions), and the absolute figure with it; this form does not.
-CPU_GOAL_OVER_REFERENCE = 30.0 / 20.0
 TOKEN = "ab" * 32
 SLOW_PREFIX = "c0ffee"
 URI_LIMIT = 100_000  # h2load holds its URIs in memory (1.5 GB for a million); past this it goes round them again
@@ -131,15 +135,17 @@ def summarize(scenario, rounds):
     ratios, cpus, references, over = ([r[i] for r in rounds] for i in range(4))
     ratio_goal, cpu_goal = GOALS.get(scenario, (None, None))
     print(f"bench/delivery  {scenario}: {len(rounds)} rounds")
+    if scenario == "quota":
+        print("  of the quota    : " + ", ".join(f"{r[0]:.1%} (least 10 s window {r[2]:.1%})" for r in rounds))
+        return
     print(f"  ratio           : median {statistics.median(ratios):.1%}  ({min(ratios):.1%}-{max(ratios):.1%})"
           + (f"  {sum(r >= ratio_goal for r in ratios)} of {len(rounds)} at {ratio_goal:.0%} or more" if ratio_goal else ""))
     print(f"  CPU per push    : Herald median {statistics.median(cpus):.1f} µs ({min(cpus):.1f}-{max(cpus):.1f})"
           + (f"  {sum(c <= cpu_goal for c in cpus)} of {len(rounds)} at {cpu_goal:.0f} µs or less" if cpu_goal else "")
           + f"; h2load's own median {statistics.median(references):.1f} µs ({min(references):.1f}-{max(references):.1f})")
-    if cpu_goal:
-        print(f"  over h2load+server: Herald median {statistics.median(over):.2f} ({min(over):.2f}-{max(over):.2f})"
-              f"  {sum(o <= CPU_GOAL_OVER_REFERENCE for o in over)} of {len(rounds)} at"
-              f" {CPU_GOAL_OVER_REFERENCE:.2f} or less (the issue's 30 µs against their ~20)")
+    print(f"  over h2load+server: Herald median {statistics.median(over):.2f} ({min(over):.2f}-{max(over):.2f})")
+    print(f"  claims a send   : median {statistics.median(r[4] for r in rounds):.3f} ({min(r[4] for r in rounds):.3f}"
+          f"-{max(r[4] for r in rounds):.3f})")
     print("  rounds          : " + ", ".join(f"{r[0]:.1%} at {r[1]:.1f} µs" for r in rounds))
 
 
@@ -153,6 +159,26 @@ def sink_stats(port):
         return json.loads(answer.read())
 
 
+def quota_windows(stats):
+    """Prints the sink's accepted sends and 429s in each 10 s window since the first send (the last one cut short by
+    the run's end is shown, not judged); returns the least share of the quota among the full windows after the
+    first (the goal: 95 % or more, no 429)."""
+    accepted, refused = stats["accepted_by_10s"], stats["refused_by_10s"]
+    full = int(stats["span"] // 10)
+    per_window = QUOTA / 6
+    shares = []
+    for index, count in enumerate(accepted):
+        share = count / per_window
+        if 0 < index < full:
+            shares.append(share)
+        note = "" if index < full else "  (cut short by the run's end)"
+        print(f"  {index * 10:4d}-{index * 10 + 10:<4d} s      : {count / 10:8.0f} a second, {share:6.1%} of the quota,"
+              f" {refused[index] if index < len(refused) else 0} × 429{note}")
+    least = min(shares) if shares else 0.0
+    print(f"  least full window after the first: {least:.1%} of the quota (goal 95 % or more, no 429)")
+    return least
+
+
 def run(binary, scenario):
     slow = scenario == "slow"
     shed = scenario == "shed"
@@ -162,19 +188,22 @@ def run(binary, scenario):
     work = tempfile.mkdtemp(prefix="herald-bench-delivery-")
     ca, cert, key = hb.make_tls(work)
     port = hb.free_port()
-    split = hb.split_cores() if scenario != "near" else None
+    split = hb.split_cores() if scenario not in NEXT_DOOR else None
     server_cores, client_cores = split or (None, None)
-    if scenario == "near":
+    if scenario in NEXT_DOOR and NEXT_DOOR_SINK == "nghttpd" and not fcm:
         server = subprocess.Popen(hb.nghttpd_command(port, key, cert), stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL)
         time.sleep(0.5)
         label = "near: nghttpd --echo-upload next door"
+    elif scenario in NEXT_DOOR and NEXT_DOOR_SINK == "haproxy":
+        server = hb.haproxy_sink(work, port, cert, key)
+        label = f"{scenario}: HAProxy sink next door, answering at once"
+    elif scenario in NEXT_DOOR:
+        server = hb.nginx_sink(work, port, cert, key)
+        label = f"{scenario}: nginx sink next door, answering at once"
     elif quota:
         server = hb.haproxy_sink(work, port, cert, key, cores=server_cores, quota_per_minute=QUOTA)
         label = f"quota: HAProxy sink answering FCM sends at once, {QUOTA} a minute, 429 beyond"
-    elif fcm:
-        server = hb.haproxy_sink(work, port, cert, key, cores=server_cores)
-        label = "fcm: HAProxy sink answering FCM sends at once"
     elif shed:
         server = hb.haproxy_sink(work, port, cert, key, delay_ms=40, capacity=SHED_CAPACITY, cores=server_cores)
         label = f"shed: HAProxy sink, 40 ms, holds {SHED_CAPACITY} at once, 503 beyond"
@@ -203,6 +232,9 @@ def run(binary, scenario):
         data = os.path.join(work, "data")
         env = {"HERALD_APNS_URL": f"https://127.0.0.1:{port}", "HERALD_FCM_URL": f"https://127.0.0.1:{port}",
                "HERALD_CA_FILE": ca}
+        if scenario == "fcm":
+            # Quota lifted (a project whose quota Google raised): what is measured is the pipeline, not the pacing.
+            env["HERALD_FCM_QUOTA_PER_MINUTE"] = "100000000"
         if quota and os.environ.get("BENCH_PACE") == "1":
             env["HERALD_FCM_QUOTA_PER_MINUTE"] = str(QUOTA)
         herald = hb.Herald(binary, data, env)
@@ -261,6 +293,14 @@ def run(binary, scenario):
             time.sleep(0.1)
         statuses = dict(db.execute("SELECT status, COUNT(*) FROM deliveries GROUP BY status").fetchall())
         attempts = db.execute("SELECT SUM(attempts) FROM deliveries").fetchone()[0] or 0
+        # Every job the engine claimed ends counted once under some outcome (an answer's, or a settling without a
+        # send: `deferred` handed back for want of room in its credential's window, `throttled`, `requeued`…), so
+        # their sum is the claims; over the sends (the attempts) it says how many claims were for nothing.
+        outcomes = {}
+        for outcome, count in re.findall(r'^herald_push_sends_total\{[^}]*outcome="([^"]+)"[^}]*\} (\S+)$',
+                                         herald.metrics(), re.M):
+            outcomes[outcome] = outcomes.get(outcome, 0) + int(float(count))
+        claims = sum(outcomes.values())
         # The end is when the last answer was written, not when a look every 0.25 s first saw it (half a polling
         # interval late on average: 2-3 % of a 5-second run).
         last_written = db.execute("SELECT MAX(updated_at) FROM deliveries").fetchone()[0]
@@ -273,7 +313,8 @@ def run(binary, scenario):
         refused = None
         if refused_before is not None:
             after = sink_stats(port)
-            refused = {name: after[name] - refused_before[name] for name in after}
+            refused = {name: after[name] - refused_before[name] if isinstance(after[name], int) else after[name]
+                       for name in after}
         if quota:
             # The reference is the quota: what the project may send, and what a sender pacing itself perfectly gets.
             rate = N / elapsed
@@ -284,7 +325,9 @@ def run(binary, scenario):
             print(f"  ratio           : {rate / (QUOTA / 60):10.1%} of the quota")
             print(f"  attempts a push : {attempts / N:10.3f}  (429s from the sink: {refused['quota_refused']},"
                   f" after its first minute: {refused['quota_refused_late']})")
-            return rate / (QUOTA / 60), attempts / N, 0, 0
+            print(f"  claims a send   : {claims / max(1, attempts):10.3f}")
+            share = quota_windows(refused)
+            return rate / (QUOTA / 60), attempts / N, share, 0, claims / max(1, attempts)
         h2load_runs.append(h2load(port, payload_file, uris_file, server.pid, client_cores, fields, streams))
         h2load_rps, h2load_cpu, _ = sorted(h2load_runs)[1]  # the median run by rate, and that run's CPU
         server_cpu_h2load = sum(run[2] for run in h2load_runs) / len(h2load_runs)
@@ -304,14 +347,14 @@ def run(binary, scenario):
               f"  ({' '.join(streams)}, same server, payload and tokens)")
         print(f"  ratio           : {rate / h2load_rps:10.1%}")
         print(f"  attempts a push : {attempts / N:10.3f}"
-              + (f"  (503s from the sink: {refused['shed']}; goal 1.1 or less)" if shed else ""))
+              + (f"  (503s from the sink: {refused['shed']}; goal 1.05 or less)" if shed else ""))
+        print(f"  claims a send   : {claims / max(1, attempts):10.3f}  ({claims} claims, {outcomes.get('deferred', 0)}"
+              " handed back unsent for want of room in the window; goal 1.05 or less)")
         print(f"  CPU per request : Herald {cpu / N * 1e6:.1f} µs, h2load {h2load_cpu * 1e6:.1f} µs (its median run);"
               f" the server {server_cpu_herald / N * 1e6:.1f} µs for Herald's,"
               f" {server_cpu_h2load * 1e6:.1f} µs for h2load's")
         over_reference = cpu / N / (h2load_cpu + server_cpu_h2load)
-        print(f"  over h2load+server: Herald {over_reference:.2f} of their CPU a request"
-              + (f"  (goal {CPU_GOAL_OVER_REFERENCE:.2f}: the issue's 30 µs against their ~20)"
-                 if GOALS.get(scenario, (None, None))[1] else ""))
+        print(f"  over h2load+server: Herald {over_reference:.2f} of their CPU a request")
         if in_flight:
             print(f"  in flight       : median {sorted(in_flight)[len(in_flight) // 2]:.0f}, max {max(in_flight):.0f}"
                   f"  (at most what a kill -9 would send twice)")
@@ -321,7 +364,7 @@ def run(binary, scenario):
         if fast_share is not None:
             print(f"  answered ≤250 ms: {fast_share:10.1%} of pushes"
                   + ("  (90 % are fast tokens: none of them waited behind a slow one)" if slow else ""))
-        return rate / h2load_rps, cpu / N * 1e6, h2load_cpu * 1e6, over_reference
+        return rate / h2load_rps, cpu / N * 1e6, h2load_cpu * 1e6, over_reference, claims / max(1, attempts)
     finally:
         server.terminate()
         server.wait()
