@@ -29,6 +29,9 @@ static inline int herald_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
 static inline void herald_SSL_CTX_ignore_unexpected_eof(SSL_CTX *ctx) {
     SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_RENEGOTIATION);
 }
+/* Reads take every record the socket holds (up to the buffer), not one record's header and then its body in two
+   read(2) calls: a server answering each stream in a record of its own cost two system calls an answer. */
+static inline void herald_SSL_CTX_set_read_ahead(SSL_CTX *ctx) { SSL_CTX_set_read_ahead(ctx, 1); }
 static inline long herald_SSL_MODE_PARTIAL_WRITES(void) {
     return SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER;
 }

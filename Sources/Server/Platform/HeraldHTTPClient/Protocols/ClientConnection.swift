@@ -174,7 +174,8 @@ final class ClientConnection {
     private func readAvailable() {
         guard let socket else { return }
         var total = 0
-        reading: while total < Self.readBudget {
+        // Past the budget only for what TLS read ahead already: the socket no longer signals those bytes.
+        reading: while total < Self.readBudget || socket.hasPendingBytes {
             switch socket.read(into: loop.readBuffer, count: ClientEventLoop.readBufferSize) {
             case .bytes(let count):
                 total += count

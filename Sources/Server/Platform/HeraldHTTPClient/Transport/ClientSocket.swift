@@ -157,6 +157,13 @@ final class ClientSocket {
         }
     }
 
+    /// Whether TLS holds bytes read from the socket and not yet returned by `read`: with read-ahead a read may take
+    /// more than the record it returns, and the rest no longer wakes the event loop.
+    var hasPendingBytes: Bool {
+        guard let ssl else { return false }
+        return SSL_has_pending(ssl) == 1
+    }
+
     /// Writes from `bytes`; may write fewer.
     func write(_ bytes: UnsafeRawBufferPointer) -> IOResult {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return .bytes(0) }
