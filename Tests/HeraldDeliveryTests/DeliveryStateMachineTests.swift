@@ -44,20 +44,22 @@ struct DeliveryStateMachineTests {
             notification: InboxEntry(id: 100 + id, draft: draft, createdAt: createdAt ?? Self.t0).queued, badge: 3)
     }
 
-    @Test("it claims several windows ahead, then sends a window's worth and no more")
+    @Test("it claims what the window can send, sends it, then claims what the answers will let go next; no more")
     func claimsAheadAndFillsTheWindow() {
         var engine = machine(concurrency: 64)
         let first = engine.step(at: t(0))
         let limit = try! #require(first.claim)
-        #expect(limit == 256, "eight windows of 32 (the starting window, twice the minimum)")
+        #expect(limit == 32, "the engine's starting window (twice the minimum), narrower than the credential's")
         engine.claimed((1...Int64(limit)).map { job($0) }, requested: limit, leaseUntil: t(60_000), at: t(0))
         let step = engine.step(at: t(1))
         #expect(step.sends.count == 32)
         #expect(step.sends.map(\.job.id) == Array(1...32), "oldest first")
         #expect(step.sends[0].push.content.badge == 3 && step.sends[0].push.apnsID == "apns-1")
         #expect(engine.inFlight == 32)
+        #expect(step.claim == 32, "the places the answers free within a round trip")
+        engine.claimed((33...64).map { job($0) }, requested: 32, leaseUntil: t(60_000), at: t(1))
         let idle = engine.step(at: t(2))
-        #expect(idle.sends.isEmpty && idle.claim == nil, "the window is full; plenty claimed ahead")
+        #expect(idle.sends.isEmpty && idle.claim == nil, "the window is full and its next round claimed")
         #expect(idle.sleepUntil == t(502), "nothing to do until an answer, or the idle poll")
     }
 

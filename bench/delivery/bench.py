@@ -275,14 +275,18 @@ def run(binary, scenario):
         in_flight = []
         # Progress from /metrics (counters, and one small query for the queue gauges), not from counting rows in
         # the database, which would take CPU from what is measured.
+        poll = float(os.environ.get("BENCH_POLL", "0.25"))
         while done < N and time.time() - started < 900:
-            time.sleep(0.25)
+            time.sleep(poll)
             metrics = herald.metrics()
             done = sum(int(float(count)) for count in re.findall(
                 r'^herald_push_sends_total\{[^}]*outcome="(?:delivered|failed|pruned|skipped)"[^}]*\} (\S+)$', metrics, re.M))
             sending = re.search(r"^herald_delivery_in_flight (\S+)$", metrics, re.M)
             if sending:
                 in_flight.append(float(sending.group(1)))
+            if os.environ.get("BENCH_TRACE") == "1":  # the run's shape: its ramp, its steady rate, its tail
+                print(f"  trace {time.time() - started:6.2f} s: {done:7d} answered, "
+                      f"{sending.group(1) if sending else '?'} in flight", flush=True)
         elapsed = time.time() - started
         round_trip = re.search(r'^herald_push_send_duration_seconds_sum\{[^}]*\} (\S+)$', metrics, re.M), \
             re.search(r'^herald_push_send_duration_seconds_count\{[^}]*\} (\S+)$', metrics, re.M)

@@ -51,6 +51,12 @@ struct CongestionWindow {
     /// Whether another push may be sent now.
     var hasRoom: Bool { inFlight < limit }
 
+    /// How many pushes it lets go within about a round trip from now: its room now, plus the places the answers of
+    /// those in flight free as they come (twice over in slow start, where each success widens it by one more).
+    var sendableWithinRoundTrip: Int {
+        slowStart ? min(range.upperBound, limit + inFlight) : limit
+    }
+
     /// A push was sent.
     mutating func sent() {
         inFlight += 1

@@ -164,8 +164,9 @@ extension DeliveryStateMachine {
         // a full batch, and to finish a stop.
         let limit = window.limit
         var refill = asleep && limit - inFlight >= max(1, limit / 8)
-        if asleep && !refill, let credential = credentials[key], credential.heldCount > 0 {
-            // Jobs wait for room in this credential's window: take a step once an eighth of it is free.
+        if asleep && !refill, let credential = credentials[key], credential.heldCount > 0 || drainedUntil == nil {
+            // Jobs wait for room in this credential's window, or the queue may hold more of them than were claimed
+            // (claims are sized to what the credential can send): take a step once an eighth of it is free.
             let own = credential.window.limit
             refill = own - credential.window.inFlight >= max(1, own / 8)
         }

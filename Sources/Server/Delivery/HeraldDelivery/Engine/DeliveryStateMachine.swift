@@ -65,6 +65,8 @@ struct DeliveryStateMachine {
     var credentials: [CredentialKey: CredentialState] = [:]
     /// Jobs held in `credentials`, all together.
     var heldCount = 0
+    /// Jobs claimed and not sent yet: held for room in a window, or not looked at yet.
+    var unsentCount: Int { pending.count + heldCount }
     /// Campaigns' messages as read from their JSON, by campaign id (see `campaignTemplate`).
     private var campaignTemplates: [Int64: HeraldMessage?] = [:]
     /// The queue had nothing more when last asked; asked again after this time, or when jobs are added.
@@ -128,8 +130,11 @@ struct DeliveryStateMachine {
             probing = true
         }
         let mayClaim = (drainedUntil.map { now >= $0 } ?? true) && (claimPausedUntil.map { now >= $0 } ?? true)
-        if mayClaim && pending.count + heldCount <= ahead / 2 {
-            step.claim = ahead - pending.count - heldCount
+        // No more than the credentials sending can put in flight soon (`claimTarget`): a job claimed beyond that would
+        // wait here, or go back to the queue unsent, a read and two writes for nothing.
+        let target = claimTarget(ahead: ahead, at: now)
+        if mayClaim && pending.count + heldCount <= target / 2 && pending.count + heldCount < target {
+            step.claim = target - pending.count - heldCount
             if probing { step.claim = min(step.claim!, Self.probe) }
             probing = false
             return step
@@ -254,8 +259,7 @@ struct DeliveryStateMachine {
     mutating func hold(
         _ job: ClaimedDelivery, leaseUntil: Timestamp, key: CredentialKey, at now: Timestamp, into step: inout Step
     ) {
-        let limit = credentials[key]!.window.limit
-        guard credentials[key]!.heldCount < max(2 * limit, 64) else {
+        guard credentials[key]!.heldCount < max(2 * sendableSoon(key, credentials[key]!), 64) else {
             step.settled.append((job.platform, "deferred"))
             let wait = DeliveryCompletion.Outcome.wait(
                 until: now.adding(configuration.idlePoll * 2), reason: "credential at its limit")
@@ -348,64 +352,5 @@ struct DeliveryStateMachine {
                 limit: $0.window.limit, inFlight: $0.window.inFlight, refusals: $0.window.refusals,
                 waiting: $0.heldCount)
         }
-    }
-
-    /// A credential's pushes held back on this node (`throttled`).
-    struct Hold {
-        static let leaselessReason = "no connection of the fleet's budget leased on this node"
-        /// Nothing of the credential's is sent before this time.
-        var until: Timestamp
-        /// Whether it is held because this node leases no connection for it, not because the provider asked.
-        var leaseless: Bool
-    }
-
-    /// One credential's figures (`reading`).
-    struct CredentialReading {
-        var limit: Int
-        var inFlight: Int
-        var refusals: Int
-        var waiting: Int
-    }
-
-    /// What the engine keeps of one credential: its congestion window and the jobs waiting for room in it.
-    struct CredentialState {
-        var window: CongestionWindow
-        /// The stretches of its send quota (FCM's per project) leased for this node.
-        var quota = QuotaAllowance()
-        /// The quota is spent until then.
-        var quotaReadyAt: Timestamp?
-        /// Jobs claimed for this credential while its window was full (or its quota spent), oldest from `heldStart`.
-        var held: [(job: ClaimedDelivery, leaseUntil: Timestamp)] = []
-        private var heldStart = 0
-
-        init(window: CongestionWindow) { self.window = window }
-
-        /// How many jobs wait.
-        var heldCount: Int { held.count - heldStart }
-
-        /// The oldest job waiting, taken out.
-        mutating func takeHeld() -> (job: ClaimedDelivery, leaseUntil: Timestamp)? {
-            guard heldStart < held.count else { return nil }
-            let next = held[heldStart]
-            heldStart += 1
-            if heldStart == held.count {
-                held.removeAll(keepingCapacity: true)
-                heldStart = 0
-            } else if heldStart >= 256 && heldStart * 2 >= held.count {
-                held.removeFirst(heldStart)
-                heldStart = 0
-            }
-            return next
-        }
-    }
-
-    /// A business's credential for a platform. A value, not a formatted string: every send and answer looks one up.
-    struct CredentialKey: Hashable {
-        let businessID: Int64
-        let platform: PushPlatform
-    }
-
-    static func key(_ businessID: Int64, _ platform: PushPlatform) -> CredentialKey {
-        CredentialKey(businessID: businessID, platform: platform)
     }
 }

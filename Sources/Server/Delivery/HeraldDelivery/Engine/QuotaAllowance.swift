@@ -85,6 +85,12 @@ struct QuotaAllowance {
         max(Self.leaseLength, .milliseconds(Int64((4 * Self.interval(perMinute ?? defaultPerMinute)).rounded(.up))))
     }
 
+    /// How many slots come within `duration` at the pace of the last lease (`defaultPerMinute`'s before one): what
+    /// the quota lets go soon.
+    func slots(within duration: Duration, defaultPerMinute: Int) -> Int {
+        Int(duration / .milliseconds(1) / Self.interval(perMinute ?? defaultPerMinute)) + 1
+    }
+
     /// A lease was asked for.
     mutating func askedForLease() { leasing = true }
 

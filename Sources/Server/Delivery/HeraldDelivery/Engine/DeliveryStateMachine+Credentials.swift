@@ -1,0 +1,99 @@
+import HeraldModel
+import HeraldDeliveryPorts
+
+/// What the engine keeps of each credential, and how much of the queue that lets it claim.
+extension DeliveryStateMachine {
+    /// How far ahead a credential paced by a quota is claimed for: the quota's slots in this time.
+    static let quotaLookahead: Duration = .milliseconds(250)
+
+    /// How many of a credential's pushes it can put in flight soon: what its window lets go within about a round
+    /// trip (its room, and the places the answers in flight free), and no more than its quota lets go in the next
+    /// `quotaLookahead` where one paces it (FCM's).
+    func sendableSoon(_ key: CredentialKey, _ state: CredentialState) -> Int {
+        let sendable = state.window.sendableWithinRoundTrip
+        guard key.platform == .fcm, let perMinute = configuration.fcmQuotaPerMinute else { return sendable }
+        return min(sendable, state.quota.slots(within: Self.quotaLookahead, defaultPerMinute: perMinute))
+    }
+
+    /// How many jobs to hold claimed and unsent (here or waiting for room), at most `ahead` and the engine's window:
+    /// for each credential
+    /// sending now, what it can put in flight soon (`sendableSoon`), but no more than its room now and one claim;
+    /// with none sending, the widest window of those known (the starting one for a new credential). A claim never
+    /// asks for more than one credential can take while its jobs are all that comes: jobs of a credential claimed
+    /// beyond its room then wait here or go back to the queue unsent (`outcome="deferred"`), a read and two writes
+    /// each for nothing. A credential held back (`throttled`) sends nothing soon and counts for nothing; its jobs
+    /// are settled as they come.
+    func claimTarget(ahead: Int, at now: Timestamp) -> Int {
+        var target = 0
+        var active = false
+        var widest = configuration.credentialInitialWindow
+        for (key, state) in credentials {
+            widest = max(widest, state.window.limit)
+            guard state.window.inFlight > 0 || state.heldCount > 0, throttled[key].map({ now >= $0.until }) ?? true
+            else { continue }
+            active = true
+            let room = state.window.limit - state.window.inFlight
+            target += min(sendableSoon(key, state), room + configuration.claimBatch)
+        }
+        return min(ahead, window.limit, active ? target : widest)
+    }
+
+    /// A credential's pushes held back on this node (`throttled`).
+    struct Hold {
+        static let leaselessReason = "no connection of the fleet's budget leased on this node"
+        /// Nothing of the credential's is sent before this time.
+        var until: Timestamp
+        /// Whether it is held because this node leases no connection for it, not because the provider asked.
+        var leaseless: Bool
+    }
+
+    /// One credential's figures (`reading`).
+    struct CredentialReading {
+        var limit: Int
+        var inFlight: Int
+        var refusals: Int
+        var waiting: Int
+    }
+
+    /// What the engine keeps of one credential: its congestion window and the jobs waiting for room in it.
+    struct CredentialState {
+        var window: CongestionWindow
+        /// The stretches of its send quota (FCM's per project) leased for this node.
+        var quota = QuotaAllowance()
+        /// The quota is spent until then.
+        var quotaReadyAt: Timestamp?
+        /// Jobs claimed for this credential while its window was full (or its quota spent), oldest from `heldStart`.
+        var held: [(job: ClaimedDelivery, leaseUntil: Timestamp)] = []
+        private var heldStart = 0
+
+        init(window: CongestionWindow) { self.window = window }
+
+        /// How many jobs wait.
+        var heldCount: Int { held.count - heldStart }
+
+        /// The oldest job waiting, taken out.
+        mutating func takeHeld() -> (job: ClaimedDelivery, leaseUntil: Timestamp)? {
+            guard heldStart < held.count else { return nil }
+            let next = held[heldStart]
+            heldStart += 1
+            if heldStart == held.count {
+                held.removeAll(keepingCapacity: true)
+                heldStart = 0
+            } else if heldStart >= 256 && heldStart * 2 >= held.count {
+                held.removeFirst(heldStart)
+                heldStart = 0
+            }
+            return next
+        }
+    }
+
+    /// A business's credential for a platform. A value, not a formatted string: every send and answer looks one up.
+    struct CredentialKey: Hashable {
+        let businessID: Int64
+        let platform: PushPlatform
+    }
+
+    static func key(_ businessID: Int64, _ platform: PushPlatform) -> CredentialKey {
+        CredentialKey(businessID: businessID, platform: platform)
+    }
+}
