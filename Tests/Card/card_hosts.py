@@ -12,6 +12,7 @@ the stand-in handler in Chromium, by the native host in WebKit), Content-Securit
 `window.__violations`, and `window.__keyboard(pixels)` raises (0 lowers) a simulated on-screen keyboard: the
 visual viewport shrinks by that much, as on a phone, and says so with a `resize` event.
 """
+import json
 import os
 import select
 import shutil
@@ -107,7 +108,6 @@ class WebKitHost:
 
     def control(self, **command):
         """Tells the host what the phone's system would: colour scheme, reduced motion, the app's colour."""
-        import json
         self.driver.execute_script("window.webkit.messageHandlers.heraldHost.postMessage(arguments[0])",
                                    json.dumps(command))
 
