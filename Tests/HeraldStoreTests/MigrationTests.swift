@@ -116,7 +116,9 @@ struct MigrationTests {
                 )
             }
         }
-        #expect(try Migrator.migrate(database, Schema.migrations, at: 0) == [33, 34])
+        #expect(
+            try Migrator.migrate(database, Schema.migrations, at: 0)
+                == Schema.migrations.map(\.version).filter { $0 >= 33 })
         let store = try Store(database: database)
         let tokens = try store.read { tx in try (1...6).map { try tx.devices.find(id: Int64($0))?.token } }
         #expect(tokens == [nil, "t", nil, "u", nil, "t"])
@@ -124,5 +126,22 @@ struct MigrationTests {
             try database.write { try $0.execute("UPDATE devices SET token = 't' WHERE id = 1") }
         }
         #expect(second?.code == .conflict && second?.field == "token")
+    }
+
+    @Test(
+        "credential windows (37) lands on a database made by 1–34, and both dialects keep and read a window",
+        arguments: StoreBackend.allCases)
+    func credentialWindowsLands(_ backend: StoreBackend) throws {
+        let directory = try TemporaryDirectory()
+        let database: any SQLDatabase =
+            backend == .sqlite
+            ? try SQLiteDatabase(path: directory.file("herald.db"))
+            : try TestPostgres.database(schema: try TestPostgres.makeSchema())
+        try Migrator.migrate(database, Schema.migrations.filter { $0.version <= 34 }, at: 0)
+        #expect(try Migrator.migrate(database, Schema.migrations, at: 0) == [37])
+        let store = try Store(database: database)
+        let window = CredentialWindow(businessID: 1, platform: .fcm, limit: 470, found: true, at: at(5))
+        try store.saveCredentialWindows([window])
+        #expect(try store.credentialWindows(since: at(0)) == [window])
     }
 }
