@@ -38,6 +38,31 @@ extension DeliveryStateMachine {
         return min(ahead, window.limit, active ? target : widest)
     }
 
+    /// The windows the nodes kept (`CredentialWindowStore`, within the engine's `windowMemory`): a credential this
+    /// node starts sending for starts from its own.
+    mutating func knownWindows(_ windows: [CredentialWindow]) {
+        storedWindows.removeAll(keepingCapacity: true)
+        for window in windows { storedWindows[Self.key(window.businessID, window.platform)] = window }
+    }
+
+    /// The windows of this node's credentials to keep at `now`: those that changed since this node last kept them
+    /// (`windowsKept`), and those it last kept before `refreshBefore` (a window held unchanged is not forgotten).
+    func windowsToKeep(at now: Timestamp, refreshBefore: Timestamp) -> [CredentialWindow] {
+        credentials.compactMap { key, state in
+            let (limit, found) = (state.window.limit, !state.window.slowStart)
+            if let kept = keptWindows[key], kept.limit == limit, kept.found == found, kept.at >= refreshBefore {
+                return nil
+            }
+            return CredentialWindow(
+                businessID: key.businessID, platform: key.platform, limit: limit, found: found, at: now)
+        }
+    }
+
+    /// `windows` were kept (`CredentialWindowStore.save`).
+    mutating func windowsKept(_ windows: [CredentialWindow]) {
+        for window in windows { keptWindows[Self.key(window.businessID, window.platform)] = window }
+    }
+
     /// A credential's pushes held back on this node (`throttled`).
     struct Hold {
         static let leaselessReason = "no connection of the fleet's budget leased on this node"

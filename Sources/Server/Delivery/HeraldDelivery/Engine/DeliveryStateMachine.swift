@@ -63,6 +63,11 @@ struct DeliveryStateMachine {
     private var probing = false
     /// Each credential's congestion window and the jobs claimed for it that wait for room in it.
     var credentials: [CredentialKey: CredentialState] = [:]
+    /// The windows the nodes kept for credentials (`CredentialWindowStore`): where a credential new to this node
+    /// starts. Set by `knownWindows`.
+    var storedWindows: [CredentialKey: CredentialWindow] = [:]
+    /// Each credential's window as this node last kept it (`windowsToKeep`).
+    var keptWindows: [CredentialKey: CredentialWindow] = [:]
     /// Jobs held in `credentials`, all together.
     var heldCount = 0
     /// Jobs claimed and not sent yet: held for room in a window, or not looked at yet.
@@ -196,8 +201,11 @@ struct DeliveryStateMachine {
         }
         if credentials[key] == nil {
             step.newCredentials.append(key)
+            let stored = storedWindows[key]
             credentials[key] = CredentialState(
-                window: CongestionWindow(range: credentialRange, initial: configuration.credentialInitialWindow))
+                window: CongestionWindow(
+                    range: credentialRange, initial: stored?.limit ?? configuration.credentialInitialWindow,
+                    slowStart: !(stored?.found ?? false)))
         }
         guard credentials[key]!.window.hasRoom else {
             return hold(job, leaseUntil: leaseUntil, key: key, at: now, into: &step)
