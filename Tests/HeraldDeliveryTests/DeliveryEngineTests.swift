@@ -137,6 +137,27 @@ struct DeliveryEngineTests {
         #expect(warnings.allSatisfy { $0.contains(" warning herald.delivery: ") })
     }
 
+    @Test(
+        "a push refused for load the first time goes again as soon as its answer is written, not at the next poll",
+        .bug(
+            id: "issue-44", "the last refused pushes waited out a backoff, or the idle poll, though the window had room"
+        )
+    )
+    func aFirstRefusalGoesAgainAtOnce() async throws {
+        let refused = Flag()
+        // Nothing else would look at the queue within the test's wait: no idle poll, no backoff in sight.
+        let harness = try EngineHarness(
+            jobs: 1, idlePoll: .seconds(3600), retry: RetryPolicy(shedBase: .seconds(3600))
+        ) { _, completion in
+            let result: PushResult = refused.set() ? .shed(reason: "503") : .delivered(messageID: nil)
+            DispatchQueue.global().async { completion(result) }
+        }
+        let running = harness.start()
+        #expect(try harness.waitUntil { $0.allSatisfy { $0.status == .delivered && $0.attempts == 2 } })
+        harness.group.stop()
+        try await running.value
+    }
+
     @Test("a refusal of a credential replaced after the push went out sends the push again, with the new one")
     func aRefusalOfAReplacedCredentialIsRetried() async throws {
         let late = Late<EngineHarness>()
@@ -172,7 +193,7 @@ private final class EngineHarness: Sendable {
 
     init(
         jobs: Int, idlePoll: Duration = .milliseconds(20), gracePeriod: Duration = .seconds(2), concurrency: Int = 4096,
-        windows: any CredentialWindowStore = MemoryWindowStore(),
+        windows: any CredentialWindowStore = MemoryWindowStore(), retry: RetryPolicy = RetryPolicy(),
         logger: Logger = .disabled,
         answer: @escaping @Sendable (OutgoingPush, @escaping @Sendable (PushResult) -> Void) -> Void = {
             _, completion in DispatchQueue.global().async { completion(.delivered(messageID: nil)) }
@@ -184,6 +205,7 @@ private final class EngineHarness: Sendable {
         configuration.idlePoll = idlePoll
         configuration.gracePeriod = gracePeriod
         configuration.concurrency = concurrency
+        configuration.retry = retry
         let sentIDs = SentIDs()
         self.sentIDs = sentIDs
         engine = DeliveryEngine(

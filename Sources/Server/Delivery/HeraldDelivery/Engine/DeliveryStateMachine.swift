@@ -115,6 +115,7 @@ struct DeliveryStateMachine {
             step.record = completions
             completions.removeAll(keepingCapacity: true)
             firstCompletionAt = nil
+            lookAgain(forRetriesIn: step.record)
         }
         if stopping {
             step.finished = inFlight == 0 && completions.isEmpty
@@ -155,6 +156,18 @@ struct DeliveryStateMachine {
             asleep = true
         }
         return step
+    }
+
+    /// A drained queue is looked at again when the first of the retries about to be written comes due, not at the
+    /// next idle poll: a push refused for load is due again at once, and the last refusals of a send would otherwise
+    /// wait for the poll. Not before they are written (the runner writes a step's answers before it claims): a claim
+    /// made when the answer came would find nothing yet, and leave the queue for the idle poll.
+    private mutating func lookAgain(forRetriesIn batch: [DeliveryCompletion]) {
+        guard var due = drainedUntil else { return }
+        for completion in batch {
+            if case .retry(let at, _) = completion.outcome, at < due { due = at }
+        }
+        drainedUntil = due
     }
 
     /// Sends `job`, or settles it at once when it can't be sent.
