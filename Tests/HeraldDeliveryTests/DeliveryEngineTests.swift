@@ -81,6 +81,83 @@ struct DeliveryEngineTests {
         try await running.value
     }
 
+    @Test(
+        "a credential's window is kept when the engine stops, and an engine starting later (another node, a restart) starts from it",
+        .bug(id: "issue-44", "each run, and each node, started its window at 64: slow start and a first refusal")
+    )
+    func windowsAreKeptAndStartedFrom() async throws {
+        let windows = MemoryWindowStore()
+        let refused = Flag()
+        // The provider refuses one push for load: the window shrinks, and is the provider's, found.
+        let first = try EngineHarness(jobs: 20, windows: windows) { _, completion in
+            let result: PushResult = refused.set() ? .shed(reason: "503") : .delivered(messageID: nil)
+            DispatchQueue.global().async { completion(result) }
+        }
+        var running = first.start()
+        #expect(try first.waitUntil { $0.allSatisfy { $0.status == .delivered } })
+        first.group.stop()
+        try await running.value
+        let kept = try windows.windows(since: Timestamp(milliseconds: 0))
+        #expect(kept.map(\.businessID) == [first.world.business.id] && kept.allSatisfy(\.found))
+        // Another node's engine, for a credential whose window of 300 was kept: 300 go at once, not 64.
+        let held = HeldAnswers()
+        let second = try EngineHarness(jobs: 400, windows: windows) { _, completion in held.add(completion) }
+        try windows.save([
+            CredentialWindow(
+                businessID: second.world.business.id, platform: .apns, limit: 300, found: true,
+                at: WallClock.system.now())
+        ])
+        running = second.start()
+        #expect(held.waitFor(300))
+        #expect(second.sent.count == 300, "the window kept, full")
+        held.release(400)
+        #expect(held.waitFor(100))
+        held.release(100)
+        #expect(try second.waitUntil { $0.allSatisfy { $0.status == .delivered } })
+        second.group.stop()
+        try await running.value
+        let now = try windows.windows(since: Timestamp(milliseconds: 0)).filter {
+            $0.businessID == second.world.business.id
+        }
+        #expect(now.count == 1 && now.allSatisfy { $0.found && $0.limit >= 300 }, "kept again, grown additively")
+    }
+
+    @Test("a store of windows that fails costs only the windows: the engine starts in slow start, delivers, and warns")
+    func aFailingWindowStoreOnlyWarns() async throws {
+        let lines = Mutex<[String]>([])
+        let logger = Logger(
+            label: "herald.delivery", level: .warning, sink: LogSink { line in lines.withLock { $0.append(line) } })
+        let harness = try EngineHarness(jobs: 20, windows: FailingWindows(), logger: logger)
+        let running = harness.start()
+        #expect(try harness.waitUntil { $0.allSatisfy { $0.status == .delivered } })
+        harness.group.stop()
+        try await running.value
+        let warnings = lines.withLock { $0 }.filter { $0.contains("congestion windows") }
+        #expect(warnings.count >= 2, "at the start and at the stop")
+        #expect(warnings.allSatisfy { $0.contains(" warning herald.delivery: ") })
+    }
+
+    @Test(
+        "a push refused for load the first time goes again as soon as its answer is written, not at the next poll",
+        .bug(
+            id: "issue-44", "the last refused pushes waited out a backoff, or the idle poll, though the window had room"
+        )
+    )
+    func aFirstRefusalGoesAgainAtOnce() async throws {
+        let refused = Flag()
+        // Nothing else would look at the queue within the test's wait: no idle poll, no backoff in sight.
+        let harness = try EngineHarness(
+            jobs: 1, idlePoll: .seconds(3600), retry: RetryPolicy(shedBase: .seconds(3600))
+        ) { _, completion in
+            let result: PushResult = refused.set() ? .shed(reason: "503") : .delivered(messageID: nil)
+            DispatchQueue.global().async { completion(result) }
+        }
+        let running = harness.start()
+        #expect(try harness.waitUntil { $0.allSatisfy { $0.status == .delivered && $0.attempts == 2 } })
+        harness.group.stop()
+        try await running.value
+    }
+
     @Test("a refusal of a credential replaced after the push went out sends the push again, with the new one")
     func aRefusalOfAReplacedCredentialIsRetried() async throws {
         let late = Late<EngineHarness>()
@@ -116,6 +193,8 @@ private final class EngineHarness: Sendable {
 
     init(
         jobs: Int, idlePoll: Duration = .milliseconds(20), gracePeriod: Duration = .seconds(2), concurrency: Int = 4096,
+        windows: any CredentialWindowStore = MemoryWindowStore(), retry: RetryPolicy = RetryPolicy(),
+        logger: Logger = .disabled,
         answer: @escaping @Sendable (OutgoingPush, @escaping @Sendable (PushResult) -> Void) -> Void = {
             _, completion in DispatchQueue.global().async { completion(.delivered(messageID: nil)) }
         }
@@ -126,6 +205,7 @@ private final class EngineHarness: Sendable {
         configuration.idlePoll = idlePoll
         configuration.gracePeriod = gracePeriod
         configuration.concurrency = concurrency
+        configuration.retry = retry
         let sentIDs = SentIDs()
         self.sentIDs = sentIDs
         engine = DeliveryEngine(
@@ -136,7 +216,7 @@ private final class EngineHarness: Sendable {
                     answer(push, completion)
                 }
             ],
-            clock: .system, configuration: configuration, logger: .disabled, metrics: metrics)
+            clock: .system, configuration: configuration, logger: logger, metrics: metrics, windows: windows)
         group = WorkerGroup([("delivery", engine)], logger: .disabled)
         initial = try Self.addJobs(jobs, to: world)
     }
@@ -192,6 +272,24 @@ private final class EngineHarness: Sendable {
 
 private final class SentIDs: Sendable {
     let ids = Mutex<[Int64]>([])
+}
+
+/// Set once: `set()` is true for the first caller only.
+private final class Flag: Sendable {
+    private let done = Mutex(false)
+    func set() -> Bool {
+        done.withLock { done in
+            defer { done = true }
+            return !done
+        }
+    }
+}
+
+/// A window store whose database is down.
+private struct FailingWindows: CredentialWindowStore {
+    struct Down: Error {}
+    func windows(since: Timestamp) throws -> [CredentialWindow] { throw Down() }
+    func save(_ windows: [CredentialWindow]) throws { throw Down() }
 }
 
 /// A reference set after the closure that reads it was made.

@@ -128,4 +128,35 @@ struct DeliveryStateMachineClaimTests {
         engine.jobsAdded()
         #expect(engine.step(at: machines.t(6)).claim == 96, "business 1's 64 + 32 only")
     }
+
+    @Test("with no credential sending, a claim is a new credential's starting window, however wide an idle one grew")
+    func anIdleCredentialsWindowSizesNoClaim() {
+        var engine = machines.machine(concurrency: 4096, adaptive: false, credentialWindow: 64)
+        var now = machines.t(0)
+        var next: Int64 = 1
+        // Business 1 sends four rounds, its queue drained after each: its window doubles to 1,024.
+        for _ in 0..<4 {
+            let limit = engine.credentials[DeliveryStateMachine.key(1, .apns)]?.window.limit ?? 64
+            let jobs = (0..<Int64(limit)).map { machines.job(next + $0) }
+            next += Int64(limit)
+            engine.claimed(jobs, requested: limit + 1, leaseUntil: now.adding(.seconds(60)), at: now)
+            let sent = engine.step(at: now).sends.map(\.job)
+            now = now.adding(.milliseconds(40))
+            for job in sent {
+                _ = engine.answered(
+                    job, .delivered(messageID: nil), sentAt: now.adding(.milliseconds(-40)),
+                    roundTrip: .milliseconds(40), outstanding: sent.count, at: now)
+            }
+        }
+        #expect(engine.credentials[DeliveryStateMachine.key(1, .apns)]?.window.limit == 1_024)
+        // Business 2's first jobs come: a claim sized to business 1's idle window would bring more than business 2's
+        // starting window can send or hold, and hand the rest back unsent.
+        engine.jobsAdded()
+        let claim = try! #require(engine.step(at: now).claim)
+        #expect(claim == 64)
+        let jobs = (0..<Int64(claim)).map { machines.job(next + $0, business: 2) }
+        engine.claimed(jobs, requested: claim, leaseUntil: now.adding(.seconds(60)), at: now)
+        let step = engine.step(at: now)
+        #expect(step.sends.count == claim && step.settled.isEmpty, "every job claimed is sent, none deferred")
+    }
 }

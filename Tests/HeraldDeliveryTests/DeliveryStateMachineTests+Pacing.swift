@@ -187,8 +187,8 @@ extension DeliveryStateMachineTests {
         let written = start.record + refused.record + engine.step(at: t(3)).record
         #expect(
             written.filter { $0.id <= 64 }.allSatisfy {
-                $0.outcome == .retry(at: t(188), reason: "503 ServiceUnavailable")
-            }, "a refused push is retried soon: the narrower window keeps it from adding to the load, not its backoff")
+                $0.outcome == .retry(at: t(1), reason: "503 ServiceUnavailable")
+            }, "a refused push is due again at once: the narrower window keeps it from adding to the load")
         #expect(
             written.filter { $0.id > 64 }.allSatisfy {
                 $0.outcome == .wait(until: t(1_000), reason: "credential at its limit")
@@ -252,7 +252,10 @@ extension DeliveryStateMachineTests {
         #expect(engine.step(at: now).sends.count == 16, "the floor still sends")
     }
 
-    @Test("a push refused for load is retried in 125-250 ms, and a drained queue is looked at again then")
+    @Test(
+        "a push refused for load is due again at once the first time, then in 125-250 ms; a drained queue is looked at again then",
+        .bug(id: "issue-44", "the last refused pushes waited out a backoff while their credential's window had room")
+    )
     func aRefusalIsRetriedSoon() {
         var engine = machine(concurrency: 64, adaptive: false)
         _ = engine.step(at: t(0))
@@ -260,10 +263,19 @@ extension DeliveryStateMachineTests {
         #expect(engine.step(at: t(0)).sends.count == 1)
         _ = engine.answered(
             job(1), .shed(reason: "503"), sentAt: t(0), roundTrip: .milliseconds(40), outstanding: 1, at: t(40))
-        let written = engine.step(at: t(50))
-        #expect(written.record.map(\.outcome) == [.retry(at: t(227), reason: "503")], "187.5 ms: the window's middle")
-        #expect(written.claim == nil, "the queue was drained")
-        #expect(engine.step(at: t(227)).claim != nil, "looked at again when the retry is due, not at the idle poll")
+        #expect(engine.step(at: t(40)).claim == nil, "not before its answer is written: a claim would find nothing")
+        let first = engine.step(at: t(42))
+        #expect(first.record.map(\.outcome) == [.retry(at: t(40), reason: "503")], "due at once: the window spaces it")
+        #expect(first.claim != nil, "the drained queue is looked at again as it is written, for it")
+        engine.claimed([job(1, attempts: 2)], requested: 64, leaseUntil: t(60_042), at: t(42))
+        #expect(engine.step(at: t(42)).sends.count == 1)
+        _ = engine.answered(
+            job(1, attempts: 2), .shed(reason: "503"), sentAt: t(42), roundTrip: .milliseconds(40), outstanding: 1,
+            at: t(90))
+        let second = engine.step(at: t(100))
+        #expect(second.record.map(\.outcome) == [.retry(at: t(277), reason: "503")], "187.5 ms: the window's middle")
+        #expect(second.claim == nil, "the queue was drained")
+        #expect(engine.step(at: t(277)).claim != nil, "looked at again when the retry is due, not at the idle poll")
     }
 
     @Test("what counts as shedding load: 500, 502, 503 and 429 without Retry-After, resets; not timeouts")

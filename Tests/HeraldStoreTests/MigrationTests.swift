@@ -83,16 +83,24 @@ struct MigrationTests {
         }
     }
 
+    /// A new database on `backend` (SQLite's file in `directory`), with the migrations numbered below `version`.
+    static func database(_ backend: StoreBackend, in directory: TemporaryDirectory, migratedBelow version: Int) throws
+        -> any SQLDatabase
+    {
+        let database: any SQLDatabase =
+            backend == .sqlite
+            ? try SQLiteDatabase(path: directory.file("herald.db"))
+            : try TestPostgres.database(schema: try TestPostgres.makeSchema())
+        try Migrator.migrate(database, Schema.migrations.filter { $0.version < version }, at: 0)
+        return database
+    }
+
     @Test(
         "one token holder (33) leaves each shared token on one device: a user's first, then the latest",
         arguments: StoreBackend.allCases)
     func oneTokenHolderKeepsOneHolder(_ backend: StoreBackend) throws {
         let directory = try TemporaryDirectory()
-        let database: any SQLDatabase =
-            backend == .sqlite
-            ? try SQLiteDatabase(path: directory.file("herald.db"))
-            : try TestPostgres.database(schema: try TestPostgres.makeSchema())
-        try Migrator.migrate(database, Schema.migrations.filter { $0.version < 33 }, at: 0)
+        let database = try Self.database(backend, in: directory, migratedBelow: 33)
         try database.write { db in
             for (business, client) in [(1, "c1"), (2, "c2")] {
                 try db.execute(
@@ -116,7 +124,9 @@ struct MigrationTests {
                 )
             }
         }
-        #expect(try Migrator.migrate(database, Schema.migrations, at: 0) == [33, 34])
+        #expect(
+            try Migrator.migrate(database, Schema.migrations, at: 0)
+                == Schema.migrations.map(\.version).filter { $0 >= 33 })
         let store = try Store(database: database)
         let tokens = try store.read { tx in try (1...6).map { try tx.devices.find(id: Int64($0))?.token } }
         #expect(tokens == [nil, "t", nil, "u", nil, "t"])
@@ -124,5 +134,18 @@ struct MigrationTests {
             try database.write { try $0.execute("UPDATE devices SET token = 't' WHERE id = 1") }
         }
         #expect(second?.code == .conflict && second?.field == "token")
+    }
+
+    @Test(
+        "credential windows (37) lands on a database made by 1–34, and both dialects keep and read a window",
+        arguments: StoreBackend.allCases)
+    func credentialWindowsLands(_ backend: StoreBackend) throws {
+        let directory = try TemporaryDirectory()
+        let database = try Self.database(backend, in: directory, migratedBelow: 35)
+        #expect(try Migrator.migrate(database, Schema.migrations, at: 0) == [37])
+        let store = try Store(database: database)
+        let window = CredentialWindow(businessID: 1, platform: .fcm, limit: 470, found: true, at: at(5))
+        try store.saveCredentialWindows([window])
+        #expect(try store.credentialWindows(since: at(0)) == [window])
     }
 }

@@ -10,7 +10,7 @@ push by what h2load and the server together spend on one of h2load's requests, w
 machine's speed. `claims a send` is the jobs the engine claimed from the queue (every outcome in /metrics, the
 `deferred` ones handed back unsent included) over the requests it made (the deliveries' attempts).
 
-    bench/delivery/run [N] [SCENARIO…] [--rounds=R]     (default N = 100000, every scenario, one round)
+    bench/delivery/run [N] [SCENARIO…] [--rounds=R] [--again]   (default N = 100000, every scenario, one round)
 
 With --rounds=R each scenario runs R times (each round its own server, queue, h2load reference and Herald run),
 then a summary gives the median ratio and CPU per push, their range, and how many rounds met the issue's goal.
@@ -62,6 +62,9 @@ import herald_bench as hb  # noqa: E402
 N = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 100_000
 ROUNDS = next((int(a.split("=", 1)[1]) for a in sys.argv[1:] if a.startswith("--rounds=")), 1)
 SCENARIOS = [a for a in sys.argv[1:] if not a.isdigit() and not a.startswith("--")] or ["near", "far", "slow"]
+# --again: once delivered, the same pushes are queued again and sent by a new herald process, which starts each
+# credential's window from the one the first kept (issue 44); the second run is the one returned to --rounds.
+AGAIN = "--again" in sys.argv[1:]
 # The request body Herald sends for the benchmark's news push to an Android device (FCMPayload.encode).
 FCM_PAYLOAD = ('{"message":{"token":"%s","notification":{"title":"Flash sale","body":"Everything is half price until '
                '6pm!"},"data":{"badge":"1","n":"123456","subtitle":"Today only","u":"654321"},"android":{"priority":'
@@ -157,6 +160,16 @@ def sink_stats(port):
     context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
     with urllib.request.urlopen(f"https://127.0.0.1:{port}/stats", context=context) as answer:
         return json.loads(answer.read())
+
+
+def requeue(data):
+    """Every delivery of the run queued again, as it was before it (due now, no attempt), to be sent once more."""
+    db = sqlite3.connect(os.path.join(data, "herald.db"), timeout=30)
+    with db:
+        now = int(time.time() * 1000)
+        db.execute("UPDATE deliveries SET status = 'queued', attempts = 0, next_attempt_at = ?, lease_owner = NULL, "
+                   "lease_until = NULL, last_reason = NULL, provider_message_id = NULL, updated_at = ?", (now, now))
+    db.close()
 
 
 def quota_windows(stats):
@@ -266,109 +279,120 @@ def run(binary, scenario):
                            ((i, bid, i, platform, now, str(uuid.uuid4()), now, now) for i in range(1, N + 1)))
         db.close()
 
-        herald = hb.Herald(binary, data, env, cores=client_cores)
-        print(f"delivering: herald pid {herald.process.pid}", flush=True)
-        started = time.time()
-        cpu_at_start = herald.cpu_seconds()
-        server_cpu = hb.process_cpu_seconds(server.pid)
-        done = 0
-        in_flight = []
-        # Progress from /metrics (counters, and one small query for the queue gauges), not from counting rows in
-        # the database, which would take CPU from what is measured.
-        poll = float(os.environ.get("BENCH_POLL", "0.25"))
-        while done < N and time.time() - started < 900:
-            time.sleep(poll)
-            metrics = herald.metrics()
-            done = sum(int(float(count)) for count in re.findall(
-                r'^herald_push_sends_total\{[^}]*outcome="(?:delivered|failed|pruned|skipped)"[^}]*\} (\S+)$', metrics, re.M))
-            sending = re.search(r"^herald_delivery_in_flight (\S+)$", metrics, re.M)
-            if sending:
-                in_flight.append(float(sending.group(1)))
-            if os.environ.get("BENCH_TRACE") == "1":  # the run's shape: its ramp, its steady rate, its tail
-                print(f"  trace {time.time() - started:6.2f} s: {done:7d} answered, "
-                      f"{sending.group(1) if sending else '?'} in flight", flush=True)
-        elapsed = time.time() - started
-        round_trip = re.search(r'^herald_push_send_duration_seconds_sum\{[^}]*\} (\S+)$', metrics, re.M), \
-            re.search(r'^herald_push_send_duration_seconds_count\{[^}]*\} (\S+)$', metrics, re.M)
-        db = sqlite3.connect(os.path.join(data, "herald.db"), timeout=30)
-        for _ in range(50):  # the last answers counted may still be on their way to the database
-            if not db.execute("SELECT 1 FROM deliveries WHERE status IN ('queued', 'sending') LIMIT 1").fetchone():
-                break
-            time.sleep(0.1)
-        statuses = dict(db.execute("SELECT status, COUNT(*) FROM deliveries GROUP BY status").fetchall())
-        attempts = db.execute("SELECT SUM(attempts) FROM deliveries").fetchone()[0] or 0
-        # Every job the engine claimed ends counted once under some outcome (an answer's, or a settling without a
-        # send: `deferred` handed back for want of room in its credential's window, `throttled`, `requeued`…), so
-        # their sum is the claims; over the sends (the attempts) it says how many claims were for nothing.
-        outcomes = {}
-        for outcome, count in re.findall(r'^herald_push_sends_total\{[^}]*outcome="([^"]+)"[^}]*\} (\S+)$',
-                                         herald.metrics(), re.M):
-            outcomes[outcome] = outcomes.get(outcome, 0) + int(float(count))
-        claims = sum(outcomes.values())
-        # The end is when the last answer was written, not when a look every 0.25 s first saw it (half a polling
-        # interval late on average: 2-3 % of a 5-second run).
-        last_written = db.execute("SELECT MAX(updated_at) FROM deliveries").fetchone()[0]
-        if last_written and statuses.get("delivered", 0) + statuses.get("failed", 0) == N:
-            elapsed = min(elapsed, last_written / 1000 - started)
-        server_cpu_herald = hb.process_cpu_seconds(server.pid) - server_cpu
-        rss = herald.peak_rss_mb()
-        cpu = herald.cpu_seconds() - cpu_at_start
-        herald.stop()
-        refused = None
-        if refused_before is not None:
-            after = sink_stats(port)
-            refused = {name: after[name] - refused_before[name] if isinstance(after[name], int) else after[name]
-                       for name in after}
-        if quota:
-            # The reference is the quota: what the project may send, and what a sender pacing itself perfectly gets.
+        result = None
+        for again in ([False, True] if AGAIN else [False]):
+            if again:
+                # The same pushes queued again for the same credential, the window the first run ended with kept
+                # (credential_windows): a credential that sent within the hour, as most do.
+                requeue(data)
+                refused_before = sink_stats(port) if shed or quota else None
+                label += "; again, the window kept"
+            herald = hb.Herald(binary, data, env, cores=client_cores)
+            print(f"delivering: herald pid {herald.process.pid}", flush=True)
+            started = time.time()
+            cpu_at_start = herald.cpu_seconds()
+            server_cpu = hb.process_cpu_seconds(server.pid)
+            done = 0
+            in_flight = []
+            # Progress from /metrics (counters, and one small query for the queue gauges), not from counting rows in
+            # the database, which would take CPU from what is measured.
+            poll = float(os.environ.get("BENCH_POLL", "0.25"))
+            while done < N and time.time() - started < 900:
+                time.sleep(poll)
+                metrics = herald.metrics()
+                done = sum(int(float(count)) for count in re.findall(
+                    r'^herald_push_sends_total\{[^}]*outcome="(?:delivered|failed|pruned|skipped)"[^}]*\} (\S+)$', metrics, re.M))
+                sending = re.search(r"^herald_delivery_in_flight (\S+)$", metrics, re.M)
+                if sending:
+                    in_flight.append(float(sending.group(1)))
+                if os.environ.get("BENCH_TRACE") == "1":  # the run's shape: its ramp, its steady rate, its tail
+                    print(f"  trace {time.time() - started:6.2f} s: {done:7d} answered, "
+                          f"{sending.group(1) if sending else '?'} in flight", flush=True)
+            elapsed = time.time() - started
+            round_trip = re.search(r'^herald_push_send_duration_seconds_sum\{[^}]*\} (\S+)$', metrics, re.M), \
+                re.search(r'^herald_push_send_duration_seconds_count\{[^}]*\} (\S+)$', metrics, re.M)
+            db = sqlite3.connect(os.path.join(data, "herald.db"), timeout=30)
+            for _ in range(50):  # the last answers counted may still be on their way to the database
+                if not db.execute("SELECT 1 FROM deliveries WHERE status IN ('queued', 'sending') LIMIT 1").fetchone():
+                    break
+                time.sleep(0.1)
+            statuses = dict(db.execute("SELECT status, COUNT(*) FROM deliveries GROUP BY status").fetchall())
+            attempts = db.execute("SELECT SUM(attempts) FROM deliveries").fetchone()[0] or 0
+            # Every job the engine claimed ends counted once under some outcome (an answer's, or a settling without a
+            # send: `deferred` handed back for want of room in its credential's window, `throttled`, `requeued`…), so
+            # their sum is the claims; over the sends (the attempts) it says how many claims were for nothing.
+            outcomes = {}
+            for outcome, count in re.findall(r'^herald_push_sends_total\{[^}]*outcome="([^"]+)"[^}]*\} (\S+)$',
+                                             herald.metrics(), re.M):
+                outcomes[outcome] = outcomes.get(outcome, 0) + int(float(count))
+            claims = sum(outcomes.values())
+            # The end is when the last answer was written, not when a look every 0.25 s first saw it (half a polling
+            # interval late on average: 2-3 % of a 5-second run).
+            last_written = db.execute("SELECT MAX(updated_at) FROM deliveries").fetchone()[0]
+            if last_written and statuses.get("delivered", 0) + statuses.get("failed", 0) == N:
+                elapsed = min(elapsed, last_written / 1000 - started)
+            server_cpu_herald = hb.process_cpu_seconds(server.pid) - server_cpu
+            rss = herald.peak_rss_mb()
+            cpu = herald.cpu_seconds() - cpu_at_start
+            herald.stop()
+            refused = None
+            if refused_before is not None:
+                after = sink_stats(port)
+                refused = {name: after[name] - refused_before[name] if isinstance(after[name], int) else after[name]
+                           for name in after}
+            if quota:
+                # The reference is the quota: what the project may send, and what a sender pacing itself perfectly gets.
+                rate = N / elapsed
+                print(f"bench/delivery  {label}  N={N}  statuses={statuses}")
+                print(f"  herald pipeline : {rate:10.0f} pushes/s  ({elapsed:.1f} s)"
+                      f"  paced by Herald: {os.environ.get('BENCH_PACE') == '1'}")
+                print(f"  quota           : {QUOTA / 60:10.0f} a second  ({QUOTA} a minute)")
+                print(f"  ratio           : {rate / (QUOTA / 60):10.1%} of the quota")
+                print(f"  attempts a push : {attempts / N:10.3f}  (429s from the sink: {refused['quota_refused']},"
+                      f" after its first minute: {refused['quota_refused_late']})")
+                print(f"  claims a send   : {claims / max(1, attempts):10.3f}")
+                share = quota_windows(refused)
+                result = rate / (QUOTA / 60), attempts / N, share, 0, claims / max(1, attempts)
+                continue
+            if not again:
+                h2load_runs.append(h2load(port, payload_file, uris_file, server.pid, client_cores, fields, streams))
+            h2load_rps, h2load_cpu, _ = sorted(h2load_runs)[1]  # the median run by rate, and that run's CPU
+            server_cpu_h2load = sum(run[2] for run in h2load_runs) / len(h2load_runs)
             rate = N / elapsed
+            fast_share = None
+            buckets = dict(re.findall(r'^herald_push_send_duration_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)$',
+                                      metrics, re.M))
+            if "0.25" in buckets and "+Inf" in buckets:
+                fast_share = float(buckets["0.25"]) / max(1.0, float(buckets["+Inf"]))
             print(f"bench/delivery  {label}  N={N}  statuses={statuses}")
-            print(f"  herald pipeline : {rate:10.0f} pushes/s  ({elapsed:.1f} s)"
-                  f"  paced by Herald: {os.environ.get('BENCH_PACE') == '1'}")
-            print(f"  quota           : {QUOTA / 60:10.0f} a second  ({QUOTA} a minute)")
-            print(f"  ratio           : {rate / (QUOTA / 60):10.1%} of the quota")
-            print(f"  attempts a push : {attempts / N:10.3f}  (429s from the sink: {refused['quota_refused']},"
-                  f" after its first minute: {refused['quota_refused_late']})")
-            print(f"  claims a send   : {claims / max(1, attempts):10.3f}")
-            share = quota_windows(refused)
-            return rate / (QUOTA / 60), attempts / N, share, 0, claims / max(1, attempts)
-        h2load_runs.append(h2load(port, payload_file, uris_file, server.pid, client_cores, fields, streams))
-        h2load_rps, h2load_cpu, _ = sorted(h2load_runs)[1]  # the median run by rate, and that run's CPU
-        server_cpu_h2load = sum(run[2] for run in h2load_runs) / len(h2load_runs)
-        rate = N / elapsed
-        fast_share = None
-        buckets = dict(re.findall(r'^herald_push_send_duration_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)$',
-                                  metrics, re.M))
-        if "0.25" in buckets and "+Inf" in buckets:
-            fast_share = float(buckets["0.25"]) / max(1.0, float(buckets["+Inf"]))
-        print(f"bench/delivery  {label}  N={N}  statuses={statuses}")
-        if split:
-            print(f"  cores           : the sink on {sorted(server_cores)}, Herald and h2load on {sorted(client_cores)}"
-                  "  (BENCH_SHARED_CORES=1 shares them)")
-        print(f"  herald pipeline : {rate:10.0f} pushes/s  ({elapsed:.1f} s)  peak RSS {rss:.0f} MB"
-              f"  CPU {cpu / N * 1e6:.0f} µs per push ({cpu / elapsed:.2f} cores)")
-        print(f"  h2load reference: {h2load_rps:10.0f} req/s  median of {', '.join(f'{r[0]:.0f}' for r in h2load_runs)}"
-              f"  ({' '.join(streams)}, same server, payload and tokens)")
-        print(f"  ratio           : {rate / h2load_rps:10.1%}")
-        print(f"  attempts a push : {attempts / N:10.3f}"
-              + (f"  (503s from the sink: {refused['shed']}; goal 1.05 or less)" if shed else ""))
-        print(f"  claims a send   : {claims / max(1, attempts):10.3f}  ({claims} claims, {outcomes.get('deferred', 0)}"
-              " handed back unsent for want of room in the window; goal 1.05 or less)")
-        print(f"  CPU per request : Herald {cpu / N * 1e6:.1f} µs, h2load {h2load_cpu * 1e6:.1f} µs (its median run);"
-              f" the server {server_cpu_herald / N * 1e6:.1f} µs for Herald's,"
-              f" {server_cpu_h2load * 1e6:.1f} µs for h2load's")
-        over_reference = cpu / N / (h2load_cpu + server_cpu_h2load)
-        print(f"  over h2load+server: Herald {over_reference:.2f} of their CPU a request")
-        if in_flight:
-            print(f"  in flight       : median {sorted(in_flight)[len(in_flight) // 2]:.0f}, max {max(in_flight):.0f}"
-                  f"  (at most what a kill -9 would send twice)")
-        if all(round_trip):
-            mean = float(round_trip[0].group(1)) / max(1.0, float(round_trip[1].group(1)))
-            print(f"  round trip      : {mean * 1000:10.2f} ms mean, send to answer")
-        if fast_share is not None:
-            print(f"  answered ≤250 ms: {fast_share:10.1%} of pushes"
-                  + ("  (90 % are fast tokens: none of them waited behind a slow one)" if slow else ""))
-        return rate / h2load_rps, cpu / N * 1e6, h2load_cpu * 1e6, over_reference, claims / max(1, attempts)
+            if split:
+                print(f"  cores           : the sink on {sorted(server_cores)}, Herald and h2load on {sorted(client_cores)}"
+                      "  (BENCH_SHARED_CORES=1 shares them)")
+            print(f"  herald pipeline : {rate:10.0f} pushes/s  ({elapsed:.1f} s)  peak RSS {rss:.0f} MB"
+                  f"  CPU {cpu / N * 1e6:.0f} µs per push ({cpu / elapsed:.2f} cores)")
+            print(f"  h2load reference: {h2load_rps:10.0f} req/s  median of {', '.join(f'{r[0]:.0f}' for r in h2load_runs)}"
+                  f"  ({' '.join(streams)}, same server, payload and tokens)")
+            print(f"  ratio           : {rate / h2load_rps:10.1%}")
+            print(f"  attempts a push : {attempts / N:10.3f}"
+                  + (f"  (503s from the sink: {refused['shed']}; goal 1.05 or less)" if shed else ""))
+            print(f"  claims a send   : {claims / max(1, attempts):10.3f}  ({claims} claims, {outcomes.get('deferred', 0)}"
+                  " handed back unsent for want of room in the window; goal 1.05 or less)")
+            print(f"  CPU per request : Herald {cpu / N * 1e6:.1f} µs, h2load {h2load_cpu * 1e6:.1f} µs (its median run);"
+                  f" the server {server_cpu_herald / N * 1e6:.1f} µs for Herald's,"
+                  f" {server_cpu_h2load * 1e6:.1f} µs for h2load's")
+            over_reference = cpu / N / (h2load_cpu + server_cpu_h2load)
+            print(f"  over h2load+server: Herald {over_reference:.2f} of their CPU a request")
+            if in_flight:
+                print(f"  in flight       : median {sorted(in_flight)[len(in_flight) // 2]:.0f}, max {max(in_flight):.0f}"
+                      f"  (at most what a kill -9 would send twice)")
+            if all(round_trip):
+                mean = float(round_trip[0].group(1)) / max(1.0, float(round_trip[1].group(1)))
+                print(f"  round trip      : {mean * 1000:10.2f} ms mean, send to answer")
+            if fast_share is not None:
+                print(f"  answered ≤250 ms: {fast_share:10.1%} of pushes"
+                      + ("  (90 % are fast tokens: none of them waited behind a slow one)" if slow else ""))
+            result = rate / h2load_rps, cpu / N * 1e6, h2load_cpu * 1e6, over_reference, claims / max(1, attempts)
+        return result
     finally:
         server.terminate()
         server.wait()

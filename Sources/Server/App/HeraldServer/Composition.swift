@@ -130,7 +130,8 @@ public enum Composition {
             engine = DeliveryEngine(
                 queue: store.deliveryQueue, providers: chosen, clock: clock,
                 configuration: try engineConfiguration(configuration.delivery, owner: owner),
-                logger: logger.labeled("herald.delivery"), metrics: metrics, quota: StoredQuotaLedger(store: store))
+                logger: logger.labeled("herald.delivery"), metrics: metrics, quota: StoredQuotaLedger(store: store),
+                windows: StoredCredentialWindows(store: store))
         }
         var options = DomainServices.Options()
         options.maxDevicesPerUser = configuration.maxDevicesPerUser

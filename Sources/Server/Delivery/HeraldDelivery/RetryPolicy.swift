@@ -6,9 +6,10 @@ package struct RetryPolicy: Sendable {
     package var base: Duration
     /// The longest delay.
     package var cap: Duration
-    /// The delay after the first refusal for load (`PushResult.shed`), doubling from there like `base`: shorter,
+    /// The delay after the second refusal for load (`PushResult.shed`), doubling from there like `base`: shorter,
     /// because what protects the provider from refused pushes coming back is the credential's congestion window,
-    /// which has shrunk, not each push's backoff; a long one only leaves the refused pushes idle after the rest.
+    /// which has shrunk, not each push's backoff; a long one only leaves the refused pushes idle after the rest. A
+    /// push's first refusal is due again at once: the engine sends it only when its credential's window has room.
     package var shedBase: Duration
 
     /// A policy.
@@ -31,10 +32,14 @@ package struct RetryPolicy: Sendable {
         return jittered
     }
 
-    /// The delay before attempt `attempt + 1` of a push refused for load, or nil when `attempt` was the last:
-    /// `delay`'s backoff from `shedBase`.
+    /// The delay before attempt `attempt + 1` of a push refused for load, or nil when `attempt` was the last: none
+    /// after the first attempt (the window that just shrank, not a backoff, spaces it: at the end of a send the last
+    /// refused pushes would otherwise wait out their backoff while the window stands empty), then `delay`'s backoff
+    /// from `shedBase`, as from the first.
     package func delayAfterShed(afterAttempt attempt: Int, random: Double) -> Duration? {
-        backoff(afterAttempt: attempt, from: shedBase, random: random)
+        guard attempt < maxAttempts else { return nil }
+        guard attempt > 1 else { return .zero }
+        return backoff(afterAttempt: attempt - 1, from: shedBase, random: random)
     }
 
     private func backoff(afterAttempt attempt: Int, from base: Duration, random: Double) -> Duration? {

@@ -26,6 +26,8 @@ package final class StoreTransaction {
     package var identityKeys: IdentityKeyRecords { IdentityKeyRecords(self) }
     /// FCM's send quota per Firebase project, leased by the nodes a second at a time.
     package var fcmQuotas: FCMQuotaRecords { FCMQuotaRecords(self) }
+    /// Each credential's congestion window as a node last held it.
+    package var credentialWindows: CredentialWindowRecords { CredentialWindowRecords(self) }
     /// Templates businesses saved.
     package var templates: TemplateRecords { TemplateRecords(self) }
     /// Locations.

@@ -39,10 +39,12 @@ struct CongestionWindow {
     /// Where slow start begins (within the range).
     static let initial = 64
 
-    /// A window within `range`, starting at `initial` (clamped) in slow start.
-    init(range: ClosedRange<Int>, initial: Int = Self.initial) {
+    /// A window within `range`, starting at `initial` (clamped): in slow start, or past it when `initial` is a limit a
+    /// provider's refusal found before (`CredentialWindow.found`).
+    init(range: ClosedRange<Int>, initial: Int = Self.initial, slowStart: Bool = true) {
         self.range = range
         size = Double(min(range.upperBound, max(range.lowerBound, initial)))
+        self.slowStart = slowStart
     }
 
     /// The most pushes in flight now.

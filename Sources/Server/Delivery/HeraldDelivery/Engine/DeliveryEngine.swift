@@ -32,8 +32,14 @@ package final class DeliveryEngine: Worker {
         /// between this and `concurrency`).
         package var credentialFloor: Int = 16
         /// Where a credential's window starts, growing from there while answers succeed (`CongestionWindow`'s slow
-        /// start: it doubles each round trip until the provider first refuses).
+        /// start: it doubles each round trip until the provider first refuses), unless a node held one for it within
+        /// `windowMemory` (kept in the `CredentialWindowStore`): then it starts from that.
         package var credentialInitialWindow: Int = CongestionWindow.initial
+        /// How long a credential's window, as a node last held it, is where the next node (or run) starts from.
+        package var windowMemory: Duration = .seconds(3600)
+        /// How often the windows this node holds are kept (those that changed, and each at least every half
+        /// `windowMemory`), and the ones the nodes kept read.
+        package var windowSync: Duration = .seconds(10)
         /// Most FCM sends a minute per Firebase project (Google's quota: 600,000 by default), unless the project's
         /// own is set in the `QuotaLedger`; nil sends as fast as answers come. Shared by the nodes through the
         /// ledger, which leases each the next second or so of the project's time; paced to 98 % of it
@@ -64,6 +70,7 @@ package final class DeliveryEngine: Worker {
 
     private let queue: any DeliveryQueue
     private let quota: any QuotaLedger
+    private let windows: any CredentialWindowStore
     private let providers: [PushPlatform: any PushProvider]
     private let clock: WallClock
     private let configuration: Configuration
@@ -72,15 +79,18 @@ package final class DeliveryEngine: Worker {
     private let wakeup = Wakeup()
     private let meters: DeliveryMeters
 
-    /// An engine over `queue` with one provider per platform, sharing FCM's quota through `quota` (the database's
-    /// in a server, shared by the nodes). `random` (0..<1) jitters retry delays.
+    /// An engine over `queue` with one provider per platform, sharing FCM's quota through `quota` and the credentials'
+    /// congestion windows through `windows` (the database's in a server, shared by the nodes). `random` (0..<1)
+    /// jitters retry delays.
     package init(
         queue: any DeliveryQueue, providers: [any PushProvider], clock: WallClock, configuration: Configuration,
         logger: Logger, metrics: MetricsRegistry, quota: any QuotaLedger = MemoryQuotaLedger(),
+        windows: any CredentialWindowStore = MemoryWindowStore(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.queue = queue
         self.quota = quota
+        self.windows = windows
         self.providers = Dictionary(uniqueKeysWithValues: providers.map { ($0.platform, $0) })
         self.clock = clock
         self.configuration = configuration
@@ -104,7 +114,12 @@ package final class DeliveryEngine: Worker {
         let broken = try queue.brokenCredentials()
         machine.withLock { $0.knownBroken(broken) }
         GracefulShutdown.onRequest { [wakeup] in wakeup.signal() }
+        var nextWindowSync = clock.now()
         while !GracefulShutdown.isRequested {
+            if clock.now() >= nextWindowSync {
+                syncWindows(refreshBefore: clock.now().adding(.zero - configuration.windowMemory / 2))
+                nextWindowSync = clock.now().adding(configuration.windowSync)
+            }
             let step = machine.withLock { $0.step(at: clock.now()) }
             let (limit, idle, sleepUntil, leases) = (step.claim, step.isIdle, step.sleepUntil, step.quotaLeases)
             perform(consume step)
@@ -112,10 +127,27 @@ package final class DeliveryEngine: Worker {
             if let limit {
                 claim(limit)
             } else if idle {
-                await wakeup.wait(until: sleepUntil, clock: clock)
+                await wakeup.wait(until: min(sleepUntil ?? nextWindowSync, nextWindowSync), clock: clock)
             }
         }
         await drain(until: clock.now().adding(Task.isCancelled ? .zero : configuration.gracePeriod))
+        syncWindows(refreshBefore: clock.now().adding(.milliseconds(1)))
+    }
+
+    /// Keeps the windows this node holds that changed since it last kept them (and those last kept before
+    /// `refreshBefore`), and reads those the nodes kept within `windowMemory`: where this node starts a credential it
+    /// has not sent for yet. A store that fails costs only that: windows start in slow start meanwhile.
+    private func syncWindows(refreshBefore: Timestamp) {
+        let now = clock.now()
+        do {
+            let keep = machine.withLock { $0.windowsToKeep(at: now, refreshBefore: refreshBefore) }
+            try windows.save(keep)
+            machine.withLock { $0.windowsKept(keep) }
+            let kept = try windows.windows(since: now.adding(.zero - configuration.windowMemory))
+            machine.withLock { $0.knownWindows(kept) }
+        } catch {
+            logger.warning("cannot keep or read the credentials' congestion windows", ["error": "\(error)"])
+        }
     }
 
     /// Tells the engine new jobs may be due.

@@ -16,26 +16,48 @@ extension DeliveryStateMachine {
     }
 
     /// How many jobs to hold claimed and unsent (here or waiting for room), at most `ahead` and the engine's window:
-    /// for each credential
-    /// sending now, what it can put in flight soon (`sendableSoon`), but no more than its room now and one claim;
-    /// with none sending, the widest window of those known (the starting one for a new credential). A claim never
-    /// asks for more than one credential can take while its jobs are all that comes: jobs of a credential claimed
-    /// beyond its room then wait here or go back to the queue unsent (`outcome="deferred"`), a read and two writes
-    /// each for nothing. A credential held back (`throttled`) sends nothing soon and counts for nothing; its jobs
-    /// are settled as they come.
+    /// for each credential sending now, what it can put in flight soon (`sendableSoon`), but no more than its room now
+    /// and one claim; with none sending, a new credential's starting window (one starting from a window kept sends
+    /// that at once, and the next claim, made right after, is sized to it). A claim never asks for more than one
+    /// credential can take while its jobs are all that comes: jobs of a credential claimed beyond its room would wait
+    /// here or go back to the queue unsent (`outcome="deferred"`), a read and two writes each for nothing. A
+    /// credential held back (`throttled`) sends nothing soon and counts for nothing; its jobs are settled as they come.
     func claimTarget(ahead: Int, at now: Timestamp) -> Int {
         var target = 0
         var active = false
-        var widest = configuration.credentialInitialWindow
         for (key, state) in credentials {
-            widest = max(widest, state.window.limit)
             guard state.window.inFlight > 0 || state.heldCount > 0, throttled[key].map({ now >= $0.until }) ?? true
             else { continue }
             active = true
             let room = state.window.limit - state.window.inFlight
             target += min(sendableSoon(key, state), room + configuration.claimBatch)
         }
-        return min(ahead, window.limit, active ? target : widest)
+        return min(ahead, window.limit, active ? target : configuration.credentialInitialWindow)
+    }
+
+    /// The windows the nodes kept (`CredentialWindowStore`, within the engine's `windowMemory`): a credential this
+    /// node starts sending for starts from its own.
+    mutating func knownWindows(_ windows: [CredentialWindow]) {
+        storedWindows.removeAll(keepingCapacity: true)
+        for window in windows { storedWindows[Self.key(window.businessID, window.platform)] = window }
+    }
+
+    /// The windows of this node's credentials to keep at `now`: those that changed since this node last kept them
+    /// (`windowsKept`), and those it last kept before `refreshBefore` (a window held unchanged is not forgotten).
+    func windowsToKeep(at now: Timestamp, refreshBefore: Timestamp) -> [CredentialWindow] {
+        credentials.compactMap { key, state in
+            let (limit, found) = (state.window.limit, !state.window.slowStart)
+            if let kept = keptWindows[key], kept.limit == limit, kept.found == found, kept.at >= refreshBefore {
+                return nil
+            }
+            return CredentialWindow(
+                businessID: key.businessID, platform: key.platform, limit: limit, found: found, at: now)
+        }
+    }
+
+    /// `windows` were kept (`CredentialWindowStore.save`).
+    mutating func windowsKept(_ windows: [CredentialWindow]) {
+        for window in windows { keptWindows[Self.key(window.businessID, window.platform)] = window }
     }
 
     /// A credential's pushes held back on this node (`throttled`).

@@ -103,10 +103,8 @@ extension DeliveryStateMachine {
             // (the narrower window, not its backoff, is what keeps it from adding to the load).
             credentials[key]?.window.shed(sentAt: sentAt, at: now)
             if let delay = configuration.retry.delayAfterShed(afterAttempt: job.attempts, random: random()) {
+                // A drained queue is looked at again when it comes due, once it is written (`lookAgain`).
                 (outcome, label) = (.retry(at: now.adding(delay), reason: reason), "refused")
-                // A drained queue is looked at again when this retry comes due, not at the next idle poll: at the end
-                // of a send the last refusals would otherwise wait for it, up to twice their backoff.
-                if let drained = drainedUntil, now.adding(delay) < drained { drainedUntil = now.adding(delay) }
             } else {
                 (outcome, label) = (.failed(reason: "gave up after \(job.attempts) attempts: \(reason)"), "failed")
             }

@@ -63,6 +63,11 @@ struct DeliveryStateMachine {
     private var probing = false
     /// Each credential's congestion window and the jobs claimed for it that wait for room in it.
     var credentials: [CredentialKey: CredentialState] = [:]
+    /// The windows the nodes kept for credentials (`CredentialWindowStore`): where a credential new to this node
+    /// starts. Set by `knownWindows`.
+    var storedWindows: [CredentialKey: CredentialWindow] = [:]
+    /// Each credential's window as this node last kept it (`windowsToKeep`).
+    var keptWindows: [CredentialKey: CredentialWindow] = [:]
     /// Jobs held in `credentials`, all together.
     var heldCount = 0
     /// Jobs claimed and not sent yet: held for room in a window, or not looked at yet.
@@ -110,6 +115,7 @@ struct DeliveryStateMachine {
             step.record = completions
             completions.removeAll(keepingCapacity: true)
             firstCompletionAt = nil
+            lookAgain(forRetriesIn: step.record)
         }
         if stopping {
             step.finished = inFlight == 0 && completions.isEmpty
@@ -150,6 +156,18 @@ struct DeliveryStateMachine {
             asleep = true
         }
         return step
+    }
+
+    /// A drained queue is looked at again when the first of the retries about to be written comes due, not at the
+    /// next idle poll: a push refused for load is due again at once, and the last refusals of a send would otherwise
+    /// wait for the poll. Not before they are written (the runner writes a step's answers before it claims): a claim
+    /// made when the answer came would find nothing yet, and leave the queue for the idle poll.
+    private mutating func lookAgain(forRetriesIn batch: [DeliveryCompletion]) {
+        guard var due = drainedUntil else { return }
+        for completion in batch {
+            if case .retry(let at, _) = completion.outcome, at < due { due = at }
+        }
+        drainedUntil = due
     }
 
     /// Sends `job`, or settles it at once when it can't be sent.
@@ -196,8 +214,11 @@ struct DeliveryStateMachine {
         }
         if credentials[key] == nil {
             step.newCredentials.append(key)
+            let stored = storedWindows[key]
             credentials[key] = CredentialState(
-                window: CongestionWindow(range: credentialRange, initial: configuration.credentialInitialWindow))
+                window: CongestionWindow(
+                    range: credentialRange, initial: stored?.limit ?? configuration.credentialInitialWindow,
+                    slowStart: !(stored?.found ?? false)))
         }
         guard credentials[key]!.window.hasRoom else {
             return hold(job, leaseUntil: leaseUntil, key: key, at: now, into: &step)

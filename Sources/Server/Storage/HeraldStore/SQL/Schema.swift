@@ -5,7 +5,7 @@ package enum Schema {
         foundation, inboxVersion, loyalty, collapseID, leaseIndexes, moneyInCents, devicesAndCampaigns, sandboxDevices,
         deviceAPIIndexes, queueIndexes, locationBeacons, idempotencyRequests, providerTokens, queueTables,
         importForeignKeys, fcmQuotas, connectionLeases, sharedPushTokens, campaignAnswers, identityKeys,
-        providerTokensByKey, oneTokenHolder, emailCodes,
+        providerTokensByKey, oneTokenHolder, emailCodes, credentialWindows,
     ]
 
     /// Money as whole cents: a balance read back is the balance written, and amounts add up exactly (a
