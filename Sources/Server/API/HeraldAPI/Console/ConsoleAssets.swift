@@ -58,7 +58,8 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-
 .status-ok, .status-delivered, .status-completed, .status-running { color: var(--ok); font-weight: 600; }
 .status-broken, .status-failed, .status-cancelled, .status-pruned { color: var(--error); font-weight: 600; }
 .status-queued, .status-sending, .status-draft, .status-paused { color: var(--warn); font-weight: 600; }
-#toast { position: fixed; bottom: 14px; right: 14px; max-width: 360px; }
+/* A toast only informs: clicks go through it to the button it may cover. */
+#toast { position: fixed; bottom: 14px; right: 14px; max-width: 360px; pointer-events: none; }
 #toast p { background: #14213d; color: #fff; padding: 10px 14px; border-radius: 6px; margin: 6px 0 0; }
 fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 0 0 12px; padding: 8px 12px 12px; }
 legend { font-weight: 700; padding: 0 4px; }
