@@ -278,6 +278,35 @@ extension DeliveryStateMachineTests {
         #expect(engine.step(at: t(277)).claim != nil, "looked at again when the retry is due, not at the idle poll")
     }
 
+    @Test(
+        "a look at a drained queue already due, not taken for want of room, is no time to wake at: asleep until an answer",
+        .bug(
+            id: "issue-44",
+            "after a refusal due at once was written, jobs waiting for room woke the runner over and over")
+    )
+    func aLookAlreadyDueIsNoWakeUp() {
+        var engine = machine(concurrency: 64, adaptive: false)
+        _ = engine.step(at: t(0))
+        engine.claimed((1...100).map { job($0) }, requested: 256, leaseUntil: t(60_000), at: t(0))
+        let sent = engine.step(at: t(0)).sends.map(\.job)
+        #expect(sent.count == 64)
+        _ = engine.answered(
+            sent[0], .shed(reason: "503"), sentAt: t(0), roundTrip: .milliseconds(40), outstanding: 64, at: t(40))
+        #expect(engine.step(at: t(42)).record.map(\.outcome) == [.retry(at: t(40), reason: "503")])
+        let idle = engine.step(at: t(43))
+        #expect(idle.claim == nil && idle.sends.isEmpty, "36 wait for room in the narrower window")
+        #expect(idle.sleepUntil.map { $0 > t(43) } == true, "asleep until an answer frees room, not woken at once")
+    }
+
+    @Test("a refusal for load: due at once after the first attempt, then backed off from shedBase; none after the last")
+    func theShedBackoff() {
+        let policy = RetryPolicy(maxAttempts: 4, shedBase: .milliseconds(250))
+        #expect(policy.delayAfterShed(afterAttempt: 1, random: 0.5) == .zero)
+        #expect(policy.delayAfterShed(afterAttempt: 2, random: 0.5) == .microseconds(187_500))
+        #expect(policy.delayAfterShed(afterAttempt: 3, random: 0.5) == .milliseconds(375))
+        #expect(policy.delayAfterShed(afterAttempt: 4, random: 0.5) == nil, "the last attempt: the push fails")
+    }
+
     @Test("what counts as shedding load: 500, 502, 503 and 429 without Retry-After, resets; not timeouts")
     func whatCountsAsShedding() {
         for status in [429, 500, 502, 503] {

@@ -142,7 +142,9 @@ struct MigrationTests {
     func credentialWindowsLands(_ backend: StoreBackend) throws {
         let directory = try TemporaryDirectory()
         let database = try Self.database(backend, in: directory, migratedBelow: 35)
-        #expect(try Migrator.migrate(database, Schema.migrations, at: 0) == [37])
+        #expect(
+            try Migrator.migrate(database, Schema.migrations, at: 0)
+                == Schema.migrations.map(\.version).filter { $0 >= 35 })
         let store = try Store(database: database)
         let window = CredentialWindow(businessID: 1, platform: .fcm, limit: 470, found: true, at: at(5))
         try store.saveCredentialWindows([window])

@@ -6,10 +6,11 @@ package struct RetryPolicy: Sendable {
     package var base: Duration
     /// The longest delay.
     package var cap: Duration
-    /// The delay after the second refusal for load (`PushResult.shed`), doubling from there like `base`: shorter,
-    /// because what protects the provider from refused pushes coming back is the credential's congestion window,
-    /// which has shrunk, not each push's backoff; a long one only leaves the refused pushes idle after the rest. A
-    /// push's first refusal is due again at once: the engine sends it only when its credential's window has room.
+    /// The delay after a refusal for load (`PushResult.shed`) of a push's second attempt, doubling from there like
+    /// `base`: shorter, because what protects the provider from refused pushes coming back is the credential's
+    /// congestion window, which has shrunk, not each push's backoff; a long one only leaves the refused pushes idle
+    /// after the rest. A refusal of the first attempt is due again at once: the engine sends it only when its
+    /// credential's window has room.
     package var shedBase: Duration
 
     /// A policy.

@@ -37,8 +37,8 @@ package final class DeliveryEngine: Worker {
         package var credentialInitialWindow: Int = CongestionWindow.initial
         /// How long a credential's window, as a node last held it, is where the next node (or run) starts from.
         package var windowMemory: Duration = .seconds(3600)
-        /// How often the windows this node holds are kept (those that changed, and each at least every half
-        /// `windowMemory`), and the ones the nodes kept read.
+        /// How often the windows this node holds are kept (those that changed, and each it still sends with at least
+        /// every half `windowMemory`), and the ones the nodes kept read.
         package var windowSync: Duration = .seconds(10)
         /// Most FCM sends a minute per Firebase project (Google's quota: 600,000 by default), unless the project's
         /// own is set in the `QuotaLedger`; nil sends as fast as answers come. Shared by the nodes through the
@@ -134,19 +134,25 @@ package final class DeliveryEngine: Worker {
         syncWindows(refreshBefore: clock.now().adding(.milliseconds(1)))
     }
 
-    /// Keeps the windows this node holds that changed since it last kept them (and those last kept before
-    /// `refreshBefore`), and reads those the nodes kept within `windowMemory`: where this node starts a credential it
-    /// has not sent for yet. A store that fails costs only that: windows start in slow start meanwhile.
+    /// Keeps the windows this node holds that changed since it last kept them (and those it sent with that it last
+    /// kept before `refreshBefore`), and reads those the nodes kept within `windowMemory`: where this node starts a
+    /// credential it has not sent for yet. Each half fails alone, with a warning: a window not kept is kept at the
+    /// next sync; while none can be read, credentials new to this node start from the windows last read (at 64, in
+    /// slow start, where none was).
     private func syncWindows(refreshBefore: Timestamp) {
         let now = clock.now()
         do {
             let keep = machine.withLock { $0.windowsToKeep(at: now, refreshBefore: refreshBefore) }
             try windows.save(keep)
             machine.withLock { $0.windowsKept(keep) }
+        } catch {
+            logger.warning("cannot keep the credentials' congestion windows", ["error": "\(error)"])
+        }
+        do {
             let kept = try windows.windows(since: now.adding(.zero - configuration.windowMemory))
             machine.withLock { $0.knownWindows(kept) }
         } catch {
-            logger.warning("cannot keep or read the credentials' congestion windows", ["error": "\(error)"])
+            logger.warning("cannot read the credentials' congestion windows", ["error": "\(error)"])
         }
     }
 

@@ -42,17 +42,20 @@ extension DeliveryStateMachine {
         for window in windows { storedWindows[Self.key(window.businessID, window.platform)] = window }
     }
 
-    /// The windows of this node's credentials to keep at `now`: those that changed since this node last kept them
-    /// (`windowsKept`), and those it last kept before `refreshBefore` (a window held unchanged is not forgotten).
+    /// The windows of this node's credentials to keep at `now`, in credential order (two nodes saving together take
+    /// their rows' locks in the same order): those that changed since this node last kept them (`windowsKept`), and
+    /// those it last kept before `refreshBefore` and sent with since (a window in use, held unchanged, is not
+    /// forgotten). A credential this node no longer sends for is not kept again: its window ages out of
+    /// `windowMemory`, and does not overwrite the one a node sending for it keeps.
     func windowsToKeep(at now: Timestamp, refreshBefore: Timestamp) -> [CredentialWindow] {
-        credentials.compactMap { key, state in
+        credentials.compactMap { key, state -> CredentialWindow? in
             let (limit, found) = (state.window.limit, !state.window.slowStart)
-            if let kept = keptWindows[key], kept.limit == limit, kept.found == found, kept.at >= refreshBefore {
-                return nil
+            if let kept = keptWindows[key], kept.limit == limit, kept.found == found {
+                guard kept.at < refreshBefore, let sent = state.lastSentAt, sent >= kept.at else { return nil }
             }
             return CredentialWindow(
                 businessID: key.businessID, platform: key.platform, limit: limit, found: found, at: now)
-        }
+        }.sorted { ($0.businessID, $0.platform.rawValue) < ($1.businessID, $1.platform.rawValue) }
     }
 
     /// `windows` were kept (`CredentialWindowStore.save`).
@@ -82,6 +85,8 @@ extension DeliveryStateMachine {
         var window: CongestionWindow
         /// The stretches of its send quota (FCM's per project) leased for this node.
         var quota = QuotaAllowance()
+        /// When this node last sent one of its pushes.
+        var lastSentAt: Timestamp?
         /// The quota is spent until then.
         var quotaReadyAt: Timestamp?
         /// Jobs claimed for this credential while its window was full (or its quota spent), oldest from `heldStart`.

@@ -148,8 +148,11 @@ struct DeliveryStateMachine {
         if step.isIdle {
             // Room to send and jobs waiting would have been sent: nothing to do until an answer, a wake-up, the
             // first answer's record delay, or the next look at a drained queue.
+            // A look at the queue or a pause already due says nothing here: it was not taken for want of room, which
+            // an answer frees (and wakes the runner for). Slept until, it would wake the runner at once, over and over.
             let deadlines = [
-                firstCompletionAt?.adding(configuration.recordDelay), drainedUntil, claimPausedUntil,
+                firstCompletionAt?.adding(configuration.recordDelay), drainedUntil.flatMap { $0 > now ? $0 : nil },
+                claimPausedUntil.flatMap { $0 > now ? $0 : nil },
                 now.adding(configuration.idlePoll), heldCount > 0 ? nextQuotaTime(after: now) : nil,
             ]
             step.sleepUntil = deadlines.compactMap { $0 }.min()
@@ -265,6 +268,7 @@ struct DeliveryStateMachine {
             attempt: job.attempts, message: message, apnsEnvironment: job.apnsEnvironment)
         inFlight += 1
         credentials[key]!.window.sent()
+        credentials[key]!.lastSentAt = now
         step.sends.append((job, push))
     }
 
