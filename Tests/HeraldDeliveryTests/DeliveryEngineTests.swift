@@ -122,7 +122,7 @@ struct DeliveryEngineTests {
         #expect(now.count == 1 && now.allSatisfy { $0.found && $0.limit >= 300 }, "kept again, grown additively")
     }
 
-    @Test("a store of windows that fails costs only the windows: the engine starts in slow start, delivers, and warns")
+    @Test("a store of windows that fails costs only the windows: the engine delivers, and warns")
     func aFailingWindowStoreOnlyWarns() async throws {
         let lines = Mutex<[String]>([])
         let logger = Logger(

@@ -15,6 +15,9 @@ package struct CredentialWindow: Sendable, Equatable {
     /// When it was kept.
     package var at: Timestamp
 
+    /// Whose window it is.
+    package var key: CredentialKey { CredentialKey(businessID: businessID, platform: platform) }
+
     /// A window.
     package init(businessID: Int64, platform: PushPlatform, limit: Int, found: Bool, at: Timestamp) {
         self.businessID = businessID
@@ -22,5 +25,18 @@ package struct CredentialWindow: Sendable, Equatable {
         self.limit = limit
         self.found = found
         self.at = at
+    }
+}
+
+/// A business's credential for one platform: what a congestion window (and the engine's other state of a credential)
+/// belongs to. A value, not a formatted string: every send and answer looks one up.
+package struct CredentialKey: Hashable, Sendable {
+    package let businessID: Int64
+    package let platform: PushPlatform
+
+    /// The credential of `businessID` for `platform`.
+    package init(businessID: Int64, platform: PushPlatform) {
+        self.businessID = businessID
+        self.platform = platform
     }
 }

@@ -15,11 +15,6 @@ package protocol CredentialWindowStore: Sendable {
 package final class MemoryWindowStore: CredentialWindowStore {
     private let kept = Mutex<[CredentialKey: CredentialWindow]>([:])
 
-    private struct CredentialKey: Hashable {
-        let businessID: Int64
-        let platform: PushPlatform
-    }
-
     /// An empty store.
     package init() {}
 
@@ -29,9 +24,7 @@ package final class MemoryWindowStore: CredentialWindowStore {
 
     package func save(_ windows: [CredentialWindow]) throws {
         kept.withLock { kept in
-            for window in windows {
-                kept[CredentialKey(businessID: window.businessID, platform: window.platform)] = window
-            }
+            for window in windows { kept[window.key] = window }
         }
     }
 }

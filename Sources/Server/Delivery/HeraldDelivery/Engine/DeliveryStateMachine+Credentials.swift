@@ -39,7 +39,7 @@ extension DeliveryStateMachine {
     /// node starts sending for starts from its own.
     mutating func knownWindows(_ windows: [CredentialWindow]) {
         storedWindows.removeAll(keepingCapacity: true)
-        for window in windows { storedWindows[Self.key(window.businessID, window.platform)] = window }
+        for window in windows { storedWindows[window.key] = window }
     }
 
     /// The windows of this node's credentials to keep at `now`, in credential order (two nodes saving together take
@@ -60,7 +60,7 @@ extension DeliveryStateMachine {
 
     /// `windows` were kept (`CredentialWindowStore.save`).
     mutating func windowsKept(_ windows: [CredentialWindow]) {
-        for window in windows { keptWindows[Self.key(window.businessID, window.platform)] = window }
+        for window in windows { keptWindows[window.key] = window }
     }
 
     /// A credential's pushes held back on this node (`throttled`).
@@ -86,7 +86,7 @@ extension DeliveryStateMachine {
         /// The stretches of its send quota (FCM's per project) leased for this node.
         var quota = QuotaAllowance()
         /// When this node last sent one of its pushes.
-        var lastSentAt: Timestamp?
+        private(set) var lastSentAt: Timestamp?
         /// The quota is spent until then.
         var quotaReadyAt: Timestamp?
         /// Jobs claimed for this credential while its window was full (or its quota spent), oldest from `heldStart`.
@@ -94,6 +94,12 @@ extension DeliveryStateMachine {
         private var heldStart = 0
 
         init(window: CongestionWindow) { self.window = window }
+
+        /// One of its pushes was sent at `now`.
+        mutating func sent(at now: Timestamp) {
+            window.sent()
+            lastSentAt = now
+        }
 
         /// How many jobs wait.
         var heldCount: Int { held.count - heldStart }
@@ -114,11 +120,8 @@ extension DeliveryStateMachine {
         }
     }
 
-    /// A business's credential for a platform. A value, not a formatted string: every send and answer looks one up.
-    struct CredentialKey: Hashable {
-        let businessID: Int64
-        let platform: PushPlatform
-    }
+    /// A business's credential for a platform, as the kept windows name it.
+    typealias CredentialKey = HeraldDeliveryPorts.CredentialKey
 
     static func key(_ businessID: Int64, _ platform: PushPlatform) -> CredentialKey {
         CredentialKey(businessID: businessID, platform: platform)

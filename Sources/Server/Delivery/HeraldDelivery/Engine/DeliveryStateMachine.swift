@@ -267,8 +267,7 @@ struct DeliveryStateMachine {
             expiresAt: entry.createdAt.adding(configuration.expiration), collapseID: entry.collapseID,
             attempt: job.attempts, message: message, apnsEnvironment: job.apnsEnvironment)
         inFlight += 1
-        credentials[key]!.window.sent()
-        credentials[key]!.lastSentAt = now
+        credentials[key]!.sent(at: now)
         step.sends.append((job, push))
     }
 
