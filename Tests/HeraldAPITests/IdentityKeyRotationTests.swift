@@ -124,15 +124,12 @@ struct IdentityKeyRotationTests {
 
         let fixture = try ServerFixture()
         let new = try Self.addKey(fixture.herald, businessID: fixture.business.id)
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", recipe.replacingOccurrences(of: "kid=ik_0123456789abcdef", with: "kid=" + new.kid)]
-        shell.environment = ["PATH": "/usr/bin:/bin", "HERALD_IDENTITY_KEY": new.key]
-        let output = Pipe()
-        shell.standardOutput = output
-        try shell.run()
-        shell.waitUntilExit()
-        let token = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let shell = try ChildProcess(
+            "/bin/sh", ["-c", recipe.replacingOccurrences(of: "kid=ik_0123456789abcdef", with: "kid=" + new.kid)],
+            environment: ["PATH": "/usr/bin:/bin", "HERALD_IDENTITY_KEY": new.key], output: .pipe)
+        let printed = shell.output!.readDataToEndOfFile()
+        shell.wait()
+        let token = String(decoding: printed, as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(token == new.kid + "." + DeviceIdentityTests.token("cust-42", key: new.key))
         #expect(try Self.identify(try fixture.install(), "cust-42", token) == 200)

@@ -89,7 +89,7 @@ struct ReverseProxyTests {
 /// nginx running the server block of docs/operations.md.
 struct DocumentedProxy {
     let port: Int
-    private let process: Process
+    private let process: ChildProcess
     private let directory: String
 
     init(upstreamPort: Int) throws {
@@ -122,10 +122,7 @@ struct DocumentedProxy {
             }
             """
         try configuration.write(toFile: "\(directory)/nginx.conf", atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: nginx)
-        process.arguments = ["-p", directory, "-c", "\(directory)/nginx.conf", "-e", "stderr"]
-        try process.run()
+        process = try ChildProcess(nginx, ["-p", directory, "-c", "\(directory)/nginx.conf", "-e", "stderr"])
         let port = port
         let process = process
         guard Poll.until(timeout: .seconds(10), { !process.isRunning || Self.accepts(port) }), process.isRunning else {
@@ -134,17 +131,15 @@ struct DocumentedProxy {
         }
     }
 
-    /// Kills nginx with SIGKILL: a test process's children may inherit a mask that blocks SIGTERM (see the HTTP
-    /// tests' `PeerProcess`), and `terminate()` would then leave `waitUntilExit()` waiting forever.
+    /// Kills nginx (SIGKILL: it has nothing to keep).
     func stop() {
         Self.kill(process)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    private static func kill(_ process: Process) {
-        guard process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    private static func kill(_ process: ChildProcess) {
+        process.signal(SIGKILL)
+        process.wait()
     }
 
     /// The `nginx` code block of docs/operations.md's section on the reverse proxy.

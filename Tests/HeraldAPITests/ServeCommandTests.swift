@@ -24,31 +24,24 @@ struct ServeCommandTests {
     static func run(
         _ arguments: [String], environment extra: [String: String] = [:]
     ) throws -> (status: Int32, out: String, err: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: heraldBinary)
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["HERALD_ADMIN_TOKEN"] = nil
         environment["HERALD_PASSWORD_COST"] = "1024"
         for (name, value) in extra { environment[name] = value }
-        process.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+        let process = try ChildProcess(
+            heraldBinary, arguments, environment: environment, output: .pipe, errors: .pipe)
         let errorText = Mutex("")
         let read = DispatchSemaphore(value: 0)
         let reader = Thread {
-            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let text = String(decoding: process.errors!.readDataToEndOfFile(), as: UTF8.self)
             errorText.withLock { $0 = text }
             read.signal()
         }
         reader.start()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let printed = String(decoding: process.output!.readDataToEndOfFile(), as: UTF8.self)
+        let status = process.wait()
         read.wait()
-        return (process.terminationStatus, printed, errorText.withLock { $0 })
+        return (status, printed, errorText.withLock { $0 })
     }
 
     @Test("a taken port is one line naming host:port, exit 1, before a data dir, key or admin token is made")
@@ -83,25 +76,21 @@ struct ServeCommandTests {
     /// Starts `herald serve arguments…`, waits until it is listening, stops it with SIGTERM: what it wrote.
     static func startAndStop(_ arguments: [String]) throws -> (out: String, err: String) {
         let directory = try TemporaryDirectory()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: heraldBinary)
-        process.arguments = ["serve", "--port", "0", "--data-dir", directory.path + "/data"] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["HERALD_PASSWORD_COST"] = "1024"
-        process.environment = environment
-        let (output, errors) = (Pipe(), Pipe())
-        process.standardOutput = output
-        process.standardError = errors
+        let process = try ChildProcess(
+            heraldBinary, ["serve", "--port", "0", "--data-dir", directory.path + "/data"] + arguments,
+            environment: environment, output: .pipe, errors: .pipe)
+        let (output, errors) = (process.output!, process.errors!)
         let printed = Mutex((out: "", err: ""))
-        output.fileHandleForReading.readabilityHandler = { handle in
+        output.readabilityHandler = { handle in
             let text = String(decoding: handle.availableData, as: UTF8.self)
             printed.withLock { $0.out += text }
         }
-        errors.fileHandleForReading.readabilityHandler = { handle in
+        errors.readabilityHandler = { handle in
             let text = String(decoding: handle.availableData, as: UTF8.self)
             printed.withLock { $0.err += text }
         }
-        try process.run()
         let deadline = ContinuousClock.now + .seconds(60)
         while process.isRunning, !printed.withLock({ $0.out.contains("listening on") }), ContinuousClock.now < deadline
         {
@@ -112,11 +101,11 @@ struct ServeCommandTests {
         while process.isRunning, ContinuousClock.now < stopBy { usleep(10_000) }
         if process.isRunning {
             Issue.record("herald serve did not stop within 30 s of SIGTERM")
-            kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
         }
-        process.waitUntilExit()
-        output.fileHandleForReading.readabilityHandler = nil
-        errors.fileHandleForReading.readabilityHandler = nil
+        process.wait()
+        output.readabilityHandler = nil
+        errors.readabilityHandler = nil
         return printed.withLock { $0 }
     }
 

@@ -17,12 +17,10 @@ struct CrashRecoveryTests {
 
     /// A `herald serve` child process.
     final class Server {
-        let process = Process()
+        let process: ChildProcess
         let port: Int
 
         init(dataDirectory: String, standIn: StandIn, secretKey: String, adminToken: String) throws {
-            process.executableURL = URL(fileURLWithPath: CrashRecoveryTests.heraldBinary)
-            process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory, "--log-level", "warning"]
             var environment = ProcessInfo.processInfo.environment
             environment["HERALD_APNS_URL"] = standIn.apnsURL
             environment["HERALD_FCM_URL"] = standIn.fcmURL
@@ -30,15 +28,14 @@ struct CrashRecoveryTests {
             environment["HERALD_SECRET_KEY"] = secretKey
             environment["HERALD_ADMIN_TOKEN"] = adminToken
             environment["HERALD_PASSWORD_COST"] = "1024"
-            process.environment = environment
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.standardError
-            try process.run()
+            process = try ChildProcess(
+                CrashRecoveryTests.heraldBinary,
+                ["serve", "--port", "0", "--data-dir", dataDirectory, "--log-level", "warning"],
+                environment: environment, output: .pipe)
             var line: [UInt8] = []
             var found: Int?
             while found == nil {
-                let data = output.fileHandleForReading.readData(ofLength: 1)
+                let data = process.output!.readData(ofLength: 1)
                 guard let byte = data.first else {
                     throw TestHTTPClient.Failure(description: "herald exited before listening")
                 }
@@ -56,15 +53,14 @@ struct CrashRecoveryTests {
         }
 
         func kill() {
-            Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.signal(SIGKILL)
+            process.wait()
         }
 
         /// SIGTERM; returns the exit status.
         func terminate() -> Int32 {
-            Glibc.kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
-            return process.terminationStatus
+            process.terminate()
+            return process.wait()
         }
     }
 

@@ -35,17 +35,11 @@ struct TemporaryDirectory {
 /// Runs a command to completion; throws with its output if it fails.
 @discardableResult
 func runCommand(_ executable: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let process = try ChildProcess(executable, arguments, output: .pipe, errors: .output)
+    let data = process.output!.readDataToEndOfFile()
+    let status = process.wait()
     let text = String(decoding: data, as: UTF8.self)
-    guard process.terminationStatus == 0 else {
+    guard status == 0 else {
         throw TestSupportError(description: "\(executable) \(arguments.joined(separator: " ")) failed: \(text)")
     }
     return text
@@ -120,42 +114,41 @@ func isListening(_ port: Int) -> Bool {
 }
 
 /// A running peer process, stopped by `stop()`.
-final class PeerProcess: @unchecked Sendable {
-    let process = Process()
+final class PeerProcess: Sendable {
+    let process: ChildProcess
     let directory: TemporaryDirectory
 
-    init(directory: TemporaryDirectory) { self.directory = directory }
+    init(_ process: ChildProcess, directory: TemporaryDirectory) {
+        self.process = process
+        self.directory = directory
+    }
 
-    /// Kills the process with SIGKILL: children of a test process may inherit a signal mask that blocks
-    /// SIGTERM, and then `terminate()` would leave `waitUntilExit()` waiting forever.
+    /// Kills the process (SIGKILL: a peer has nothing to keep) and removes its directory.
     func stop() {
         kill()
         directory.remove()
     }
 
     private func kill() {
-        if process.isRunning {
-            Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.signal(SIGKILL)
+        process.wait()
     }
 
-    /// A peer listening on `count` ports from `freePort()`, which `configure` gives the process it sets up. Another
-    /// process can take a port between `freePort()` and the peer's bind (CI once saw nghttpd never listen), so a
-    /// peer that does not come up is killed and started again on fresh ports, up to `attempts` times.
+    /// A peer listening on `count` ports from `freePort()`, started by `command` (its executable and arguments for
+    /// those ports). Another process can take a port between `freePort()` and the peer's bind (CI once saw nghttpd
+    /// never listen), so a peer that does not come up is killed and started again on fresh ports, up to `attempts`
+    /// times.
     static func start(
         in directory: TemporaryDirectory, ports count: Int, attempts: Int = 3,
-        _ configure: (Process, [Int]) throws -> Void
+        _ command: ([Int]) throws -> (executable: String, arguments: [String])
     ) throws -> (peer: PeerProcess, ports: [Int]) {
         var failure: any Error = TestSupportError(description: "peer not started")
         for _ in 0..<attempts {
             let ports = try (0..<count).map { _ in try freePort() }
-            let peer = PeerProcess(directory: directory)
-            peer.process.standardOutput = FileHandle.nullDevice
-            peer.process.standardError = FileHandle.nullDevice
-            try configure(peer.process, ports)
+            let (executable, arguments) = try command(ports)
+            let peer = PeerProcess(
+                try ChildProcess(executable, arguments, output: .null, errors: .null), directory: directory)
             do {
-                try peer.process.run()
                 for port in ports { try peer.waitUntilListening(port) }
                 return (peer, ports)
             } catch {
@@ -191,11 +184,10 @@ struct NginxServer {
         let dir = directory.path
         try FileManager.default.createDirectory(atPath: "\(dir)/tmp", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: "\(dir)/logs", withIntermediateDirectories: true)
-        (peer, ports) = try PeerProcess.start(in: directory, ports: pkis.count) { process, ports in
+        (peer, ports) = try PeerProcess.start(in: directory, ports: pkis.count) { ports in
             try Self.configuration(dir, servers: zip(pkis, ports), keepaliveRequests: keepaliveRequests, http2: http2)
                 .write(toFile: "\(dir)/nginx.conf", atomically: true, encoding: .utf8)
-            process.executableURL = URL(fileURLWithPath: nginx)
-            process.arguments = ["-p", dir, "-c", "\(dir)/nginx.conf", "-e", "stderr"]
+            return (nginx, ["-p", dir, "-c", "\(dir)/nginx.conf", "-e", "stderr"])
         }
     }
 
@@ -290,16 +282,11 @@ struct PlainHTTPServer {
         let python = try TestPeers.python.require()
         let scriptFile = "\(directory.path)/server.py"
         try Self.script.write(toFile: scriptFile, atomically: true, encoding: .utf8)
-        peer = PeerProcess(directory: directory)
-        peer.process.executableURL = URL(fileURLWithPath: python)
-        peer.process.arguments = [scriptFile]
-        let output = Pipe()
-        peer.process.standardOutput = output
-        peer.process.standardError = FileHandle.nullDevice  // tracebacks for clients that hung up
-        try peer.process.run()
+        // Standard error to /dev/null: tracebacks for clients that hung up.
+        peer = PeerProcess(try ChildProcess(python, [scriptFile], output: .pipe, errors: .null), directory: directory)
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = peer.process.output!.availableData
             if chunk.isEmpty { break }
             line.append(chunk)
         }
@@ -353,11 +340,12 @@ struct NghttpdServer {
         htdocs = directory.path + "/htdocs"
         try FileManager.default.createDirectory(atPath: htdocs, withIntermediateDirectories: true)
         let (htdocs, pki) = (htdocs, pki)
-        let started = try PeerProcess.start(in: directory, ports: 1) { process, ports in
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments =
+        let started = try PeerProcess.start(in: directory, ports: 1) { ports in
+            (
+                executable,
                 ["--echo-upload", "-n", "1", "-d", htdocs] + arguments
-                + (tls ? [String(ports[0]), pki.keyFile, pki.certificateFile] : ["--no-tls", String(ports[0])])
+                    + (tls ? [String(ports[0]), pki.keyFile, pki.certificateFile] : ["--no-tls", String(ports[0])])
+            )
         }
         (peer, port) = (started.peer, started.ports[0])
     }

@@ -4,7 +4,7 @@ import HeraldTesting
 /// `herald serve` in a process of its own, as an operator starts it: its memory is its own, whatever other tests do
 /// meanwhile, and what it logs (standard error) is kept in a file a test can read.
 final class ServeProcess {
-    let process = Process()
+    let process: ChildProcess
     let directory: TemporaryDirectory
     let port: Int
     static let adminToken = "serve-test-admin-token"
@@ -14,20 +14,15 @@ final class ServeProcess {
     init(_ arguments: [String] = [], environment extra: [String: String] = ["HERALD_LOG_LEVEL": "warning"]) throws {
         directory = try TemporaryDirectory()
         let output = directory.file("stdout")
-        _ = FileManager.default.createFile(atPath: output, contents: nil)
-        _ = FileManager.default.createFile(atPath: directory.file("stderr"), contents: nil)
-        process.executableURL = URL(
-            fileURLWithPath: URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-                .appendingPathComponent("herald").path)
-        process.arguments = ["serve", "--port", "0", "--data-dir", directory.file("data")] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["HERALD_ADMIN_TOKEN"] = Self.adminToken
         environment["HERALD_PASSWORD_COST"] = "1024"
         environment.merge(extra) { $1 }
-        process.environment = environment
-        process.standardOutput = FileHandle(forWritingAtPath: output)
-        process.standardError = FileHandle(forWritingAtPath: directory.file("stderr"))
-        try process.run()
+        process = try ChildProcess(
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("herald")
+                .path,
+            ["serve", "--port", "0", "--data-dir", directory.file("data")] + arguments, environment: environment,
+            output: .file(output), errors: .file(directory.file("stderr")))
         let process = process
         var found: Int?
         // A child process's start: no in-process event to wait on, so its output is looked at until it says.
@@ -47,7 +42,7 @@ final class ServeProcess {
 
     deinit {
         process.terminate()
-        process.waitUntilExit()
+        process.wait()
     }
 
     /// What it has logged so far (standard error).
@@ -66,7 +61,7 @@ final class ServeProcess {
 
     /// The process's peak resident memory so far (VmHWM), in KiB.
     func peakKiB() -> Int {
-        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let status = (try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }

@@ -8,20 +8,11 @@ enum OpenSSLCLI {
 
     /// Runs `openssl arguments…` with `input` on stdin; returns the exit status and stdout.
     static func run(_ arguments: [String], input: [UInt8] = []) throws -> (status: Int32, output: [UInt8]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try tool.require())
-        process.arguments = arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        try stdin.fileHandleForWriting.write(contentsOf: Data(input))
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, Array(output))
+        let process = try ChildProcess(try tool.require(), arguments, input: .pipe, output: .pipe, errors: .null)
+        try process.input!.write(contentsOf: Data(input))
+        try process.input!.close()
+        let output = process.output!.readDataToEndOfFile()
+        return (process.wait(), Array(output))
     }
 
     /// A fresh temporary directory, removed after `body`.

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTesting
 import Testing
 
 /// `scripts/check-ios-sdk`, which `scripts/test` runs: it passes on the SDK as it is, refuses each planted example
@@ -10,17 +11,11 @@ import Testing
 
     /// The check's exit status and what it printed, run on the repository or on a planted example.
     static func check(_ example: String? = nil) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = root.appendingPathComponent("scripts/check-ios-sdk")
-        if let example {
-            process.arguments = ["--root", root.appendingPathComponent("Tests/IOSCheck/\(example)").path]
-        }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        let process = try ChildProcess(
+            root.appendingPathComponent("scripts/check-ios-sdk").path,
+            example.map { ["--root", root.appendingPathComponent("Tests/IOSCheck/\($0)").path] } ?? [], output: .pipe)
+        let output = String(decoding: process.output!.readDataToEndOfFile(), as: UTF8.self)
+        return (process.wait(), output)
     }
 
     @Test func theSDKPasses() throws {

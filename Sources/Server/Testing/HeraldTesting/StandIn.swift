@@ -24,8 +24,7 @@ public final class StandIn: @unchecked Sendable {
     /// The CA that signed the stand-ins' certificates.
     public let caFile: String
     private let control: TestHTTPClient
-    private let process: Process
-    private let stdin: Pipe
+    private let process: ChildProcess
     private let directory: TemporaryDirectory
 
     /// Why the stand-in could not be used.
@@ -48,20 +47,13 @@ public final class StandIn: @unchecked Sendable {
     /// Starts the stand-in and waits for its ports.
     public init() throws {
         directory = try TemporaryDirectory(prefix: "herald-standin")
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", StandIn.repositoryRoot + "/Tests/StandIns/standin.py", "--workdir", directory.path,
-        ]
-        stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.standardError
-        try process.run()
+        process = try ChildProcess(
+            "/usr/bin/env",
+            ["python3", StandIn.repositoryRoot + "/Tests/StandIns/standin.py", "--workdir", directory.path],
+            input: .pipe, output: .pipe)
         // The one line it prints when ready.
         var line: [UInt8] = []
-        let handle = stdout.fileHandleForReading
+        let handle = process.output!
         while true {
             let byte = handle.readData(ofLength: 1)
             guard let first = byte.first else {
@@ -93,9 +85,9 @@ public final class StandIn: @unchecked Sendable {
     /// Stops the stand-in.
     public func stop() {
         guard process.isRunning else { return }
-        try? stdin.fileHandleForWriting.close()
+        try? process.input?.close()
         process.terminate()
-        process.waitUntilExit()
+        process.wait()
     }
 
     /// A control API call; fails unless the answer is 2xx.
