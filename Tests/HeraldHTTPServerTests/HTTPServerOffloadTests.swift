@@ -250,4 +250,25 @@ struct HTTPServerOffloadTests {
         let port = server.port
         #expect(throws: TestHTTPClient.Failure.self) { try TestHTTPClient(port: port).request("GET", "/fast") }
     }
+
+    /// A job done is not kept by the worker that ran it: it holds the server (through what answers it), which holds
+    /// the workers, and a server nobody else held stayed alive with its threads, its store and its request bodies.
+    @Test func aServerThatAnsweredOffloadedRequestsIsFreedOnceNobodyHoldsIt() throws {
+        weak var freed: HTTPServer?
+        do {
+            var router = Router()
+            router.post("/echo", offloaded: true) { request in .json(["length": .int(Int64(request.body.count))]) }
+            let server = HTTPServer(
+                configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0),
+                responder: Application(router: router, middleware: []), logger: .disabled)
+            freed = server
+            for _ in 0..<3 {
+                let response = server.respond(
+                    inProcess: .init(method: "POST", target: "/echo", body: Array("secret".utf8)), peer: "127.0.0.1")
+                #expect(response.status == .ok, "\(response)")
+            }
+        }
+        // The worker lets go of a job once it returns, a moment after the answer is handed over.
+        #expect(Poll.until { freed == nil })
+    }
 }

@@ -8,7 +8,9 @@ final class WorkerPool: @unchecked Sendable {  // every mutable field is guarded
     private let queueLimit: Int
     private let name: String
     private let condition = NSCondition()
-    private var queue: [@Sendable () -> Void] = []
+    /// The jobs; those taken are nil. A job holds its request (a password, say) and what answers it (the server, which
+    /// holds this pool): one kept once done kept all of that alive, the server freed by no one.
+    private var queue: [(@Sendable () -> Void)?] = []
     private var head = 0
     private var threads = 0
     private var idle = 0
@@ -68,9 +70,13 @@ final class WorkerPool: @unchecked Sendable {  // every mutable field is guarded
                 return
             }
             if head < queue.count {
-                let job = queue[head]
+                let job = queue[head]!
+                queue[head] = nil
                 head += 1
-                if head >= 64 && head * 2 >= queue.count {
+                if head == queue.count {
+                    queue.removeAll(keepingCapacity: true)
+                    head = 0
+                } else if head >= 64 && head * 2 >= queue.count {
                     queue.removeFirst(head)
                     head = 0
                 }
