@@ -352,6 +352,8 @@ class Herald:
         return float("nan")
 
     def stop(self):
+        """SIGTERM, as an operator stops it. A stop that is not clean (exit status not 0, a crash, 30 s without
+        exiting) fails the run: what it measured ended in a failure."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
@@ -359,6 +361,10 @@ class Herald:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+                raise RuntimeError("herald did not stop within 30 s of SIGTERM")
+            if self.process.returncode != 0:
+                raise RuntimeError(f"herald stopped with status {self.process.returncode} on SIGTERM (negative: the "
+                                   f"signal that ended it)")
 
 
 class Postgres:
