@@ -73,10 +73,7 @@ final class WorkerPool: @unchecked Sendable {  // every mutable field is guarded
                 let job = queue[head]!
                 queue[head] = nil
                 head += 1
-                if head == queue.count {
-                    queue.removeAll(keepingCapacity: true)
-                    head = 0
-                } else if head >= 64 && head * 2 >= queue.count {
+                if head >= 64 && head * 2 >= queue.count {
                     queue.removeFirst(head)
                     head = 0
                 }

@@ -56,6 +56,15 @@ public final class Store: Sendable {
         }
     }
 
+    /// Runs `body` in one transaction without telling the caches or the other nodes of a change: for what nothing a
+    /// cache holds depends on and each node reads again within seconds (FCM quota leases, congestion windows), like
+    /// the delivery queue's own writes.
+    func unannouncedTransaction<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try database.write { connection in
+            try body(StoreTransaction(connection: connection, dialect: database.dialect, makeUUID: makeUUID))
+        }
+    }
+
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws. Delivery jobs it wrote
     /// wake the delivery engine once it has committed.
     @discardableResult

@@ -36,19 +36,14 @@ package struct CredentialWindowRecords {
 extension Store {
     /// The credentials' windows kept at `since` or later (`DeliveryEngine`'s, shared by the nodes).
     package func credentialWindows(since: Timestamp) throws -> [CredentialWindow] {
-        try database.read { connection in
-            try StoreTransaction(connection: connection, dialect: database.dialect, makeUUID: { "" })
-                .credentialWindows.all(since: since)
-        }
+        try read { try $0.credentialWindows.all(since: since) }
     }
 
-    /// Keeps `windows`, each in place of the one kept for its credential, in one transaction. Written without telling
-    /// the caches or the other nodes of a change: nothing a cache holds depends on them, and each node reads them
-    /// every few seconds (like the delivery queue's own writes).
+    /// Keeps `windows`, each in place of the one kept for its credential, in one transaction. Unannounced
+    /// (`unannouncedTransaction`): each node reads them every few seconds.
     package func saveCredentialWindows(_ windows: [CredentialWindow]) throws {
         guard !windows.isEmpty else { return }
-        try database.write { connection in
-            let tx = StoreTransaction(connection: connection, dialect: database.dialect, makeUUID: { "" })
+        try unannouncedTransaction { tx in
             for window in windows { try tx.credentialWindows.save(window) }
         }
     }
